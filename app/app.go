@@ -1,0 +1,138 @@
+// Package app wires the idlegpu chain: the SDK modules it builds on and the
+// four market modules (provider, offer, auction, settlement).
+package app
+
+import (
+	"encoding/json"
+
+	dbm "github.com/cosmos/cosmos-db"
+
+	clienthelpers "cosmossdk.io/client/v2/helpers"
+	"cosmossdk.io/depinject"
+	"cosmossdk.io/log/v2"
+
+	"github.com/cosmos/cosmos-sdk/baseapp"
+	"github.com/cosmos/cosmos-sdk/client"
+	"github.com/cosmos/cosmos-sdk/codec"
+	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
+	"github.com/cosmos/cosmos-sdk/runtime"
+	"github.com/cosmos/cosmos-sdk/server"
+	"github.com/cosmos/cosmos-sdk/server/api"
+	"github.com/cosmos/cosmos-sdk/server/config"
+	servertypes "github.com/cosmos/cosmos-sdk/server/types"
+	storetypes "github.com/cosmos/cosmos-sdk/store/v2/types"
+	"github.com/cosmos/cosmos-sdk/types/module"
+	"github.com/cosmos/cosmos-sdk/x/auth"
+	authsims "github.com/cosmos/cosmos-sdk/x/auth/simulation"
+	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
+)
+
+// DefaultNodeHome is where idlegpud keeps its config and data (~/.idlegpu).
+var DefaultNodeHome string
+
+var (
+	_ runtime.AppI            = (*App)(nil)
+	_ servertypes.Application = (*App)(nil)
+)
+
+func init() {
+	var err error
+	clienthelpers.EnvPrefix = "IDLEGPU"
+	DefaultNodeHome, err = clienthelpers.GetNodeHomeDirectory("." + Name)
+	if err != nil {
+		panic(err)
+	}
+}
+
+// App is the idlegpu application: the SDK runtime plus the keepers.
+type App struct {
+	*runtime.App
+	Keepers
+
+	legacyAmino       *codec.LegacyAmino
+	appCodec          codec.Codec
+	txConfig          client.TxConfig
+	interfaceRegistry codectypes.InterfaceRegistry
+	basicManager      module.BasicManager
+
+	sm *module.SimulationManager
+}
+
+// New builds the application over db. Options such as pruning, min gas
+// prices and the chain id come from the server through baseAppOptions.
+func New(
+	logger log.Logger,
+	db dbm.DB,
+	loadLatest bool,
+	appOpts servertypes.AppOptions,
+	baseAppOptions ...func(*baseapp.BaseApp),
+) *App {
+	app := &App{}
+	var appBuilder *runtime.AppBuilder
+
+	targets := append([]any{
+		&appBuilder,
+		&app.appCodec,
+		&app.legacyAmino,
+		&app.txConfig,
+		&app.interfaceRegistry,
+		&app.basicManager,
+	}, app.Keepers.injectTargets()...)
+
+	if err := depinject.Inject(
+		depinject.Configs(AppConfig(), depinject.Supply(appOpts, logger)),
+		targets...,
+	); err != nil {
+		panic(err)
+	}
+
+	app.App = appBuilder.Build(db, baseAppOptions...)
+
+	// The simulation manager sees every module; auth is overridden to give
+	// simulated genesis accounts (vesting and plain) the SDK's generator.
+	app.sm = module.NewSimulationManagerFromAppModules(app.ModuleManager.Modules, map[string]module.AppModuleSimulation{
+		authtypes.ModuleName: auth.NewAppModule(app.appCodec, app.AccountKeeper, authsims.RandomGenesisAccounts, nil),
+	})
+	app.sm.RegisterStoreDecoders()
+
+	app.registerUpgrades()
+
+	if err := app.Load(loadLatest); err != nil {
+		panic(err)
+	}
+	return app
+}
+
+// LegacyAmino returns the amino codec (kept for legacy JSON signing only).
+func (app *App) LegacyAmino() *codec.LegacyAmino { return app.legacyAmino }
+
+// AppCodec returns the app's protobuf codec.
+func (app *App) AppCodec() codec.Codec { return app.appCodec }
+
+// InterfaceRegistry returns the app's interface registry.
+func (app *App) InterfaceRegistry() codectypes.InterfaceRegistry { return app.interfaceRegistry }
+
+// TxConfig returns the app's transaction config.
+func (app *App) TxConfig() client.TxConfig { return app.txConfig }
+
+// GetKey returns the KV store key of a module (tests and simulation only).
+func (app *App) GetKey(storeKey string) *storetypes.KVStoreKey {
+	key, _ := app.UnsafeFindStoreKey(storeKey).(*storetypes.KVStoreKey)
+	return key
+}
+
+// SimulationManager returns the app's simulation manager.
+func (app *App) SimulationManager() *module.SimulationManager { return app.sm }
+
+// DefaultGenesis returns the genesis a new chain starts from.
+func (app *App) DefaultGenesis() map[string]json.RawMessage {
+	return GenesisBasics(app.basicManager).DefaultGenesis(app.appCodec)
+}
+
+// RegisterAPIRoutes mounts the REST routes and the swagger UI when enabled.
+func (app *App) RegisterAPIRoutes(apiSvr *api.Server, apiConfig config.APIConfig) {
+	app.App.RegisterAPIRoutes(apiSvr, apiConfig)
+	if err := server.RegisterSwaggerAPI(apiSvr.ClientCtx, apiSvr.Router, apiConfig.Swagger); err != nil {
+		panic(err)
+	}
+}

@@ -1,0 +1,35 @@
+package app
+
+import (
+	"fmt"
+
+	upgradetypes "github.com/cosmos/cosmos-sdk/x/upgrade/types"
+
+	"github.com/idlegpu/idlegpu/app/upgrades"
+)
+
+// Upgrades are the named chain upgrades this binary knows, oldest first. Add
+// one folder per upgrade under app/upgrades and list it here.
+var Upgrades = []upgrades.Upgrade{}
+
+// registerUpgrades installs the handler of every known upgrade and, when the
+// node restarts at an upgrade height, the store changes that upgrade needs.
+func (app *App) registerUpgrades() {
+	for _, u := range Upgrades {
+		app.UpgradeKeeper.SetUpgradeHandler(u.Name, u.CreateHandler(app.ModuleManager, app.Configurator(), &app.Keepers))
+	}
+
+	info, err := app.UpgradeKeeper.ReadUpgradeInfoFromDisk()
+	if err != nil {
+		panic(fmt.Errorf("failed to read upgrade info from disk: %w", err))
+	}
+	if info.Name == "" || app.UpgradeKeeper.IsSkipHeight(info.Height) {
+		return
+	}
+	for _, u := range Upgrades {
+		if u.Name == info.Name {
+			stores := u.StoreUpgrades
+			app.SetStoreLoader(upgradetypes.UpgradeStoreLoader(info.Height, &stores))
+		}
+	}
+}

@@ -1,0 +1,107 @@
+// Package cmd builds the idlegpud command tree: the node (init, start,
+// export, rollback, comet), the keyring, genesis tools, and the query and tx
+// commands autocli derives from every module's gRPC services.
+package cmd
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"cosmossdk.io/client/v2/autocli"
+	"cosmossdk.io/depinject"
+	"cosmossdk.io/log/v2"
+
+	"github.com/cosmos/cosmos-sdk/client"
+	"github.com/cosmos/cosmos-sdk/client/config"
+	"github.com/cosmos/cosmos-sdk/codec"
+	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
+	"github.com/cosmos/cosmos-sdk/server"
+	"github.com/cosmos/cosmos-sdk/types/module"
+	"github.com/cosmos/cosmos-sdk/x/auth/tx"
+	authtxconfig "github.com/cosmos/cosmos-sdk/x/auth/tx/config"
+	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
+
+	"github.com/idlegpu/idlegpu/app"
+)
+
+// NewRootCmd returns the idlegpud root command.
+func NewRootCmd() *cobra.Command {
+	var (
+		autoCliOpts  autocli.AppOptions
+		basicManager module.BasicManager
+		clientCtx    client.Context
+	)
+	if err := depinject.Inject(
+		depinject.Configs(
+			app.AppConfig(),
+			depinject.Supply(log.NewNopLogger()),
+			depinject.Provide(ProvideClientContext),
+		),
+		&autoCliOpts,
+		&basicManager,
+		&clientCtx,
+	); err != nil {
+		panic(err)
+	}
+
+	rootCmd := &cobra.Command{
+		Use:           "idlegpud",
+		Short:         "idlegpu chain node: the GPU-rental market's validator and client",
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			cmd.SetOut(cmd.OutOrStdout())
+			cmd.SetErr(cmd.ErrOrStderr())
+
+			ctx := clientCtx.WithCmdContext(cmd.Context()).WithViper(app.Name)
+			ctx, err := client.ReadPersistentCommandFlags(ctx, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			ctx, err = config.ReadFromClientConfig(ctx)
+			if err != nil {
+				return err
+			}
+			if err := client.SetCmdClientContextHandler(ctx, cmd); err != nil {
+				return err
+			}
+			appTemplate, appConfig := initAppConfig()
+			return server.InterceptConfigsPreRunHandler(cmd, appTemplate, appConfig, initCometBFTConfig())
+		},
+	}
+
+	initRootCmd(rootCmd, clientCtx.TxConfig, app.GenesisBasics(basicManager))
+
+	if err := autoCliOpts.EnhanceRootCommand(rootCmd); err != nil {
+		panic(err)
+	}
+	return rootCmd
+}
+
+// ProvideClientContext builds the client context the CLI starts from, with a
+// tx config that can render coin metadata for SIGN_MODE_TEXTUAL over gRPC.
+func ProvideClientContext(
+	appCodec codec.Codec,
+	interfaceRegistry codectypes.InterfaceRegistry,
+	txConfigOpts tx.ConfigOptions,
+	legacyAmino *codec.LegacyAmino,
+) client.Context {
+	clientCtx := client.Context{}.
+		WithCodec(appCodec).
+		WithInterfaceRegistry(interfaceRegistry).
+		WithLegacyAmino(legacyAmino).
+		WithInput(os.Stdin).
+		WithAccountRetriever(authtypes.AccountRetriever{}).
+		WithHomeDir(app.DefaultNodeHome).
+		WithViper(app.Name)
+
+	// Read client.toml now so the defaults below see its values.
+	clientCtx, _ = config.ReadFromClientConfig(clientCtx)
+
+	txConfigOpts.TextualCoinMetadataQueryFn = authtxconfig.NewGRPCCoinMetadataQueryFn(clientCtx)
+	txConfig, err := tx.NewTxConfigWithOptions(clientCtx.Codec, txConfigOpts)
+	if err != nil {
+		panic(err)
+	}
+	return clientCtx.WithTxConfig(txConfig)
+}

@@ -1,0 +1,90 @@
+package types
+
+import (
+	"fmt"
+	"time"
+
+	errorsmod "cosmossdk.io/errors"
+
+	"github.com/idlegpu/idlegpu/x/internal/check"
+)
+
+// Default parameter values (DESIGN.md §4.3).
+const (
+	DefaultMaxClearingsPerBlock    uint32 = 500
+	DefaultMaxBidsPerJob           uint32 = 100
+	DefaultMaxCandidatesPerJob     uint32 = 256
+	DefaultIncludeStandingOffers          = true
+	DefaultClearingRule                   = CLEARING_RULE_SECOND_PRICE
+	DefaultBidWindowBlocks         uint32 = 2
+	DefaultMaxJobDuration                 = 720 * time.Hour
+	DefaultStartTimeout                   = 10 * time.Minute
+	DefaultGoldMinReliabilityBps   uint32 = 9900
+	DefaultSilverMinReliabilityBps uint32 = 9500
+	DefaultBronzeMinReliabilityBps uint32 = 0
+)
+
+// DefaultParams returns the default x/auction parameters.
+func DefaultParams() Params {
+	return Params{
+		MaxClearingsPerBlock:   DefaultMaxClearingsPerBlock,
+		MaxBidsPerJob:          DefaultMaxBidsPerJob,
+		MaxCandidatesPerJob:    DefaultMaxCandidatesPerJob,
+		IncludeStandingOffers:  DefaultIncludeStandingOffers,
+		ClearingRule:           DefaultClearingRule,
+		DefaultBidWindowBlocks: DefaultBidWindowBlocks,
+		MaxJobDuration:         DefaultMaxJobDuration,
+		StartTimeout:           DefaultStartTimeout,
+		TierMinReliability: TierMinReliability{
+			GoldBps:   DefaultGoldMinReliabilityBps,
+			SilverBps: DefaultSilverMinReliabilityBps,
+			BronzeBps: DefaultBronzeMinReliabilityBps,
+		},
+	}
+}
+
+// Validate checks every field; the error wraps ErrInvalidParams and names the field.
+func (p Params) Validate() error {
+	for _, err := range []error{
+		check.Positive("max_clearings_per_block", p.MaxClearingsPerBlock),
+		check.Positive("max_bids_per_job", p.MaxBidsPerJob),
+		check.Positive("max_candidates_per_job", p.MaxCandidatesPerJob),
+		validateClearingRule(p.ClearingRule),
+		check.WholeSeconds("max_job_duration", p.MaxJobDuration),
+		check.WholeSeconds("start_timeout", p.StartTimeout),
+		p.TierMinReliability.Validate(),
+	} {
+		if err != nil {
+			return errorsmod.Wrap(ErrInvalidParams, err.Error())
+		}
+	}
+	return nil
+}
+
+func validateClearingRule(r ClearingRule) error {
+	switch r {
+	case CLEARING_RULE_SECOND_PRICE, CLEARING_RULE_FIRST_PRICE:
+		return nil
+	default:
+		return fmt.Errorf("clearing_rule must be SECOND_PRICE or FIRST_PRICE, got %s", r)
+	}
+}
+
+// Validate checks each floor is in bps and that a better tier never asks for
+// less reliability than a lower one.
+func (t TierMinReliability) Validate() error {
+	for _, err := range []error{
+		check.Bps("tier_min_reliability.gold_bps", t.GoldBps),
+		check.Bps("tier_min_reliability.silver_bps", t.SilverBps),
+		check.Bps("tier_min_reliability.bronze_bps", t.BronzeBps),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	if t.GoldBps < t.SilverBps || t.SilverBps < t.BronzeBps {
+		return fmt.Errorf("tier_min_reliability must satisfy gold >= silver >= bronze, got %d, %d, %d",
+			t.GoldBps, t.SilverBps, t.BronzeBps)
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+package settlement
+
+import (
+	"cosmossdk.io/core/appmodule"
+	"cosmossdk.io/core/store"
+	"cosmossdk.io/depinject"
+	"cosmossdk.io/depinject/appconfig"
+
+	"github.com/cosmos/cosmos-sdk/codec"
+	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
+	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
+
+	"github.com/idlegpu/idlegpu/x/settlement/keeper"
+	"github.com/idlegpu/idlegpu/x/settlement/types"
+	modulev1 "github.com/idlegpu/idlegpu/x/settlement/types/module"
+)
+
+func init() {
+	appconfig.RegisterModule(&modulev1.Module{}, appconfig.Provide(ProvideModule))
+}
+
+// ModuleInputs are what the app container gives the module.
+type ModuleInputs struct {
+	depinject.In
+
+	Config        *modulev1.Module
+	Codec         codec.Codec
+	StoreService  store.KVStoreService
+	AccountKeeper types.AccountKeeper
+}
+
+// ModuleOutputs are what the module gives the app container.
+type ModuleOutputs struct {
+	depinject.Out
+
+	Keeper keeper.Keeper
+	Module appmodule.AppModule
+}
+
+// ProvideModule builds the keeper and module from the app config.
+func ProvideModule(in ModuleInputs) ModuleOutputs {
+	authority := authtypes.NewModuleAddress(govtypes.ModuleName)
+	if in.Config.Authority != "" {
+		authority = authtypes.NewModuleAddressOrBech32Address(in.Config.Authority)
+	}
+	authorityAddr, err := in.AccountKeeper.AddressCodec().BytesToString(authority)
+	if err != nil {
+		panic(err)
+	}
+
+	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AccountKeeper.AddressCodec(), authorityAddr)
+	return ModuleOutputs{Keeper: k, Module: NewAppModule(k)}
+}

@@ -1,0 +1,138 @@
+package types
+
+import (
+	"fmt"
+	"time"
+
+	errorsmod "cosmossdk.io/errors"
+	"cosmossdk.io/math"
+
+	"github.com/idlegpu/idlegpu/x/internal/check"
+)
+
+// Default parameter values (DESIGN.md §4.4).
+const (
+	DefaultEpochSeconds    uint64 = 600
+	DefaultSampleInterval         = 5 * time.Second
+	DefaultProofGrace             = 300 * time.Second
+	DefaultMaxMissedEpochs uint32 = 2
+	DefaultProofRetention  uint64 = 1000
+	DefaultAuditSlack      uint32 = 3
+	DefaultAuditLatency           = 60 * time.Second
+	DefaultAuditCooldown          = 24 * time.Hour
+
+	// MaxModelNameLength bounds a GPU model name (NVML names are < 96 bytes).
+	MaxModelNameLength = 96
+)
+
+var (
+	// DefaultMinSamplesRatio accepts a proof with 90% of the expected samples.
+	DefaultMinSamplesRatio = math.LegacyNewDecWithPrec(9, 1)
+	// DefaultTakeRate is the 2% protocol fee.
+	DefaultTakeRate = math.LegacyNewDecWithPrec(2, 2)
+)
+
+// DefaultGPUModels is the plausibility table a new chain starts with, sorted
+// by model. Names and memory are what NVML reports; idle and max power are the
+// boards' typical idle draw and their power limit; audit throughput is in
+// reference units per second relative to an H100 (1000). Governance extends it.
+func DefaultGPUModels() []GPUModel {
+	return []GPUModel{
+		{Model: "NVIDIA A100-SXM4-80GB", IdleW: 50, MaxW: 400, MemoryMib: 81920, AuditUnitsPerSecond: 320},
+		{Model: "NVIDIA GeForce RTX 4090", IdleW: 20, MaxW: 450, MemoryMib: 24564, AuditUnitsPerSecond: 250},
+		{Model: "NVIDIA H100 80GB HBM3", IdleW: 70, MaxW: 700, MemoryMib: 81559, AuditUnitsPerSecond: 1000},
+		{Model: "NVIDIA H200", IdleW: 75, MaxW: 700, MemoryMib: 143771, AuditUnitsPerSecond: 1000},
+		{Model: "NVIDIA L40S", IdleW: 35, MaxW: 350, MemoryMib: 46068, AuditUnitsPerSecond: 360},
+	}
+}
+
+// DefaultParams returns the default x/settlement parameters.
+func DefaultParams() Params {
+	return Params{
+		EpochSeconds:    DefaultEpochSeconds,
+		SampleInterval:  DefaultSampleInterval,
+		MinSamplesRatio: DefaultMinSamplesRatio,
+		ProofGrace:      DefaultProofGrace,
+		MaxMissedEpochs: DefaultMaxMissedEpochs,
+		TakeRate:        DefaultTakeRate,
+		ProofRetention:  DefaultProofRetention,
+		GpuModels:       DefaultGPUModels(),
+		AuditSlack:      DefaultAuditSlack,
+		AuditLatency:    DefaultAuditLatency,
+		AuditCooldown:   DefaultAuditCooldown,
+	}
+}
+
+// Validate checks every field; the error wraps ErrInvalidParams and names the field.
+func (p Params) Validate() error {
+	for _, err := range []error{
+		check.Positive("epoch_seconds", p.EpochSeconds),
+		check.WholeSeconds("sample_interval", p.SampleInterval),
+		check.Fraction("min_samples_ratio", p.MinSamplesRatio, true),
+		check.WholeSeconds("proof_grace", p.ProofGrace),
+		check.Positive("max_missed_epochs", p.MaxMissedEpochs),
+		validateTakeRate(p.TakeRate),
+		check.Positive("proof_retention", p.ProofRetention),
+		validateGPUModels(p.GpuModels),
+		check.Positive("audit_slack", p.AuditSlack),
+		check.WholeSeconds("audit_latency", p.AuditLatency),
+		check.WholeSeconds("audit_cooldown", p.AuditCooldown),
+	} {
+		if err != nil {
+			return errorsmod.Wrap(ErrInvalidParams, err.Error())
+		}
+	}
+	if p.EpochSeconds > 0 && p.SampleInterval > time.Duration(p.EpochSeconds)*time.Second {
+		return errorsmod.Wrapf(ErrInvalidParams, "sample_interval %s must not exceed the epoch (%ds)", p.SampleInterval, p.EpochSeconds)
+	}
+	return nil
+}
+
+// validateTakeRate allows a zero fee but not 100%, which would pay providers nothing.
+func validateTakeRate(d math.LegacyDec) error {
+	if err := check.Fraction("take_rate", d, false); err != nil {
+		return err
+	}
+	if d.Equal(math.LegacyOneDec()) {
+		return fmt.Errorf("take_rate must be below 1")
+	}
+	return nil
+}
+
+// validateGPUModels requires a strictly sorted table (binary search, canonical
+// genesis) of physically sensible entries.
+func validateGPUModels(models []GPUModel) error {
+	for i, m := range models {
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("gpu_models[%d]: %w", i, err)
+		}
+		if i > 0 && models[i-1].Model >= m.Model {
+			return fmt.Errorf("gpu_models must be sorted by model and unique: %q after %q", m.Model, models[i-1].Model)
+		}
+	}
+	return nil
+}
+
+// Validate checks one plausibility-table entry.
+func (m GPUModel) Validate() error {
+	switch {
+	case m.Model == "":
+		return fmt.Errorf("model must not be empty")
+	case len(m.Model) > MaxModelNameLength:
+		return fmt.Errorf("model must be at most %d bytes, got %d", MaxModelNameLength, len(m.Model))
+	case m.IdleW == 0:
+		return fmt.Errorf("%s: idle_w must be positive", m.Model)
+	case m.MaxW <= m.IdleW:
+		return fmt.Errorf("%s: max_w %d must exceed idle_w %d", m.Model, m.MaxW, m.IdleW)
+	case m.MemoryMib == 0:
+		return fmt.Errorf("%s: memory_mib must be positive", m.Model)
+	case m.AuditUnitsPerSecond == 0:
+		return fmt.Errorf("%s: audit_units_per_second must be positive", m.Model)
+	}
+	for _, r := range m.Model {
+		if r < 0x20 || r > 0x7e {
+			return fmt.Errorf("model %q must be printable ASCII", m.Model)
+		}
+	}
+	return nil
+}
