@@ -124,9 +124,13 @@ func (app *App) GetKey(storeKey string) *storetypes.KVStoreKey {
 // SimulationManager returns the app's simulation manager.
 func (app *App) SimulationManager() *module.SimulationManager { return app.sm }
 
+// ModuleBasics returns the module basics with the chain's genesis defaults
+// (see GenesisBasics): what `init`, `genesis validate` and tests use.
+func (app *App) ModuleBasics() module.BasicManager { return GenesisBasics(app.basicManager) }
+
 // DefaultGenesis returns the genesis a new chain starts from.
 func (app *App) DefaultGenesis() map[string]json.RawMessage {
-	return GenesisBasics(app.basicManager).DefaultGenesis(app.appCodec)
+	return app.ModuleBasics().DefaultGenesis(app.appCodec)
 }
 
 // RegisterAPIRoutes mounts the REST routes and the swagger UI when enabled.

@@ -24,8 +24,8 @@ func denomMetadata(base, display, symbol, description string) banktypes.Metadata
 	return banktypes.Metadata{
 		Description: description,
 		DenomUnits: []*banktypes.DenomUnit{
-			{Denom: base, Exponent: 0},
-			{Denom: display, Exponent: 6},
+			{Denom: base, Exponent: 0, Aliases: []string{}},
+			{Denom: display, Exponent: 6, Aliases: []string{}},
 		},
 		Base:    base,
 		Display: display,
