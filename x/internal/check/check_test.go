@@ -1,0 +1,67 @@
+package check_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	errorsmod "cosmossdk.io/errors"
+	"cosmossdk.io/math"
+
+	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/internal/check"
+)
+
+func TestBps(t *testing.T) {
+	require.NoError(t, check.Bps("r", 0))
+	require.NoError(t, check.Bps("r", 10_000))
+	require.EqualError(t, check.Bps("r", 10_001), "r must be at most 10000 bps, got 10001")
+}
+
+func TestFraction(t *testing.T) {
+	require.NoError(t, check.Fraction("f", math.LegacyZeroDec(), false))
+	require.NoError(t, check.Fraction("f", math.LegacyOneDec(), true))
+	require.EqualError(t, check.Fraction("f", math.LegacyZeroDec(), true), "f must be greater than 0")
+	require.EqualError(t, check.Fraction("f", math.LegacyDec{}, false), "f must be set")
+	require.EqualError(t, check.Fraction("f", math.LegacyNewDec(-1), false), "f must not be negative, got -1.000000000000000000")
+	require.EqualError(t, check.Fraction("f", math.LegacyNewDecWithPrec(1000001, 6), false), "f must be at most 1, got 1.000001000000000000")
+}
+
+func TestWholeSeconds(t *testing.T) {
+	require.NoError(t, check.WholeSeconds("d", time.Second))
+	require.EqualError(t, check.WholeSeconds("d", 0), "d must be positive, got 0s")
+	require.EqualError(t, check.WholeSeconds("d", -time.Second), "d must be positive, got -1s")
+	require.EqualError(t, check.WholeSeconds("d", time.Millisecond), "d must be whole seconds, got 1ms")
+}
+
+func TestPositiveCoin(t *testing.T) {
+	require.NoError(t, check.PositiveCoin("c", sdk.NewInt64Coin("ugpu", 1)))
+	require.EqualError(t, check.PositiveCoin("c", sdk.NewInt64Coin("ugpu", 0)), "c must be positive, got 0ugpu")
+	require.EqualError(t, check.PositiveCoin("c", sdk.Coin{Denom: "ugpu", Amount: math.NewInt(-1)}), "c: negative coin amount: -1")
+	require.ErrorContains(t, check.PositiveCoin("c", sdk.Coin{Denom: "ugpu"}), "c: ")
+}
+
+func TestPositive(t *testing.T) {
+	require.NoError(t, check.Positive("n", uint32(1)))
+	require.EqualError(t, check.Positive("n", uint64(0)), "n must be greater than 0")
+}
+
+var errAuth = errorsmod.Register("checktest", 2, "not the authority")
+
+func TestAuthority(t *testing.T) {
+	ctx := sdk.Context{}
+	require.NoError(t, check.Authority(ctx, "idle1gov", "idle1gov", errAuth))
+
+	err := check.Authority(ctx, "idle1gov", "idle1eve", errAuth)
+	require.ErrorIs(t, err, errAuth)
+	require.EqualError(t, err, "expected idle1gov, got idle1eve: not the authority")
+
+	// An authority in consensus params (SDK v0.54) overrides the keeper's.
+	ctx = ctx.WithConsensusParams(cmtproto.ConsensusParams{Authority: &cmtproto.AuthorityParams{Authority: "idle1council"}})
+	require.ErrorIs(t, check.Authority(ctx, "idle1gov", "idle1gov", errAuth), errAuth)
+	require.NoError(t, check.Authority(ctx, "idle1gov", "idle1council", errAuth))
+}

@@ -1,0 +1,32 @@
+package keeper_test
+
+import (
+	"time"
+
+	"github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+func (s *KeeperTestSuite) TestGenesisRoundTrip() {
+	params := types.DefaultParams()
+	params.EpochSeconds = 120
+	params.ProofRetention = 10
+	gs := &types.GenesisState{Params: params}
+
+	s.Require().NoError(s.keeper.InitGenesis(s.ctx, gs))
+	exported, err := s.keeper.ExportGenesis(s.ctx)
+	s.Require().NoError(err)
+	s.Require().Equal(gs, exported)
+}
+
+func (s *KeeperTestSuite) TestInitGenesisRejectsInvalidState() {
+	params := types.DefaultParams()
+	params.ProofGrace = 1500 * time.Millisecond
+
+	err := s.keeper.InitGenesis(s.ctx, &types.GenesisState{Params: params})
+	s.Require().ErrorIs(err, types.ErrInvalidGenesis)
+	s.Require().ErrorContains(err, "proof_grace must be whole seconds, got 1.5s")
+
+	got, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	s.Require().Equal(types.DefaultParams(), got, "a rejected genesis writes nothing")
+}
