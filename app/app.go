@@ -23,7 +23,6 @@ import (
 	storetypes "github.com/cosmos/cosmos-sdk/store/v2/types"
 	"github.com/cosmos/cosmos-sdk/types/module"
 	"github.com/cosmos/cosmos-sdk/x/auth"
-	authsims "github.com/cosmos/cosmos-sdk/x/auth/simulation"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 )
 
@@ -88,10 +87,11 @@ func New(
 
 	app.App = appBuilder.Build(db, baseAppOptions...)
 
-	// The simulation manager sees every module; auth is overridden to give
-	// simulated genesis accounts (vesting and plain) the SDK's generator.
+	// The simulation manager sees every module. Auth is overridden because
+	// its default genesis generator makes vesting accounts, a module this
+	// chain does not include.
 	app.sm = module.NewSimulationManagerFromAppModules(app.ModuleManager.Modules, map[string]module.AppModuleSimulation{
-		authtypes.ModuleName: auth.NewAppModule(app.appCodec, app.AccountKeeper, authsims.RandomGenesisAccounts, nil),
+		authtypes.ModuleName: auth.NewAppModule(app.appCodec, app.AccountKeeper, baseGenesisAccounts, nil),
 	})
 	app.sm.RegisterStoreDecoders()
 
@@ -139,4 +139,13 @@ func (app *App) RegisterAPIRoutes(apiSvr *api.Server, apiConfig config.APIConfig
 	if err := server.RegisterSwaggerAPI(apiSvr.ClientCtx, apiSvr.Router, apiConfig.Swagger); err != nil {
 		panic(err)
 	}
+}
+
+// baseGenesisAccounts gives every simulated genesis account a plain base account.
+func baseGenesisAccounts(simState *module.SimulationState) authtypes.GenesisAccounts {
+	accs := make(authtypes.GenesisAccounts, len(simState.Accounts))
+	for i, acc := range simState.Accounts {
+		accs[i] = authtypes.NewBaseAccountWithAddress(acc.Address)
+	}
+	return accs
 }

@@ -1,0 +1,41 @@
+// Package simulation generates random x/auction state and messages for the
+// SDK simulator (simsx): a random valid genesis and gov params proposals.
+package simulation
+
+import (
+	"math/rand"
+	"time"
+
+	"github.com/cosmos/cosmos-sdk/types/module"
+
+	"github.com/idlegpu/idlegpu/x/auction/types"
+)
+
+// RandomParams returns valid params spread over the ranges a real chain could
+// use. The denom argument is unused; it keeps every module's generator alike.
+func RandomParams(r *rand.Rand, _ string) types.Params {
+	rule := types.CLEARING_RULE_SECOND_PRICE
+	if r.Intn(2) == 0 {
+		rule = types.CLEARING_RULE_FIRST_PRICE
+	}
+	bronze := uint32(r.Intn(5001))
+	silver := bronze + uint32(r.Intn(int(10_000-bronze)+1))
+	gold := silver + uint32(r.Intn(int(10_000-silver)+1))
+	return types.Params{
+		MaxClearingsPerBlock:   uint32(r.Intn(1000) + 1),
+		MaxBidsPerJob:          uint32(r.Intn(200) + 1),
+		MaxCandidatesPerJob:    uint32(r.Intn(512) + 1),
+		IncludeStandingOffers:  r.Intn(2) == 0,
+		ClearingRule:           rule,
+		DefaultBidWindowBlocks: uint32(r.Intn(10)),
+		MaxJobDuration:         time.Duration(r.Intn(2000)+1) * time.Hour,
+		StartTimeout:           time.Duration(r.Intn(3600)+1) * time.Second,
+		TierMinReliability:     types.TierMinReliability{GoldBps: gold, SilverBps: silver, BronzeBps: bronze},
+	}
+}
+
+// RandomizedGenState writes a random valid x/auction genesis into simState.
+func RandomizedGenState(simState *module.SimulationState) {
+	gs := types.GenesisState{Params: RandomParams(simState.Rand, simState.BondDenom)}
+	simState.GenState[types.ModuleName] = simState.Cdc.MustMarshalJSON(&gs)
+}
