@@ -163,4 +163,3 @@ func assertEqualStores(tb testing.TB, a, b *app.App, skip map[string][][]byte) {
 	require.Positive(tb, compared)
 	fmt.Printf("compared %d stores\n", compared)
 }
-
