@@ -53,7 +53,9 @@ func NewRootCmd() *cobra.Command {
 			cmd.SetOut(cmd.OutOrStdout())
 			cmd.SetErr(cmd.ErrOrStderr())
 
-			ctx := clientCtx.WithCmdContext(cmd.Context()).WithViper(app.Name)
+			// Print through cobra's writer so callers (and tests) that set
+			// the command's output see what clients print.
+			ctx := clientCtx.WithCmdContext(cmd.Context()).WithViper(app.Name).WithOutput(cmd.OutOrStdout())
 			ctx, err := client.ReadPersistentCommandFlags(ctx, cmd.Flags())
 			if err != nil {
 				return err
