@@ -6,6 +6,7 @@
 #   IDLEGPUD   binary to run          (default: ./build/idlegpud)
 #   NODE_HOME  keep state here        (default: a new temp dir, removed on exit)
 #   CHAIN_ID   chain id               (default: idlegpu-local)
+# Arguments are passed to `idlegpud start` (e.g. --rpc.laddr to move ports).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -48,7 +49,7 @@ cat <<MSG
 idlegpu local node
   home      $home$( [ "$keep" = 1 ] || echo " (removed on exit)" )
   chain id  $chain_id
-  rpc       http://127.0.0.1:26657   api http://127.0.0.1:1317   grpc 127.0.0.1:9090
+  rpc       http://127.0.0.1:26657   api http://127.0.0.1:1317   grpc 127.0.0.1:9090 (defaults)
   alice     $alice (1,000,000 gpu and 1,000,000 usdc, key in the test keyring)
 
 In another shell:
@@ -57,9 +58,17 @@ In another shell:
 Ctrl-C stops the node.
 MSG
 
-exec_args=(start --home "$home" --api.enable --minimum-gas-prices 0.0025ugpu)
 # Not exec: the EXIT trap must run after the node stops to remove the home.
-"$bin" "${exec_args[@]}" &
+"$bin" start --home "$home" --api.enable "$@" &
 pid=$!
-trap 'kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; cleanup' INT TERM
-wait "$pid"
+interrupted=0
+trap 'interrupted=1; kill -INT "$pid" 2>/dev/null || true' INT TERM
+status=0
+wait "$pid" || status=$?
+# A trapped signal ends the first wait early: wait for the node to finish.
+while kill -0 "$pid" 2>/dev/null; do wait "$pid" || status=$?; done
+if [ "$interrupted" = 1 ]; then
+  echo "node stopped"
+  exit 0
+fi
+exit "$status"

@@ -1,0 +1,189 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The end-to-end test builds idlegpud, starts a node with scripts/node.sh
+// (what `make node` runs) as real processes, and talks to it with the binary.
+
+var idlegpud string // path of the binary built by TestMain
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "idlegpud-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	idlegpud = filepath.Join(dir, "idlegpud")
+	build := exec.Command("go", "build", "-o", idlegpud, ".")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building idlegpud:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// freePorts returns n ports free on loopback right now.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer l.Close()
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports
+}
+
+type node struct {
+	t    *testing.T
+	home string
+	rpc  string
+}
+
+func (n node) cli(args ...string) []byte {
+	n.t.Helper()
+	args = append(args, "--home", n.home, "--node", n.rpc)
+	out, err := exec.Command(idlegpud, args...).CombinedOutput()
+	require.NoError(n.t, err, "idlegpud %s: %s", strings.Join(args, " "), out)
+	return out
+}
+
+func (n node) height() int64 {
+	n.t.Helper()
+	var st struct {
+		SyncInfo struct {
+			LatestBlockHeight string `json:"latest_block_height"`
+		} `json:"sync_info"`
+	}
+	out, err := exec.Command(idlegpud, "status", "--home", n.home, "--node", n.rpc).Output()
+	if err != nil || json.Unmarshal(out, &st) != nil {
+		return 0
+	}
+	var h int64
+	_, _ = fmt.Sscan(st.SyncInfo.LatestBlockHeight, &h)
+	return h
+}
+
+func (n node) waitHeight(h int64, timeout time.Duration) {
+	n.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for n.height() < h {
+		require.True(n.t, time.Now().Before(deadline), "node did not reach height %d in %s", h, timeout)
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func (n node) blockTime(h int64) time.Time {
+	n.t.Helper()
+	var b struct {
+		Header struct {
+			Time time.Time `json:"time"`
+		} `json:"header"`
+	}
+	require.NoError(n.t, json.Unmarshal(n.cli("q", "block", "--type=height", fmt.Sprint(h), "-o", "json"), &b))
+	return b.Header.Time
+}
+
+func TestMakeNode(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	home := t.TempDir()
+	p := freePorts(t, 5)
+	rpc := fmt.Sprintf("tcp://127.0.0.1:%d", p[0])
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	script := exec.CommandContext(ctx, filepath.Join(root, "scripts", "node.sh"),
+		"--rpc.laddr", rpc,
+		"--p2p.laddr", fmt.Sprintf("tcp://127.0.0.1:%d", p[1]),
+		"--grpc.address", fmt.Sprintf("127.0.0.1:%d", p[2]),
+		"--api.address", fmt.Sprintf("tcp://127.0.0.1:%d", p[3]),
+		"--rpc.pprof_laddr", fmt.Sprintf("127.0.0.1:%d", p[4]),
+	)
+	script.Env = append(os.Environ(), "IDLEGPUD="+idlegpud, "NODE_HOME="+home)
+	var logs bytes.Buffer
+	script.Stdout, script.Stderr = &logs, &logs
+	require.NoError(t, script.Start())
+	defer func() {
+		if t.Failed() {
+			t.Logf("node.sh output:\n%s", tail(logs.String(), 60))
+		}
+	}()
+
+	n := node{t: t, home: home, rpc: rpc}
+	n.waitHeight(6, 90*time.Second)
+
+	t.Run("blocks come about every second", func(t *testing.T) {
+		interval := n.blockTime(6).Sub(n.blockTime(3)) / 3
+		require.Greater(t, interval, 700*time.Millisecond)
+		require.Less(t, interval, 2500*time.Millisecond)
+	})
+
+	t.Run("every market module answers its params query", func(t *testing.T) {
+		for module, want := range map[string]string{
+			"provider":   `"min_stake_per_gpu":{"denom":"ugpu","amount":"100000000"}`,
+			"offer":      `"payment_denoms":["ugpu"]`,
+			"auction":    `"clearing_rule":"CLEARING_RULE_SECOND_PRICE"`,
+			"settlement": `"epoch_seconds":"600"`,
+		} {
+			out := n.cli("q", module, "params", "-o", "json")
+			require.Contains(t, compact(t, out), want, module)
+		}
+	})
+
+	t.Run("the funded test key can send", func(t *testing.T) {
+		to := "idle1qyqszqgpqyqszqgpqyqszqgpqyqszqgpvl2mga" // bytes 0x01×20
+		out := n.cli("tx", "bank", "send", "alice", to, "4242ugpu", "--fees", "500ugpu", "--yes", "-o", "json")
+		var res struct {
+			Code   uint32 `json:"code"`
+			TxHash string `json:"txhash"`
+		}
+		require.NoError(t, json.Unmarshal(out, &res))
+		require.Zero(t, res.Code, string(out))
+		n.waitHeight(n.height()+2, 30*time.Second)
+		require.Contains(t, compact(t, n.cli("q", "bank", "balance", to, "ugpu", "-o", "json")), `"amount":"4242"`)
+	})
+
+	// Ctrl-C stops the node and the script cleanly.
+	require.NoError(t, script.Process.Signal(syscall.SIGINT))
+	require.NoError(t, script.Wait())
+}
+
+func compact(t *testing.T, bz []byte) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, json.Compact(&buf, bytes.TrimSpace(bz)), string(bz))
+	return buf.String()
+}
+
+func tail(s string, lines int) string {
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		out = append(out, sc.Text())
+		if len(out) > lines {
+			out = out[1:]
+		}
+	}
+	return strings.Join(out, "\n")
+}
