@@ -32,6 +32,11 @@ cp "$gateway/third_party/googleapis/google/api/annotations.proto" \
    "$gateway/third_party/googleapis/google/api/http.proto" "$tp/google/api/"
 chmod -R u+w "$tp"
 
+if [ "${1:-}" = "--lint-only" ]; then
+  (cd proto && buf format --diff --exit-code && buf lint --path idlegpu)
+  exit 0
+fi
+
 out=$root/build/proto-gen
 rm -rf "$out"
 mkdir -p "$out"

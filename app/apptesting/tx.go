@@ -1,7 +1,7 @@
 package apptesting
 
 import (
-	"math/rand"
+	"math/rand" //detlint:allow test helper, not state machine: the SDK signer takes a rand only to pick a memo
 	"testing"
 
 	abci "github.com/cometbft/cometbft/abci/types"

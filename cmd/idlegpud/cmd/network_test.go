@@ -183,39 +183,60 @@ func TestNetwork(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, bz, 0o600))
 
 		c.tx(0, "tx", "gov", "submit-proposal", path)
-		// All four vote in the same block or two, well inside the voting period.
-		votes := make([]string, len(net.Validators))
-		for i := range net.Validators {
-			votes[i] = c.broadcast(i, "tx", "gov", "vote", "1", "yes")
-		}
-		for _, hash := range votes {
-			c.wait(hash)
-		}
-
-		require.NoError(t, net.RetryForBlocks(func() error {
-			var res struct {
-				Proposal struct {
-					Status string `json:"status"`
-				} `json:"proposal"`
-			}
-			out, err := c.exec(0, "q", "gov", "proposal", "1")
-			if err != nil {
-				return err
-			}
-			if err := json.Unmarshal([]byte(out), &res); err != nil {
-				return err
-			}
-			if res.Proposal.Status != "PROPOSAL_STATUS_PASSED" {
-				return fmt.Errorf("proposal status %s", res.Proposal.Status)
-			}
-			return nil
-		}, int(2*votingPeriod/time.Second)))
+		c.passProposal("1")
 
 		require.EqualValues(t, 8500, params(t, c, "provider")["initial_reliability_bps"])
 		require.Equal(t, []any{"ugpu", "uusdc"}, params(t, c, "offer")["payment_denoms"])
 		require.Equal(t, "CLEARING_RULE_FIRST_PRICE", params(t, c, "auction")["clearing_rule"])
 		require.Equal(t, "60", params(t, c, "settlement")["epoch_seconds"])
 	})
+
+	// The module's own autocli command makes the same kind of proposal; this
+	// is the tx path every later market message takes.
+	t.Run("autocli update-params-proposal", func(t *testing.T) {
+		c := cli{t: t, net: net}
+		p := withParam(t, c, "provider", "max_gpus_per_provider", 2048)
+		bz, err := json.Marshal(p)
+		require.NoError(t, err)
+		c.tx(2, "tx", "provider", "update-params-proposal", string(bz),
+			"--deposit", "10000000"+app.BondDenom, "--title", "More GPUs per provider", "--summary", "Raise the cap to 2048.")
+		c.passProposal("2")
+
+		got := params(t, c, "provider")
+		require.EqualValues(t, 2048, got["max_gpus_per_provider"])
+		require.EqualValues(t, 8500, got["initial_reliability_bps"], "the earlier proposal's change stays")
+	})
+}
+
+// passProposal has every validator vote yes and waits until the proposal passed.
+func (c cli) passProposal(id string) {
+	c.t.Helper()
+	// All vote in the same block or two, well inside the voting period.
+	votes := make([]string, len(c.net.Validators))
+	for i := range c.net.Validators {
+		votes[i] = c.broadcast(i, "tx", "gov", "vote", id, "yes")
+	}
+	for _, hash := range votes {
+		c.wait(hash)
+	}
+	require.NoError(c.t, c.net.RetryForBlocks(func() error {
+		var res struct {
+			Proposal struct {
+				Status string `json:"status"`
+			} `json:"proposal"`
+		}
+		out, err := c.exec(0, "q", "gov", "proposal", id)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			return err
+		}
+		if res.Proposal.Status != "PROPOSAL_STATUS_PASSED" {
+			return fmt.Errorf("proposal %s status %s", id, res.Proposal.Status)
+		}
+		return nil
+	}, int(2*votingPeriod/time.Second)))
 }
 
 // params returns a module's params as the CLI prints them.

@@ -1,15 +1,13 @@
 package keeper_test
 
 import (
-	"time"
-
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
 
 func (s *KeeperTestSuite) TestGenesisRoundTrip() {
 	params := types.DefaultParams()
 	params.DefaultBidWindowBlocks = 0
-	params.StartTimeout = 30 * time.Minute
+	params.StartTimeoutSeconds = 1800
 	gs := &types.GenesisState{Params: params}
 
 	s.Require().NoError(s.keeper.InitGenesis(s.ctx, gs))
@@ -20,11 +18,11 @@ func (s *KeeperTestSuite) TestGenesisRoundTrip() {
 
 func (s *KeeperTestSuite) TestInitGenesisRejectsInvalidState() {
 	params := types.DefaultParams()
-	params.StartTimeout = 1500 * time.Millisecond
+	params.StartTimeoutSeconds = 0
 
 	err := s.keeper.InitGenesis(s.ctx, &types.GenesisState{Params: params})
 	s.Require().ErrorIs(err, types.ErrInvalidGenesis)
-	s.Require().ErrorContains(err, "start_timeout must be whole seconds, got 1.5s")
+	s.Require().ErrorContains(err, "start_timeout_seconds must be greater than 0")
 
 	got, err := s.keeper.Params.Get(s.ctx)
 	s.Require().NoError(err)

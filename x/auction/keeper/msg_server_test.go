@@ -1,8 +1,6 @@
 package keeper_test
 
 import (
-	"time"
-
 	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
@@ -13,7 +11,7 @@ import (
 func (s *KeeperTestSuite) TestUpdateParams() {
 	changed := types.DefaultParams()
 	changed.ClearingRule = types.CLEARING_RULE_FIRST_PRICE
-	changed.MaxJobDuration = 24 * time.Hour
+	changed.MaxJobDurationSeconds = 24 * 3600
 	changed.TierMinReliability.SilverBps = 9000
 	changed.IncludeStandingOffers = false
 

@@ -4,7 +4,6 @@ package simulation
 
 import (
 	"math/rand"
-	"time"
 
 	"github.com/cosmos/cosmos-sdk/types/module"
 
@@ -28,8 +27,8 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		IncludeStandingOffers:  r.Intn(2) == 0,
 		ClearingRule:           rule,
 		DefaultBidWindowBlocks: uint32(r.Intn(10)),
-		MaxJobDuration:         time.Duration(r.Intn(2000)+1) * time.Hour,
-		StartTimeout:           time.Duration(r.Intn(3600)+1) * time.Second,
+		MaxJobDurationSeconds:  uint64(r.Intn(2000*3600) + 1),
+		StartTimeoutSeconds:    uint64(r.Intn(3600) + 1),
 		TierMinReliability:     types.TierMinReliability{GoldBps: gold, SilverBps: silver, BronzeBps: bronze},
 	}
 }

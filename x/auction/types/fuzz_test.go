@@ -24,7 +24,7 @@ func FuzzGenesisDecodeValidate(f *testing.F) {
 	}
 	f.Add(def)
 	f.Add(bin)
-	f.Add([]byte(`{"params":{"clearing_rule":"CLEARING_RULE_FIRST_PRICE","max_job_duration":"-1s"}}`))
+	f.Add([]byte(`{"params":{"clearing_rule":"CLEARING_RULE_FIRST_PRICE","max_job_duration_seconds":"-1"}}`))
 	f.Add([]byte(`{"params":{"clearing_rule":7,"tier_min_reliability":{"gold_bps":99999}}}`))
 
 	f.Fuzz(func(t *testing.T, bz []byte) {

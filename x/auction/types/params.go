@@ -17,8 +17,8 @@ const (
 	DefaultIncludeStandingOffers          = true
 	DefaultClearingRule                   = CLEARING_RULE_SECOND_PRICE
 	DefaultBidWindowBlocks         uint32 = 2
-	DefaultMaxJobDuration                 = 720 * time.Hour
-	DefaultStartTimeout                   = 10 * time.Minute
+	DefaultMaxJobDurationSeconds   uint64 = 720 * 3600
+	DefaultStartTimeoutSeconds     uint64 = 600
 	DefaultGoldMinReliabilityBps   uint32 = 9900
 	DefaultSilverMinReliabilityBps uint32 = 9500
 	DefaultBronzeMinReliabilityBps uint32 = 0
@@ -33,8 +33,8 @@ func DefaultParams() Params {
 		IncludeStandingOffers:  DefaultIncludeStandingOffers,
 		ClearingRule:           DefaultClearingRule,
 		DefaultBidWindowBlocks: DefaultBidWindowBlocks,
-		MaxJobDuration:         DefaultMaxJobDuration,
-		StartTimeout:           DefaultStartTimeout,
+		MaxJobDurationSeconds:  DefaultMaxJobDurationSeconds,
+		StartTimeoutSeconds:    DefaultStartTimeoutSeconds,
 		TierMinReliability: TierMinReliability{
 			GoldBps:   DefaultGoldMinReliabilityBps,
 			SilverBps: DefaultSilverMinReliabilityBps,
@@ -50,8 +50,8 @@ func (p Params) Validate() error {
 		check.Positive("max_bids_per_job", p.MaxBidsPerJob),
 		check.Positive("max_candidates_per_job", p.MaxCandidatesPerJob),
 		validateClearingRule(p.ClearingRule),
-		check.WholeSeconds("max_job_duration", p.MaxJobDuration),
-		check.WholeSeconds("start_timeout", p.StartTimeout),
+		check.Seconds("max_job_duration_seconds", p.MaxJobDurationSeconds),
+		check.Seconds("start_timeout_seconds", p.StartTimeoutSeconds),
 		p.TierMinReliability.Validate(),
 	} {
 		if err != nil {
@@ -60,6 +60,12 @@ func (p Params) Validate() error {
 	}
 	return nil
 }
+
+// MaxJobDuration bounds a job's duration.
+func (p Params) MaxJobDuration() time.Duration { return check.Duration(p.MaxJobDurationSeconds) }
+
+// StartTimeout is how long a lease may stay PENDING.
+func (p Params) StartTimeout() time.Duration { return check.Duration(p.StartTimeoutSeconds) }
 
 func validateClearingRule(r ClearingRule) error {
 	switch r {

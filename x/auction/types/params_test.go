@@ -19,8 +19,10 @@ func TestDefaultParams(t *testing.T) {
 	require.True(t, p.IncludeStandingOffers)
 	require.Equal(t, types.CLEARING_RULE_SECOND_PRICE, p.ClearingRule)
 	require.EqualValues(t, 2, p.DefaultBidWindowBlocks)
-	require.Equal(t, 720*time.Hour, p.MaxJobDuration)
-	require.Equal(t, 10*time.Minute, p.StartTimeout)
+	require.EqualValues(t, 720*3600, p.MaxJobDurationSeconds)
+	require.Equal(t, 720*time.Hour, p.MaxJobDuration())
+	require.EqualValues(t, 600, p.StartTimeoutSeconds)
+	require.Equal(t, 10*time.Minute, p.StartTimeout())
 	require.Equal(t, types.TierMinReliability{GoldBps: 9900, SilverBps: 9500, BronzeBps: 0}, p.TierMinReliability)
 }
 
@@ -35,8 +37,8 @@ func TestParamsValidate(t *testing.T) {
 		{"no candidates", func(p *types.Params) { p.MaxCandidatesPerJob = 0 }, "max_candidates_per_job must be greater than 0"},
 		{"unspecified rule", func(p *types.Params) { p.ClearingRule = types.CLEARING_RULE_UNSPECIFIED }, "clearing_rule must be SECOND_PRICE or FIRST_PRICE, got CLEARING_RULE_UNSPECIFIED"},
 		{"unknown rule", func(p *types.Params) { p.ClearingRule = 7 }, "clearing_rule must be SECOND_PRICE or FIRST_PRICE, got 7"},
-		{"zero job duration", func(p *types.Params) { p.MaxJobDuration = 0 }, "max_job_duration must be positive"},
-		{"fractional start timeout", func(p *types.Params) { p.StartTimeout = 90500 * time.Millisecond }, "start_timeout must be whole seconds, got 1m30.5s"},
+		{"zero job duration", func(p *types.Params) { p.MaxJobDurationSeconds = 0 }, "max_job_duration_seconds must be greater than 0"},
+		{"start timeout beyond 100 years", func(p *types.Params) { p.StartTimeoutSeconds = 1 << 40 }, "start_timeout_seconds must be at most 3153600000 (100 years), got 1099511627776"},
 		{"gold above 100%", func(p *types.Params) { p.TierMinReliability.GoldBps = 10_001 }, "tier_min_reliability.gold_bps must be at most 10000 bps"},
 		{"silver above gold", func(p *types.Params) { p.TierMinReliability.SilverBps = 9950 }, "tier_min_reliability must satisfy gold >= silver >= bronze, got 9900, 9950, 0"},
 		{"bronze above silver", func(p *types.Params) { p.TierMinReliability.BronzeBps = 9600 }, "gold >= silver >= bronze, got 9900, 9500, 9600"},

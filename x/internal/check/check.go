@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"cosmossdk.io/math"
-
 	sdk "github.com/cosmos/cosmos-sdk/types"
 )
 
@@ -20,32 +18,34 @@ func Bps(field string, v uint32) error {
 	return nil
 }
 
-// Fraction checks that d is a ratio in [0, 1]; nonZero says whether 0 is
-// excluded (a slash fraction of 0 would make the rule a no-op).
-func Fraction(field string, d math.LegacyDec, nonZero bool) error {
-	switch {
-	case d.IsNil():
-		return fmt.Errorf("%s must be set", field)
-	case d.IsNegative():
-		return fmt.Errorf("%s must not be negative, got %s", field, d)
-	case d.GT(math.LegacyOneDec()):
-		return fmt.Errorf("%s must be at most 1, got %s", field, d)
-	case nonZero && d.IsZero():
+// NonZeroBps checks a ratio in basis points that must not be 0 (a slash of
+// 0 bps would make the rule a no-op): 1..10000.
+func NonZeroBps(field string, v uint32) error {
+	if v == 0 {
 		return fmt.Errorf("%s must be greater than 0", field)
+	}
+	return Bps(field, v)
+}
+
+// MaxSeconds bounds every duration param (100 years): far beyond any real
+// setting, and small enough that seconds × time.Second never overflows.
+const MaxSeconds uint64 = 100 * 365 * 24 * 3600
+
+// Seconds checks a duration param, which is whole seconds on chain
+// (DESIGN §3a): positive and at most MaxSeconds.
+func Seconds(field string, s uint64) error {
+	if s == 0 {
+		return fmt.Errorf("%s must be greater than 0", field)
+	}
+	if s > MaxSeconds {
+		return fmt.Errorf("%s must be at most %d (100 years), got %d", field, MaxSeconds, s)
 	}
 	return nil
 }
 
-// WholeSeconds checks that d is positive and a whole number of seconds:
-// durations are whole seconds on chain (DESIGN §3a).
-func WholeSeconds(field string, d time.Duration) error {
-	if d <= 0 {
-		return fmt.Errorf("%s must be positive, got %s", field, d)
-	}
-	if d%time.Second != 0 {
-		return fmt.Errorf("%s must be whole seconds, got %s", field, d)
-	}
-	return nil
+// Duration converts a checked Seconds value to a time.Duration.
+func Duration(s uint64) time.Duration {
+	return time.Duration(s) * time.Second
 }
 
 // PositiveCoin checks that c is a valid coin with a positive amount.

@@ -22,20 +22,19 @@ func TestBps(t *testing.T) {
 	require.EqualError(t, check.Bps("r", 10_001), "r must be at most 10000 bps, got 10001")
 }
 
-func TestFraction(t *testing.T) {
-	require.NoError(t, check.Fraction("f", math.LegacyZeroDec(), false))
-	require.NoError(t, check.Fraction("f", math.LegacyOneDec(), true))
-	require.EqualError(t, check.Fraction("f", math.LegacyZeroDec(), true), "f must be greater than 0")
-	require.EqualError(t, check.Fraction("f", math.LegacyDec{}, false), "f must be set")
-	require.EqualError(t, check.Fraction("f", math.LegacyNewDec(-1), false), "f must not be negative, got -1.000000000000000000")
-	require.EqualError(t, check.Fraction("f", math.LegacyNewDecWithPrec(1000001, 6), false), "f must be at most 1, got 1.000001000000000000")
+func TestNonZeroBps(t *testing.T) {
+	require.NoError(t, check.NonZeroBps("r", 1))
+	require.NoError(t, check.NonZeroBps("r", 10_000))
+	require.EqualError(t, check.NonZeroBps("r", 0), "r must be greater than 0")
+	require.EqualError(t, check.NonZeroBps("r", 10_001), "r must be at most 10000 bps, got 10001")
 }
 
-func TestWholeSeconds(t *testing.T) {
-	require.NoError(t, check.WholeSeconds("d", time.Second))
-	require.EqualError(t, check.WholeSeconds("d", 0), "d must be positive, got 0s")
-	require.EqualError(t, check.WholeSeconds("d", -time.Second), "d must be positive, got -1s")
-	require.EqualError(t, check.WholeSeconds("d", time.Millisecond), "d must be whole seconds, got 1ms")
+func TestSeconds(t *testing.T) {
+	require.NoError(t, check.Seconds("d", 1))
+	require.NoError(t, check.Seconds("d", check.MaxSeconds))
+	require.EqualError(t, check.Seconds("d", 0), "d must be greater than 0")
+	require.EqualError(t, check.Seconds("d", check.MaxSeconds+1), "d must be at most 3153600000 (100 years), got 3153600001")
+	require.Equal(t, 100*365*24*time.Hour, check.Duration(check.MaxSeconds))
 }
 
 func TestPositiveCoin(t *testing.T) {

@@ -1,14 +1,12 @@
 package keeper_test
 
 import (
-	"time"
-
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 func (s *KeeperTestSuite) TestGenesisRoundTrip() {
 	params := types.DefaultParams()
-	params.JailDuration = 2 * time.Hour
+	params.JailDurationSeconds = 7200
 	params.MaxGpusPerProvider = 64
 	gs := &types.GenesisState{Params: params}
 
@@ -20,11 +18,11 @@ func (s *KeeperTestSuite) TestGenesisRoundTrip() {
 
 func (s *KeeperTestSuite) TestInitGenesisRejectsInvalidState() {
 	params := types.DefaultParams()
-	params.JailDuration = 1500 * time.Millisecond
+	params.JailDurationSeconds = 0
 
 	err := s.keeper.InitGenesis(s.ctx, &types.GenesisState{Params: params})
 	s.Require().ErrorIs(err, types.ErrInvalidGenesis)
-	s.Require().ErrorContains(err, "jail_duration must be whole seconds, got 1.5s")
+	s.Require().ErrorContains(err, "jail_duration_seconds must be greater than 0")
 
 	got, err := s.keeper.Params.Get(s.ctx)
 	s.Require().NoError(err)

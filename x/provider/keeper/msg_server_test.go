@@ -1,11 +1,7 @@
 package keeper_test
 
 import (
-	"time"
-
 	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
-
-	"cosmossdk.io/math"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
@@ -15,12 +11,12 @@ import (
 func (s *KeeperTestSuite) TestUpdateParams() {
 	changed := types.DefaultParams()
 	changed.MinStakePerGpu = sdk.NewInt64Coin("ugpu", 250_000_000)
-	changed.UnbondingPeriod = 72 * time.Hour
-	changed.SlashFraud = math.LegacyNewDecWithPrec(75, 2)
+	changed.UnbondingPeriodSeconds = 72 * 3600
+	changed.SlashFraudBps = 7500
 	changed.InitialReliabilityBps = 8000
 
 	invalid := types.DefaultParams()
-	invalid.SlashFraud = math.LegacyNewDec(2)
+	invalid.SlashFraudBps = 20_000
 
 	stranger := s.addr([]byte("stranger____________"))
 	councilAuthority := s.addr([]byte("council_____________"))

@@ -4,7 +4,6 @@ package simulation
 
 import (
 	"math/rand"
-	"time"
 
 	"cosmossdk.io/math"
 
@@ -17,14 +16,14 @@ import (
 // RandomParams returns valid params spread over the ranges a real chain could use.
 func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 	return types.Params{
-		MinStakePerGpu:        sdk.NewCoin(bondDenom, math.NewInt(r.Int63n(1_000_000_000)+1)),
-		UnbondingPeriod:       time.Duration(r.Intn(30*24)+1) * time.Hour,
-		JailDuration:          time.Duration(r.Intn(24*60)+1) * time.Minute,
-		SlashFraud:            math.LegacyNewDecWithPrec(int64(r.Intn(100)+1), 2),
-		SlashLiveness:         math.LegacyNewDecWithPrec(int64(r.Intn(100)+1), 3),
-		FraudReporterShare:    math.LegacyNewDecWithPrec(int64(r.Intn(101)), 2),
-		InitialReliabilityBps: uint32(r.Intn(10_001)),
-		MaxGpusPerProvider:    uint32(r.Intn(4096) + 1),
+		MinStakePerGpu:         sdk.NewCoin(bondDenom, math.NewInt(r.Int63n(1_000_000_000)+1)),
+		UnbondingPeriodSeconds: uint64(r.Intn(30*24*3600) + 1),
+		JailDurationSeconds:    uint64(r.Intn(24*3600) + 1),
+		SlashFraudBps:          uint32(r.Intn(10_000) + 1),
+		SlashLivenessBps:       uint32(r.Intn(1_000) + 1),
+		FraudReporterShareBps:  uint32(r.Intn(10_001)),
+		InitialReliabilityBps:  uint32(r.Intn(10_001)),
+		MaxGpusPerProvider:     uint32(r.Intn(4096) + 1),
 	}
 }
 

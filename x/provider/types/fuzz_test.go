@@ -24,7 +24,7 @@ func FuzzGenesisDecodeValidate(f *testing.F) {
 	}
 	f.Add(def)
 	f.Add(bin)
-	f.Add([]byte(`{"params":{"slash_fraud":"1e400","unbonding_period":"-5s"}}`))
+	f.Add([]byte(`{"params":{"slash_fraud_bps":4294967296,"unbonding_period_seconds":"-5"}}`))
 	f.Add([]byte(`{"params":{"min_stake_per_gpu":{"denom":"ugpu","amount":"-1"}}}`))
 
 	f.Fuzz(func(t *testing.T, bz []byte) {

@@ -11,23 +11,21 @@ import (
 	"github.com/idlegpu/idlegpu/x/internal/check"
 )
 
-// Default parameter values (DESIGN.md §4.1).
-var (
-	// DefaultMinStakePerGPU is 100 GPU tokens per committed GPU.
-	DefaultMinStakePerGPU = math.NewInt(100_000_000)
-	// DefaultUnbondingPeriod is two weeks.
-	DefaultUnbondingPeriod = 336 * time.Hour
-	// DefaultJailDuration is one hour.
-	DefaultJailDuration = time.Hour
-	// DefaultSlashFraud is half the stake.
-	DefaultSlashFraud = math.LegacyNewDecWithPrec(5, 1)
-	// DefaultSlashLiveness is 1% of the stake.
-	DefaultSlashLiveness = math.LegacyNewDecWithPrec(1, 2)
-	// DefaultFraudReporterShare is half of what a slash takes.
-	DefaultFraudReporterShare = math.LegacyNewDecWithPrec(5, 1)
-)
+// DefaultMinStakePerGPU is 100 GPU tokens per committed GPU (DESIGN.md §4.1).
+var DefaultMinStakePerGPU = math.NewInt(100_000_000)
 
+// Default parameter values (DESIGN.md §4.1).
 const (
+	// DefaultUnbondingPeriodSeconds is two weeks.
+	DefaultUnbondingPeriodSeconds uint64 = 336 * 3600
+	// DefaultJailDurationSeconds is one hour.
+	DefaultJailDurationSeconds uint64 = 3600
+	// DefaultSlashFraudBps takes half the stake for fraud.
+	DefaultSlashFraudBps uint32 = 5000
+	// DefaultSlashLivenessBps takes 1% of the stake for a failed lease.
+	DefaultSlashLivenessBps uint32 = 100
+	// DefaultFraudReporterShareBps pays half of what a slash takes to the beneficiary.
+	DefaultFraudReporterShareBps uint32 = 5000
 	// DefaultInitialReliabilityBps is the reliability a new provider starts with.
 	DefaultInitialReliabilityBps uint32 = 9000
 	// DefaultMaxGPUsPerProvider bounds one provider's registered GPUs.
@@ -38,14 +36,14 @@ const (
 // chain's bond denom.
 func DefaultParams() Params {
 	return Params{
-		MinStakePerGpu:        sdk.NewCoin(sdk.DefaultBondDenom, DefaultMinStakePerGPU),
-		UnbondingPeriod:       DefaultUnbondingPeriod,
-		JailDuration:          DefaultJailDuration,
-		SlashFraud:            DefaultSlashFraud,
-		SlashLiveness:         DefaultSlashLiveness,
-		FraudReporterShare:    DefaultFraudReporterShare,
-		InitialReliabilityBps: DefaultInitialReliabilityBps,
-		MaxGpusPerProvider:    DefaultMaxGPUsPerProvider,
+		MinStakePerGpu:         sdk.NewCoin(sdk.DefaultBondDenom, DefaultMinStakePerGPU),
+		UnbondingPeriodSeconds: DefaultUnbondingPeriodSeconds,
+		JailDurationSeconds:    DefaultJailDurationSeconds,
+		SlashFraudBps:          DefaultSlashFraudBps,
+		SlashLivenessBps:       DefaultSlashLivenessBps,
+		FraudReporterShareBps:  DefaultFraudReporterShareBps,
+		InitialReliabilityBps:  DefaultInitialReliabilityBps,
+		MaxGpusPerProvider:     DefaultMaxGPUsPerProvider,
 	}
 }
 
@@ -53,11 +51,11 @@ func DefaultParams() Params {
 func (p Params) Validate() error {
 	for _, err := range []error{
 		check.PositiveCoin("min_stake_per_gpu", p.MinStakePerGpu),
-		check.WholeSeconds("unbonding_period", p.UnbondingPeriod),
-		check.WholeSeconds("jail_duration", p.JailDuration),
-		check.Fraction("slash_fraud", p.SlashFraud, true),
-		check.Fraction("slash_liveness", p.SlashLiveness, true),
-		check.Fraction("fraud_reporter_share", p.FraudReporterShare, false),
+		check.Seconds("unbonding_period_seconds", p.UnbondingPeriodSeconds),
+		check.Seconds("jail_duration_seconds", p.JailDurationSeconds),
+		check.NonZeroBps("slash_fraud_bps", p.SlashFraudBps),
+		check.NonZeroBps("slash_liveness_bps", p.SlashLivenessBps),
+		check.Bps("fraud_reporter_share_bps", p.FraudReporterShareBps),
 		check.Bps("initial_reliability_bps", p.InitialReliabilityBps),
 		check.Positive("max_gpus_per_provider", p.MaxGpusPerProvider),
 	} {
@@ -67,3 +65,9 @@ func (p Params) Validate() error {
 	}
 	return nil
 }
+
+// UnbondingPeriod is how long unbonding stake stays slashable.
+func (p Params) UnbondingPeriod() time.Duration { return check.Duration(p.UnbondingPeriodSeconds) }
+
+// JailDuration is how long a liveness fault jails a provider.
+func (p Params) JailDuration() time.Duration { return check.Duration(p.JailDurationSeconds) }

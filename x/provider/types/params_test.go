@@ -18,11 +18,13 @@ func TestDefaultParams(t *testing.T) {
 	require.NoError(t, p.Validate())
 	// DESIGN.md §4.1, to the unit.
 	require.Equal(t, sdk.NewInt64Coin(sdk.DefaultBondDenom, 100_000_000), p.MinStakePerGpu)
-	require.Equal(t, 336*time.Hour, p.UnbondingPeriod)
-	require.Equal(t, time.Hour, p.JailDuration)
-	require.Equal(t, "0.500000000000000000", p.SlashFraud.String())
-	require.Equal(t, "0.010000000000000000", p.SlashLiveness.String())
-	require.Equal(t, "0.500000000000000000", p.FraudReporterShare.String())
+	require.EqualValues(t, 336*3600, p.UnbondingPeriodSeconds)
+	require.Equal(t, 336*time.Hour, p.UnbondingPeriod())
+	require.EqualValues(t, 3600, p.JailDurationSeconds)
+	require.Equal(t, time.Hour, p.JailDuration())
+	require.EqualValues(t, 5000, p.SlashFraudBps)
+	require.EqualValues(t, 100, p.SlashLivenessBps)
+	require.EqualValues(t, 5000, p.FraudReporterShareBps)
 	require.EqualValues(t, 9000, p.InitialReliabilityBps)
 	require.EqualValues(t, 1024, p.MaxGpusPerProvider)
 }
@@ -35,14 +37,14 @@ func TestParamsValidate(t *testing.T) {
 	}{
 		{"zero stake per gpu", func(p *types.Params) { p.MinStakePerGpu.Amount = math.ZeroInt() }, "min_stake_per_gpu must be positive"},
 		{"bad stake denom", func(p *types.Params) { p.MinStakePerGpu.Denom = "1x" }, "min_stake_per_gpu: invalid denom: 1x"},
-		{"zero unbonding period", func(p *types.Params) { p.UnbondingPeriod = 0 }, "unbonding_period must be positive"},
-		{"fractional unbonding period", func(p *types.Params) { p.UnbondingPeriod = time.Hour + time.Millisecond }, "unbonding_period must be whole seconds"},
-		{"negative jail", func(p *types.Params) { p.JailDuration = -time.Second }, "jail_duration must be positive"},
-		{"slash fraud above one", func(p *types.Params) { p.SlashFraud = math.LegacyNewDecWithPrec(101, 2) }, "slash_fraud must be at most 1"},
-		{"slash fraud zero", func(p *types.Params) { p.SlashFraud = math.LegacyZeroDec() }, "slash_fraud must be greater than 0"},
-		{"slash fraud unset", func(p *types.Params) { p.SlashFraud = math.LegacyDec{} }, "slash_fraud must be set"},
-		{"negative liveness slash", func(p *types.Params) { p.SlashLiveness = math.LegacyNewDec(-1) }, "slash_liveness must not be negative"},
-		{"reporter share above one", func(p *types.Params) { p.FraudReporterShare = math.LegacyNewDec(2) }, "fraud_reporter_share must be at most 1"},
+		{"zero unbonding period", func(p *types.Params) { p.UnbondingPeriodSeconds = 0 }, "unbonding_period_seconds must be greater than 0"},
+		{"unbonding period that overflows time.Duration", func(p *types.Params) { p.UnbondingPeriodSeconds = 1 << 62 }, "unbonding_period_seconds must be at most 3153600000 (100 years)"},
+		{"no jail", func(p *types.Params) { p.JailDurationSeconds = 0 }, "jail_duration_seconds must be greater than 0"},
+		{"slash fraud above 100%", func(p *types.Params) { p.SlashFraudBps = 10_100 }, "slash_fraud_bps must be at most 10000 bps, got 10100"},
+		{"slash fraud zero", func(p *types.Params) { p.SlashFraudBps = 0 }, "slash_fraud_bps must be greater than 0"},
+		{"liveness slash zero", func(p *types.Params) { p.SlashLivenessBps = 0 }, "slash_liveness_bps must be greater than 0"},
+		{"liveness slash above 100%", func(p *types.Params) { p.SlashLivenessBps = 10_001 }, "slash_liveness_bps must be at most 10000 bps"},
+		{"reporter share above 100%", func(p *types.Params) { p.FraudReporterShareBps = 20_000 }, "fraud_reporter_share_bps must be at most 10000 bps, got 20000"},
 		{"reliability above 100%", func(p *types.Params) { p.InitialReliabilityBps = 10_001 }, "initial_reliability_bps must be at most 10000 bps"},
 		{"no gpus allowed", func(p *types.Params) { p.MaxGpusPerProvider = 0 }, "max_gpus_per_provider must be greater than 0"},
 	}
@@ -58,8 +60,8 @@ func TestParamsValidate(t *testing.T) {
 
 	// The edges that are allowed.
 	p := types.DefaultParams()
-	p.FraudReporterShare = math.LegacyZeroDec() // burn everything
-	p.SlashFraud = math.LegacyOneDec()          // take everything
+	p.FraudReporterShareBps = 0 // burn everything
+	p.SlashFraudBps = 10_000    // take everything
 	p.InitialReliabilityBps = 10_000
 	require.NoError(t, p.Validate())
 }

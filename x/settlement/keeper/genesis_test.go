@@ -1,8 +1,6 @@
 package keeper_test
 
 import (
-	"time"
-
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -20,11 +18,11 @@ func (s *KeeperTestSuite) TestGenesisRoundTrip() {
 
 func (s *KeeperTestSuite) TestInitGenesisRejectsInvalidState() {
 	params := types.DefaultParams()
-	params.ProofGrace = 1500 * time.Millisecond
+	params.ProofGraceSeconds = 0
 
 	err := s.keeper.InitGenesis(s.ctx, &types.GenesisState{Params: params})
 	s.Require().ErrorIs(err, types.ErrInvalidGenesis)
-	s.Require().ErrorContains(err, "proof_grace must be whole seconds, got 1.5s")
+	s.Require().ErrorContains(err, "proof_grace_seconds must be greater than 0")
 
 	got, err := s.keeper.Params.Get(s.ctx)
 	s.Require().NoError(err)

@@ -1,11 +1,7 @@
 package keeper_test
 
 import (
-	"time"
-
 	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
-
-	"cosmossdk.io/math"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
@@ -15,12 +11,12 @@ import (
 func (s *KeeperTestSuite) TestUpdateParams() {
 	changed := types.DefaultParams()
 	changed.EpochSeconds = 60
-	changed.TakeRate = math.LegacyNewDecWithPrec(5, 2)
-	changed.ProofGrace = 30 * time.Second
+	changed.TakeRateBps = 500
+	changed.ProofGraceSeconds = 30
 	changed.GpuModels = changed.GpuModels[:2]
 
 	invalid := types.DefaultParams()
-	invalid.TakeRate = math.LegacyOneDec()
+	invalid.TakeRateBps = 10_000
 
 	stranger := s.addr([]byte("stranger____________"))
 	councilAuthority := s.addr([]byte("council_____________"))

@@ -4,9 +4,6 @@ package simulation
 
 import (
 	"math/rand"
-	"time"
-
-	"cosmossdk.io/math"
 
 	"github.com/cosmos/cosmos-sdk/types/module"
 
@@ -17,20 +14,20 @@ import (
 // use. The denom argument is unused; it keeps every module's generator alike.
 func RandomParams(r *rand.Rand, _ string) types.Params {
 	epoch := uint64(r.Intn(3600) + 60)
-	sample := time.Duration(r.Intn(int(epoch/4))+1) * time.Second
+	sample := uint64(r.Intn(int(epoch/4)) + 1)
 	models := types.DefaultGPUModels()
 	return types.Params{
-		EpochSeconds:    epoch,
-		SampleInterval:  sample,
-		MinSamplesRatio: math.LegacyNewDecWithPrec(int64(r.Intn(100)+1), 2),
-		ProofGrace:      time.Duration(r.Intn(1800)+1) * time.Second,
-		MaxMissedEpochs: uint32(r.Intn(10) + 1),
-		TakeRate:        math.LegacyNewDecWithPrec(int64(r.Intn(20)), 2),
-		ProofRetention:  uint64(r.Intn(5000) + 1),
-		GpuModels:       models[:r.Intn(len(models)+1)],
-		AuditSlack:      uint32(r.Intn(10) + 1),
-		AuditLatency:    time.Duration(r.Intn(600)+1) * time.Second,
-		AuditCooldown:   time.Duration(r.Intn(72)+1) * time.Hour,
+		EpochSeconds:          epoch,
+		SampleIntervalSeconds: sample,
+		MinSamplesRatioBps:    uint32(r.Intn(10_000) + 1),
+		ProofGraceSeconds:     uint64(r.Intn(1800) + 1),
+		MaxMissedEpochs:       uint32(r.Intn(10) + 1),
+		TakeRateBps:           uint32(r.Intn(2_000)),
+		ProofRetention:        uint64(r.Intn(5000) + 1),
+		GpuModels:             models[:r.Intn(len(models)+1)],
+		AuditSlack:            uint32(r.Intn(10) + 1),
+		AuditLatencySeconds:   uint64(r.Intn(600) + 1),
+		AuditCooldownSeconds:  uint64(r.Intn(72*3600) + 1),
 	}
 }
 

@@ -24,8 +24,8 @@ func FuzzGenesisDecodeValidate(f *testing.F) {
 	}
 	f.Add(def)
 	f.Add(bin)
-	f.Add([]byte(`{"params":{"take_rate":"1.0","gpu_models":[{"model":"","max_w":1}]}}`))
-	f.Add([]byte(`{"params":{"epoch_seconds":"18446744073709551615","sample_interval":"99999999999s"}}`))
+	f.Add([]byte(`{"params":{"take_rate_bps":10000,"gpu_models":[{"model":"","max_w":1}]}}`))
+	f.Add([]byte(`{"params":{"epoch_seconds":"18446744073709551615","sample_interval_seconds":"99999999999"}}`))
 
 	f.Fuzz(func(t *testing.T, bz []byte) {
 		var gs types.GenesisState

@@ -5,31 +5,31 @@ import (
 	"time"
 
 	errorsmod "cosmossdk.io/errors"
-	"cosmossdk.io/math"
 
 	"github.com/idlegpu/idlegpu/x/internal/check"
 )
 
 // Default parameter values (DESIGN.md §4.4).
 const (
-	DefaultEpochSeconds    uint64 = 600
-	DefaultSampleInterval         = 5 * time.Second
-	DefaultProofGrace             = 300 * time.Second
-	DefaultMaxMissedEpochs uint32 = 2
-	DefaultProofRetention  uint64 = 1000
-	DefaultAuditSlack      uint32 = 3
-	DefaultAuditLatency           = 60 * time.Second
-	DefaultAuditCooldown          = 24 * time.Hour
+	DefaultEpochSeconds          uint64 = 600
+	DefaultSampleIntervalSeconds uint64 = 5
+	DefaultProofGraceSeconds     uint64 = 300
+	DefaultMaxMissedEpochs       uint32 = 2
+	DefaultProofRetention        uint64 = 1000
+	DefaultAuditSlack            uint32 = 3
+	DefaultAuditLatencySeconds   uint64 = 60
+	DefaultAuditCooldownSeconds  uint64 = 24 * 3600
 
 	// MaxModelNameLength bounds a GPU model name (NVML names are < 96 bytes).
 	MaxModelNameLength = 96
 )
 
-var (
-	// DefaultMinSamplesRatio accepts a proof with 90% of the expected samples.
-	DefaultMinSamplesRatio = math.LegacyNewDecWithPrec(9, 1)
-	// DefaultTakeRate is the 2% protocol fee.
-	DefaultTakeRate = math.LegacyNewDecWithPrec(2, 2)
+// Default ratios (DESIGN.md §4.4).
+const (
+	// DefaultMinSamplesRatioBps accepts a proof with 90% of the expected samples.
+	DefaultMinSamplesRatioBps uint32 = 9000
+	// DefaultTakeRateBps is the 2% protocol fee.
+	DefaultTakeRateBps uint32 = 200
 )
 
 // DefaultGPUModels is the plausibility table a new chain starts with, sorted
@@ -49,52 +49,64 @@ func DefaultGPUModels() []GPUModel {
 // DefaultParams returns the default x/settlement parameters.
 func DefaultParams() Params {
 	return Params{
-		EpochSeconds:    DefaultEpochSeconds,
-		SampleInterval:  DefaultSampleInterval,
-		MinSamplesRatio: DefaultMinSamplesRatio,
-		ProofGrace:      DefaultProofGrace,
-		MaxMissedEpochs: DefaultMaxMissedEpochs,
-		TakeRate:        DefaultTakeRate,
-		ProofRetention:  DefaultProofRetention,
-		GpuModels:       DefaultGPUModels(),
-		AuditSlack:      DefaultAuditSlack,
-		AuditLatency:    DefaultAuditLatency,
-		AuditCooldown:   DefaultAuditCooldown,
+		EpochSeconds:          DefaultEpochSeconds,
+		SampleIntervalSeconds: DefaultSampleIntervalSeconds,
+		MinSamplesRatioBps:    DefaultMinSamplesRatioBps,
+		ProofGraceSeconds:     DefaultProofGraceSeconds,
+		MaxMissedEpochs:       DefaultMaxMissedEpochs,
+		TakeRateBps:           DefaultTakeRateBps,
+		ProofRetention:        DefaultProofRetention,
+		GpuModels:             DefaultGPUModels(),
+		AuditSlack:            DefaultAuditSlack,
+		AuditLatencySeconds:   DefaultAuditLatencySeconds,
+		AuditCooldownSeconds:  DefaultAuditCooldownSeconds,
 	}
 }
 
 // Validate checks every field; the error wraps ErrInvalidParams and names the field.
 func (p Params) Validate() error {
 	for _, err := range []error{
-		check.Positive("epoch_seconds", p.EpochSeconds),
-		check.WholeSeconds("sample_interval", p.SampleInterval),
-		check.Fraction("min_samples_ratio", p.MinSamplesRatio, true),
-		check.WholeSeconds("proof_grace", p.ProofGrace),
+		check.Seconds("epoch_seconds", p.EpochSeconds),
+		check.Seconds("sample_interval_seconds", p.SampleIntervalSeconds),
+		check.NonZeroBps("min_samples_ratio_bps", p.MinSamplesRatioBps),
+		check.Seconds("proof_grace_seconds", p.ProofGraceSeconds),
 		check.Positive("max_missed_epochs", p.MaxMissedEpochs),
-		validateTakeRate(p.TakeRate),
+		validateTakeRate(p.TakeRateBps),
 		check.Positive("proof_retention", p.ProofRetention),
 		validateGPUModels(p.GpuModels),
 		check.Positive("audit_slack", p.AuditSlack),
-		check.WholeSeconds("audit_latency", p.AuditLatency),
-		check.WholeSeconds("audit_cooldown", p.AuditCooldown),
+		check.Seconds("audit_latency_seconds", p.AuditLatencySeconds),
+		check.Seconds("audit_cooldown_seconds", p.AuditCooldownSeconds),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
 		}
 	}
-	if p.EpochSeconds > 0 && p.SampleInterval > time.Duration(p.EpochSeconds)*time.Second {
-		return errorsmod.Wrapf(ErrInvalidParams, "sample_interval %s must not exceed the epoch (%ds)", p.SampleInterval, p.EpochSeconds)
+	if p.SampleIntervalSeconds > p.EpochSeconds {
+		return errorsmod.Wrapf(ErrInvalidParams, "sample_interval_seconds %d must not exceed epoch_seconds %d", p.SampleIntervalSeconds, p.EpochSeconds)
 	}
 	return nil
 }
 
+// Epoch is the length of a proof epoch.
+func (p Params) Epoch() time.Duration { return check.Duration(p.EpochSeconds) }
+
+// SampleInterval is how often the agent samples each GPU.
+func (p Params) SampleInterval() time.Duration { return check.Duration(p.SampleIntervalSeconds) }
+
+// ProofGrace is how long after an epoch ends its proof may still land.
+func (p Params) ProofGrace() time.Duration { return check.Duration(p.ProofGraceSeconds) }
+
+// AuditLatency is the allowance added to an audit's least deadline.
+func (p Params) AuditLatency() time.Duration { return check.Duration(p.AuditLatencySeconds) }
+
+// AuditCooldown is the least time between two audits of one GPU.
+func (p Params) AuditCooldown() time.Duration { return check.Duration(p.AuditCooldownSeconds) }
+
 // validateTakeRate allows a zero fee but not 100%, which would pay providers nothing.
-func validateTakeRate(d math.LegacyDec) error {
-	if err := check.Fraction("take_rate", d, false); err != nil {
-		return err
-	}
-	if d.Equal(math.LegacyOneDec()) {
-		return fmt.Errorf("take_rate must be below 1")
+func validateTakeRate(bps uint32) error {
+	if bps >= check.MaxBps {
+		return fmt.Errorf("take_rate_bps must be below %d, got %d", check.MaxBps, bps)
 	}
 	return nil
 }

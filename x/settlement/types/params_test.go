@@ -6,8 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"cosmossdk.io/math"
-
+	"github.com/idlegpu/idlegpu/x/internal/check"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -16,14 +15,19 @@ func TestDefaultParams(t *testing.T) {
 	require.NoError(t, p.Validate())
 	// DESIGN.md §4.4.
 	require.EqualValues(t, 600, p.EpochSeconds)
-	require.Equal(t, 5*time.Second, p.SampleInterval)
-	require.Equal(t, "0.900000000000000000", p.MinSamplesRatio.String())
-	require.Equal(t, 300*time.Second, p.ProofGrace)
+	require.EqualValues(t, 5, p.SampleIntervalSeconds)
+	require.Equal(t, 5*time.Second, p.SampleInterval())
+	require.Equal(t, 10*time.Minute, p.Epoch())
+	require.EqualValues(t, 9000, p.MinSamplesRatioBps)
+	require.EqualValues(t, 300, p.ProofGraceSeconds)
+	require.Equal(t, 5*time.Minute, p.ProofGrace())
 	require.EqualValues(t, 2, p.MaxMissedEpochs)
-	require.Equal(t, "0.020000000000000000", p.TakeRate.String())
+	require.EqualValues(t, 200, p.TakeRateBps)
 	require.EqualValues(t, 1000, p.ProofRetention)
 	require.EqualValues(t, 3, p.AuditSlack)
-	require.Equal(t, 60*time.Second, p.AuditLatency)
+	require.EqualValues(t, 60, p.AuditLatencySeconds)
+	require.Equal(t, time.Minute, p.AuditLatency())
+	require.Equal(t, 24*time.Hour, p.AuditCooldown())
 	require.Len(t, p.GpuModels, 5)
 	require.Equal(t, types.GPUModel{Model: "NVIDIA H100 80GB HBM3", IdleW: 70, MaxW: 700, MemoryMib: 81559, AuditUnitsPerSecond: 1000}, p.GpuModels[2])
 }
@@ -35,14 +39,15 @@ func TestParamsValidate(t *testing.T) {
 		expErr string
 	}{
 		{"zero epoch", func(p *types.Params) { p.EpochSeconds = 0 }, "epoch_seconds must be greater than 0"},
-		{"zero sample interval", func(p *types.Params) { p.SampleInterval = 0 }, "sample_interval must be positive"},
-		{"sample interval longer than epoch", func(p *types.Params) { p.EpochSeconds = 4 }, "sample_interval 5s must not exceed the epoch (4s)"},
-		{"samples ratio zero", func(p *types.Params) { p.MinSamplesRatio = math.LegacyZeroDec() }, "min_samples_ratio must be greater than 0"},
-		{"samples ratio above one", func(p *types.Params) { p.MinSamplesRatio = math.LegacyNewDecWithPrec(11, 1) }, "min_samples_ratio must be at most 1"},
-		{"fractional grace", func(p *types.Params) { p.ProofGrace = 2500 * time.Millisecond }, "proof_grace must be whole seconds, got 2.5s"},
+		{"zero sample interval", func(p *types.Params) { p.SampleIntervalSeconds = 0 }, "sample_interval_seconds must be greater than 0"},
+		{"sample interval longer than epoch", func(p *types.Params) { p.EpochSeconds = 4 }, "sample_interval_seconds 5 must not exceed epoch_seconds 4"},
+		{"samples ratio zero", func(p *types.Params) { p.MinSamplesRatioBps = 0 }, "min_samples_ratio_bps must be greater than 0"},
+		{"samples ratio above 100%", func(p *types.Params) { p.MinSamplesRatioBps = 11_000 }, "min_samples_ratio_bps must be at most 10000 bps, got 11000"},
+		{"no grace", func(p *types.Params) { p.ProofGraceSeconds = 0 }, "proof_grace_seconds must be greater than 0"},
+		{"epoch beyond 100 years", func(p *types.Params) { p.EpochSeconds = check.MaxSeconds + 1 }, "epoch_seconds must be at most 3153600000"},
 		{"no misses allowed", func(p *types.Params) { p.MaxMissedEpochs = 0 }, "max_missed_epochs must be greater than 0"},
-		{"take everything", func(p *types.Params) { p.TakeRate = math.LegacyOneDec() }, "take_rate must be below 1"},
-		{"negative take", func(p *types.Params) { p.TakeRate = math.LegacyNewDecWithPrec(-1, 2) }, "take_rate must not be negative"},
+		{"take everything", func(p *types.Params) { p.TakeRateBps = 10_000 }, "take_rate_bps must be below 10000, got 10000"},
+		{"take more than everything", func(p *types.Params) { p.TakeRateBps = 12_000 }, "take_rate_bps must be below 10000, got 12000"},
 		{"no retention", func(p *types.Params) { p.ProofRetention = 0 }, "proof_retention must be greater than 0"},
 		{"unsorted models", func(p *types.Params) { p.GpuModels[0], p.GpuModels[1] = p.GpuModels[1], p.GpuModels[0] }, `gpu_models must be sorted by model and unique: "NVIDIA A100-SXM4-80GB" after "NVIDIA GeForce RTX 4090"`},
 		{"duplicate model", func(p *types.Params) { p.GpuModels[1] = p.GpuModels[0] }, "gpu_models must be sorted by model and unique"},
@@ -54,8 +59,8 @@ func TestParamsValidate(t *testing.T) {
 		{"no memory", func(p *types.Params) { p.GpuModels[3].MemoryMib = 0 }, "NVIDIA H200: memory_mib must be positive"},
 		{"no audit rate", func(p *types.Params) { p.GpuModels[3].AuditUnitsPerSecond = 0 }, "NVIDIA H200: audit_units_per_second must be positive"},
 		{"zero audit slack", func(p *types.Params) { p.AuditSlack = 0 }, "audit_slack must be greater than 0"},
-		{"zero audit latency", func(p *types.Params) { p.AuditLatency = 0 }, "audit_latency must be positive"},
-		{"zero audit cooldown", func(p *types.Params) { p.AuditCooldown = 0 }, "audit_cooldown must be positive"},
+		{"zero audit latency", func(p *types.Params) { p.AuditLatencySeconds = 0 }, "audit_latency_seconds must be greater than 0"},
+		{"zero audit cooldown", func(p *types.Params) { p.AuditCooldownSeconds = 0 }, "audit_cooldown_seconds must be greater than 0"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,7 +74,7 @@ func TestParamsValidate(t *testing.T) {
 
 	// A free market (no fee) and an empty model table are allowed.
 	p := types.DefaultParams()
-	p.TakeRate = math.LegacyZeroDec()
+	p.TakeRateBps = 0
 	p.GpuModels = nil
 	require.NoError(t, p.Validate())
 }
