@@ -33,7 +33,7 @@ cp "$gateway/third_party/googleapis/google/api/annotations.proto" \
 chmod -R u+w "$tp"
 
 if [ "${1:-}" = "--lint-only" ]; then
-  (cd proto && buf format --diff --exit-code && buf lint --path idlegpu)
+  (cd proto && buf format --diff --exit-code --path idlegpu && buf lint --path idlegpu)
   exit 0
 fi
 
