@@ -113,7 +113,7 @@ func (app *App) settleDistribution(ctx sdk.Context) error {
 	app.DistrKeeper.DeleteAllValidatorSlashEvents(ctx)
 	app.DistrKeeper.DeleteAllValidatorHistoricalRewards(ctx)
 
-	height := ctx.BlockHeight()
+	// Distribution records are re-created as if at height 0.
 	ctx = ctx.WithBlockHeight(0)
 	for _, val := range validators {
 		valAddr, err := valCodec.StringToBytes(val.GetOperator())
@@ -141,7 +141,10 @@ func (app *App) settleDistribution(ctx sdk.Context) error {
 		if err != nil {
 			return err
 		}
-		delAddr := sdk.MustAccAddressFromBech32(del.DelegatorAddress)
+		delAddr, err := app.AccountKeeper.AddressCodec().StringToBytes(del.DelegatorAddress)
+		if err != nil {
+			return err
+		}
 		if err := app.DistrKeeper.Hooks().BeforeDelegationCreated(ctx, delAddr, valAddr); err != nil {
 			return fmt.Errorf("error while incrementing period: %w", err)
 		}
@@ -149,7 +152,6 @@ func (app *App) settleDistribution(ctx sdk.Context) error {
 			return fmt.Errorf("error while creating a new delegation period record: %w", err)
 		}
 	}
-	_ = ctx.WithBlockHeight(height)
 	return nil
 }
 

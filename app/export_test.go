@@ -70,3 +70,29 @@ func TestExportImportRoundTrip(t *testing.T) {
 		require.JSONEq(t, string(gen[module]), string(regen[module]), module)
 	}
 }
+
+// TestExportForZeroHeight covers `idlegpud export --for-zero-height`: rewards
+// are settled, heights reset, and the result starts a new chain.
+func TestExportForZeroHeight(t *testing.T) {
+	accs := apptesting.NewAccounts(2, funds)
+	a := apptesting.Setup(t, accs)
+	for range 5 {
+		apptesting.NextBlock(t, a)
+	}
+
+	_, err := a.ExportAppStateAndValidators(true, []string{"idlevaloper1nope"}, nil)
+	require.ErrorContains(t, err, `invalid jail-allowed validator address "idlevaloper1nope"`)
+
+	exported, err := a.ExportAppStateAndValidators(true, nil, nil)
+	require.NoError(t, err)
+	require.Zero(t, exported.Height)
+	require.Len(t, exported.Validators, 1)
+
+	var gen map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(exported.AppState, &gen))
+	b := apptesting.NewApp(t)
+	apptesting.InitChain(t, b, gen)
+	apptesting.NextBlock(t, b)
+	require.EqualValues(t, 1, b.LastBlockHeight())
+	require.Equal(t, funds, b.BankKeeper.GetAllBalances(b.NewContext(true), accs[1].Address))
+}

@@ -1,11 +1,8 @@
 package cmd
 
 import (
-	"errors"
-
 	dbm "github.com/cosmos/cosmos-db"
 	"github.com/spf13/cobra"
-	"github.com/spf13/viper"
 
 	"cosmossdk.io/log/v2"
 
@@ -106,14 +103,6 @@ func appExport(
 	appOpts servertypes.AppOptions,
 	modulesToExport []string,
 ) (servertypes.ExportedApp, error) {
-	viperAppOpts, ok := appOpts.(*viper.Viper)
-	if !ok {
-		return servertypes.ExportedApp{}, errors.New("appOpts is not viper.Viper")
-	}
-	// Exporting reads state only: never replay or upgrade on the way.
-	viperAppOpts.Set(server.FlagInvCheckPeriod, 1)
-	appOpts = viperAppOpts
-
 	exportApp := app.New(logger, db, height == -1, appOpts)
 	if height != -1 {
 		if err := exportApp.LoadHeight(height); err != nil {
