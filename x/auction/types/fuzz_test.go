@@ -3,38 +3,15 @@ package types_test
 import (
 	"testing"
 
-	"github.com/cosmos/cosmos-sdk/codec"
-	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
-
 	"github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/internal/paramstest"
 )
 
-// FuzzGenesisDecodeValidate feeds arbitrary JSON and protobuf bytes through
-// the decoders and validation a node runs on genesis and on MsgUpdateParams:
-// whatever comes in, they return an error or a valid state, never a panic.
+// FuzzGenesisDecodeValidate: arbitrary bytes through genesis decoding and
+// validation never panic (seeds: out-of-range and malformed params).
 func FuzzGenesisDecodeValidate(f *testing.F) {
-	cdc := codec.NewProtoCodec(codectypes.NewInterfaceRegistry())
-	def, err := cdc.MarshalJSON(types.DefaultGenesis())
-	if err != nil {
-		f.Fatal(err)
-	}
-	bin, err := cdc.Marshal(types.DefaultGenesis())
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(def)
-	f.Add(bin)
-	f.Add([]byte(`{"params":{"clearing_rule":"CLEARING_RULE_FIRST_PRICE","max_job_duration_seconds":"-1"}}`))
-	f.Add([]byte(`{"params":{"clearing_rule":7,"tier_min_reliability":{"gold_bps":99999}}}`))
-
-	f.Fuzz(func(t *testing.T, bz []byte) {
-		var gs types.GenesisState
-		if cdc.UnmarshalJSON(bz, &gs) == nil {
-			_ = gs.Validate()
-		}
-		var bgs types.GenesisState
-		if cdc.Unmarshal(bz, &bgs) == nil {
-			_ = bgs.Validate()
-		}
-	})
+	paramstest.FuzzGenesis(f, types.DefaultGenesis(),
+		`{"params":{"clearing_rule":"CLEARING_RULE_FIRST_PRICE","max_job_duration_seconds":"-1"}}`,
+		`{"params":{"clearing_rule":7,"tier_min_reliability":{"gold_bps":99999}}}`,
+	)
 }

@@ -3,37 +3,14 @@ package types_test
 import (
 	"testing"
 
-	"github.com/cosmos/cosmos-sdk/codec"
-	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
-
+	"github.com/idlegpu/idlegpu/x/internal/paramstest"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 )
 
-// FuzzGenesisDecodeValidate feeds arbitrary JSON and protobuf bytes through
-// the decoders and validation a node runs on genesis and on MsgUpdateParams:
-// whatever comes in, they return an error or a valid state, never a panic.
+// FuzzGenesisDecodeValidate: arbitrary bytes through genesis decoding and
+// validation never panic (seeds: out-of-range and malformed params).
 func FuzzGenesisDecodeValidate(f *testing.F) {
-	cdc := codec.NewProtoCodec(codectypes.NewInterfaceRegistry())
-	def, err := cdc.MarshalJSON(types.DefaultGenesis())
-	if err != nil {
-		f.Fatal(err)
-	}
-	bin, err := cdc.Marshal(types.DefaultGenesis())
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(def)
-	f.Add(bin)
-	f.Add([]byte(`{"params":{"payment_denoms":["ugpu","ugpu"],"max_windows":4294967295}}`))
-
-	f.Fuzz(func(t *testing.T, bz []byte) {
-		var gs types.GenesisState
-		if cdc.UnmarshalJSON(bz, &gs) == nil {
-			_ = gs.Validate()
-		}
-		var bgs types.GenesisState
-		if cdc.Unmarshal(bz, &bgs) == nil {
-			_ = bgs.Validate()
-		}
-	})
+	paramstest.FuzzGenesis(f, types.DefaultGenesis(),
+		`{"params":{"payment_denoms":["ugpu","ugpu"],"max_windows":4294967295}}`,
+	)
 }

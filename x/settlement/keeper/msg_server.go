@@ -3,8 +3,6 @@ package keeper
 import (
 	"context"
 
-	sdk "github.com/cosmos/cosmos-sdk/types"
-
 	"github.com/idlegpu/idlegpu/x/internal/check"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -22,20 +20,8 @@ func NewMsgServerImpl(k Keeper) types.MsgServer {
 
 // UpdateParams replaces the params; only the module authority may call it.
 func (m msgServer) UpdateParams(ctx context.Context, msg *types.MsgUpdateParams) (*types.MsgUpdateParamsResponse, error) {
-	sdkCtx := sdk.UnwrapSDKContext(ctx)
-	if err := check.Authority(sdkCtx, m.authority, msg.Authority, types.ErrInvalidAuthority); err != nil {
-		return nil, err
-	}
-	if err := msg.Params.Validate(); err != nil {
-		return nil, err
-	}
-	if err := m.Params.Set(ctx, msg.Params); err != nil {
-		return nil, err
-	}
-	if err := sdkCtx.EventManager().EmitTypedEvent(&types.EventParamsUpdated{
-		Authority: msg.Authority,
-		Params:    msg.Params,
-	}); err != nil {
+	event := &types.EventParamsUpdated{Authority: msg.Authority, Params: msg.Params}
+	if err := check.UpdateParams(ctx, m.authority, msg.Authority, msg.Params, m.Params, types.ErrInvalidAuthority, event); err != nil {
 		return nil, err
 	}
 	return &types.MsgUpdateParamsResponse{}, nil
