@@ -11,10 +11,12 @@ import (
 	minttypes "github.com/cosmos/cosmos-sdk/x/mint/types"
 	protocolpooltypes "github.com/cosmos/cosmos-sdk/x/protocolpool/types"
 	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
+
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 // moduleAccPerms lists every module account and what it may do with coins.
-// The market modules add theirs (stake, escrow, rewards) as they gain state.
+// The market modules add theirs (escrow, rewards) as they gain state.
 var moduleAccPerms = []*authmodulev1.ModuleAccountPermission{
 	{Account: authtypes.FeeCollectorName},
 	{Account: distrtypes.ModuleName},
@@ -24,6 +26,8 @@ var moduleAccPerms = []*authmodulev1.ModuleAccountPermission{
 	{Account: stakingtypes.BondedPoolName, Permissions: []string{authtypes.Burner, stakingtypes.ModuleName}},
 	{Account: stakingtypes.NotBondedPoolName, Permissions: []string{authtypes.Burner, stakingtypes.ModuleName}},
 	{Account: govtypes.ModuleName, Permissions: []string{authtypes.Burner}},
+	// x/provider holds bonded and unbonding stake and burns slashed stake.
+	{Account: providertypes.ModuleName, Permissions: []string{authtypes.Burner}},
 }
 
 // receivingModules may be sent coins by users; every other module account is

@@ -27,7 +27,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	gen0 := apptesting.Genesis(t, a, apptesting.NewValidator(), accs)
 	params := providertypes.DefaultParams()
 	params.InitialReliabilityBps = 8000
-	gen0[providertypes.ModuleName] = a.AppCodec().MustMarshalJSON(&providertypes.GenesisState{Params: params})
+	gen0[providertypes.ModuleName] = a.AppCodec().MustMarshalJSON(&providertypes.GenesisState{Params: params, NextUnbondingId: 1})
 	apptesting.InitChain(t, a, gen0)
 	apptesting.NextBlock(t, a)
 	res := apptesting.DeliverTx(t, a, accs[1], banktypes.NewMsgSend(accs[1].Address, accs[2].Address,

@@ -1,6 +1,7 @@
 package auction
 
 import (
+	"cosmossdk.io/core/address"
 	"cosmossdk.io/core/appmodule"
 	"cosmossdk.io/core/store"
 	"cosmossdk.io/depinject"
@@ -11,7 +12,6 @@ import (
 	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/keeper"
-	"github.com/idlegpu/idlegpu/x/auction/types"
 	modulev1 "github.com/idlegpu/idlegpu/x/auction/types/module"
 )
 
@@ -23,10 +23,10 @@ func init() {
 type ModuleInputs struct {
 	depinject.In
 
-	Config        *modulev1.Module
-	Codec         codec.Codec
-	StoreService  store.KVStoreService
-	AccountKeeper types.AccountKeeper
+	Config       *modulev1.Module
+	Codec        codec.Codec
+	StoreService store.KVStoreService
+	AddressCodec address.Codec
 }
 
 // ModuleOutputs are what the module gives the app container.
@@ -43,11 +43,11 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 	if in.Config.Authority != "" {
 		authority = authtypes.NewModuleAddressOrBech32Address(in.Config.Authority)
 	}
-	authorityAddr, err := in.AccountKeeper.AddressCodec().BytesToString(authority)
+	authorityAddr, err := in.AddressCodec.BytesToString(authority)
 	if err != nil {
 		panic(err)
 	}
 
-	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AccountKeeper.AddressCodec(), authorityAddr)
+	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, authorityAddr)
 	return ModuleOutputs{Keeper: k, Module: NewAppModule(k)}
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cosmossdk.io/core/address"
 	"cosmossdk.io/core/appmodule"
 	"cosmossdk.io/core/store"
 	"cosmossdk.io/depinject"
@@ -23,10 +24,11 @@ func init() {
 type ModuleInputs struct {
 	depinject.In
 
-	Config        *modulev1.Module
-	Codec         codec.Codec
-	StoreService  store.KVStoreService
-	AccountKeeper types.AccountKeeper
+	Config       *modulev1.Module
+	Codec        codec.Codec
+	StoreService store.KVStoreService
+	AddressCodec address.Codec
+	BankKeeper   types.BankKeeper
 }
 
 // ModuleOutputs are what the module gives the app container.
@@ -43,11 +45,11 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 	if in.Config.Authority != "" {
 		authority = authtypes.NewModuleAddressOrBech32Address(in.Config.Authority)
 	}
-	authorityAddr, err := in.AccountKeeper.AddressCodec().BytesToString(authority)
+	authorityAddr, err := in.AddressCodec.BytesToString(authority)
 	if err != nil {
 		panic(err)
 	}
 
-	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AccountKeeper.AddressCodec(), authorityAddr)
+	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.BankKeeper, authorityAddr)
 	return ModuleOutputs{Keeper: k, Module: NewAppModule(k)}
 }

@@ -31,6 +31,7 @@ var (
 	_ module.HasServices         = AppModule{}
 	_ module.HasConsensusVersion = AppModule{}
 	_ appmodule.AppModule        = AppModule{}
+	_ appmodule.HasEndBlocker    = AppModule{}
 )
 
 // AppModule is the x/provider module.
@@ -106,4 +107,9 @@ func (am AppModule) ExportGenesis(ctx sdk.Context, cdc codec.JSONCodec) json.Raw
 		panic(fmt.Errorf("failed to export %s genesis: %w", types.ModuleName, err))
 	}
 	return cdc.MustMarshalJSON(gs)
+}
+
+// EndBlock completes due unbondings (at most max_unbondings_per_block).
+func (am AppModule) EndBlock(ctx context.Context) error {
+	return am.keeper.EndBlocker(ctx)
 }

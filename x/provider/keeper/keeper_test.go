@@ -3,35 +3,40 @@ package keeper_test
 import (
 	"testing"
 
+	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
 	"github.com/stretchr/testify/suite"
 
 	"cosmossdk.io/core/address"
+	sdkmath "cosmossdk.io/math"
 
 	addresscodec "github.com/cosmos/cosmos-sdk/codec/address"
-	"github.com/cosmos/cosmos-sdk/runtime"
-	storetypes "github.com/cosmos/cosmos-sdk/store/v2/types"
-	"github.com/cosmos/cosmos-sdk/testutil"
 	sdk "github.com/cosmos/cosmos-sdk/types"
-	moduletestutil "github.com/cosmos/cosmos-sdk/types/module/testutil"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
-	"github.com/idlegpu/idlegpu/x/provider"
+	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/apptesting"
 	"github.com/idlegpu/idlegpu/x/provider/keeper"
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
 
-// KeeperTestSuite runs the keeper over a real store with the module's own
-// codec; the other modules it will call are narrow interfaces, mocked per test.
+// startBalance funds every test account: 1,000,000 GPU.
+var startBalance = sdkmath.NewInt(1_000_000_000_000)
+
+// KeeperTestSuite runs the keeper inside the real app, so stake moves
+// through the real x/bank and every amount, balance and supply asserted is
+// the chain's own.
 type KeeperTestSuite struct {
 	suite.Suite
 
+	app         *app.App
 	ctx         sdk.Context
 	addrCodec   address.Codec
 	authority   string
 	keeper      keeper.Keeper
 	msgServer   types.MsgServer
 	queryServer types.QueryServer
+	accs        []apptesting.Account
 }
 
 func TestKeeperTestSuite(t *testing.T) {
@@ -39,17 +44,23 @@ func TestKeeperTestSuite(t *testing.T) {
 }
 
 func (s *KeeperTestSuite) SetupTest() {
-	key := storetypes.NewKVStoreKey(types.StoreKey)
-	tctx := testutil.DefaultContextWithDB(s.T(), key, storetypes.NewTransientStoreKey("transient_test"))
-	s.ctx = tctx.Ctx.WithEventManager(sdk.NewEventManager())
-	encCfg := moduletestutil.MakeTestEncodingConfig(provider.AppModule{})
-
-	s.addrCodec = addresscodec.NewBech32Codec("idle")
+	s.accs = apptesting.NewAccounts(5, sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance)))
+	s.app = apptesting.Setup(s.T(), s.accs)
+	s.ctx = s.app.NewNextBlockContext(cmtproto.Header{
+		ChainID: apptesting.ChainID,
+		Height:  s.app.LastBlockHeight() + 1,
+		Time:    apptesting.GenesisTime.Add(apptesting.BlockInterval * 2),
+	})
+	s.addrCodec = addresscodec.NewBech32Codec(app.Bech32Prefix)
 	s.authority = s.addr(authtypes.NewModuleAddress(govtypes.ModuleName))
-	s.keeper = keeper.NewKeeper(encCfg.Codec, runtime.NewKVStoreService(key), s.addrCodec, s.authority)
+	s.keeper = s.app.ProviderKeeper
 	s.msgServer = keeper.NewMsgServerImpl(s.keeper)
 	s.queryServer = keeper.NewQuerier(s.keeper)
-	s.Require().NoError(s.keeper.InitGenesis(s.ctx, types.DefaultGenesis()))
+}
+
+// TearDownTest requires the module's invariants to hold after every test.
+func (s *KeeperTestSuite) TearDownTest() {
+	s.Require().NoError(s.keeper.CheckInvariants(s.ctx))
 }
 
 // addr renders an address with the chain's prefix.
@@ -67,5 +78,5 @@ func (s *KeeperTestSuite) TestNewKeeperRejectsBadAuthority() {
 		s.Require().ErrorContains(err, `invalid provider authority address "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn"`)
 		s.Require().ErrorContains(err, "expected 'idle' got 'cosmos'")
 	}()
-	keeper.NewKeeper(nil, nil, s.addrCodec, "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn")
+	keeper.NewKeeper(nil, nil, s.addrCodec, nil, "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn")
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
 
+// msgServer handles x/provider's messages. Every handler checks all of its
+// input before it writes anything, so a rejected message changes nothing.
 type msgServer struct {
 	Keeper
 }

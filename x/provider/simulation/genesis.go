@@ -24,11 +24,15 @@ func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 		FraudReporterShareBps:  uint32(r.Intn(10_001)),
 		InitialReliabilityBps:  uint32(r.Intn(10_001)),
 		MaxGpusPerProvider:     uint32(r.Intn(4096) + 1),
+		MaxGpusPerMsg:          uint32(r.Intn(128) + 1),
+		MaxAgents:              uint32(r.Intn(16)),
+		MaxUnbondingEntries:    uint32(r.Intn(10) + 1),
+		MaxUnbondingsPerBlock:  uint32(r.Intn(500) + 1),
 	}
 }
 
 // RandomizedGenState writes a random valid x/provider genesis into simState.
 func RandomizedGenState(simState *module.SimulationState) {
-	gs := types.GenesisState{Params: RandomParams(simState.Rand, simState.BondDenom)}
+	gs := types.GenesisState{Params: RandomParams(simState.Rand, simState.BondDenom), NextUnbondingId: 1}
 	simState.GenState[types.ModuleName] = simState.Cdc.MustMarshalJSON(&gs)
 }

@@ -1,9 +1,16 @@
 package types
 
-import "cosmossdk.io/core/address"
+import (
+	"context"
 
-// AccountKeeper is the part of x/auth the module uses.
-type AccountKeeper interface {
-	// AddressCodec encodes and decodes the chain's bech32 account addresses.
-	AddressCodec() address.Codec
+	sdk "github.com/cosmos/cosmos-sdk/types"
+)
+
+// BankKeeper is the part of x/bank the module uses: stake moves between the
+// operator and the module account, slashes pay the beneficiary and burn the rest.
+type BankKeeper interface {
+	SendCoinsFromAccountToModule(ctx context.Context, sender sdk.AccAddress, recipientModule string, amt sdk.Coins) error
+	SendCoinsFromModuleToAccount(ctx context.Context, senderModule string, recipient sdk.AccAddress, amt sdk.Coins) error
+	BurnCoins(ctx context.Context, moduleName string, amt sdk.Coins) error
+	GetBalance(ctx context.Context, addr sdk.AccAddress, denom string) sdk.Coin
 }

@@ -12,8 +12,24 @@ const (
 )
 
 // Store prefixes. Never reuse or renumber one: the bytes are in every node's
-// database. Later state (providers, GPUs, unbonding queue) takes the next free numbers.
+// database.
 var (
 	// ParamsKey holds the module Params (Item).
 	ParamsKey = collections.NewPrefix(0)
+	// ProvidersKey maps operator address → Provider.
+	ProvidersKey = collections.NewPrefix(1)
+	// GPUsKey maps GPU UUID → GPU: a UUID belongs to at most one provider.
+	GPUsKey = collections.NewPrefix(2)
+	// ProviderGPUsKey is the set of (operator, UUID): a provider's GPUs in UUID order.
+	ProviderGPUsKey = collections.NewPrefix(3)
+	// ReputationsKey maps operator address → Reputation.
+	ReputationsKey = collections.NewPrefix(4)
+	// UnbondingsKey maps unbonding id → UnbondingEntry.
+	UnbondingsKey = collections.NewPrefix(5)
+	// UnbondingQueueKey is the set of (completes_at, id): EndBlock walks it in time order.
+	UnbondingQueueKey = collections.NewPrefix(6)
+	// ProviderUnbondingsKey is the set of (operator, id): what a slash must reach.
+	ProviderUnbondingsKey = collections.NewPrefix(7)
+	// UnbondingSeqKey is the next unbonding id (Sequence).
+	UnbondingSeqKey = collections.NewPrefix(8)
 )

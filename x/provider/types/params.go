@@ -30,6 +30,16 @@ const (
 	DefaultInitialReliabilityBps uint32 = 9000
 	// DefaultMaxGPUsPerProvider bounds one provider's registered GPUs.
 	DefaultMaxGPUsPerProvider uint32 = 1024
+	// DefaultMaxGPUsPerMsg bounds the GPUs of one MsgRegisterGPUs (a full
+	// 8-GPU server many times over, well inside a block's gas).
+	DefaultMaxGPUsPerMsg uint32 = 64
+	// DefaultMaxAgents bounds a provider's agent addresses.
+	DefaultMaxAgents uint32 = 8
+	// DefaultMaxUnbondingEntries bounds a provider's open unbondings (the
+	// SDK's staking module allows 7 per delegation too).
+	DefaultMaxUnbondingEntries uint32 = 7
+	// DefaultMaxUnbondingsPerBlock bounds the unbondings one EndBlock completes.
+	DefaultMaxUnbondingsPerBlock uint32 = 100
 )
 
 // DefaultParams returns the default x/provider parameters, staked in the
@@ -44,6 +54,10 @@ func DefaultParams() Params {
 		FraudReporterShareBps:  DefaultFraudReporterShareBps,
 		InitialReliabilityBps:  DefaultInitialReliabilityBps,
 		MaxGpusPerProvider:     DefaultMaxGPUsPerProvider,
+		MaxGpusPerMsg:          DefaultMaxGPUsPerMsg,
+		MaxAgents:              DefaultMaxAgents,
+		MaxUnbondingEntries:    DefaultMaxUnbondingEntries,
+		MaxUnbondingsPerBlock:  DefaultMaxUnbondingsPerBlock,
 	}
 }
 
@@ -58,12 +72,23 @@ func (p Params) Validate() error {
 		check.Bps("fraud_reporter_share_bps", p.FraudReporterShareBps),
 		check.Bps("initial_reliability_bps", p.InitialReliabilityBps),
 		check.Positive("max_gpus_per_provider", p.MaxGpusPerProvider),
+		check.Positive("max_gpus_per_msg", p.MaxGpusPerMsg),
+		check.Positive("max_unbonding_entries", p.MaxUnbondingEntries),
+		check.Positive("max_unbondings_per_block", p.MaxUnbondingsPerBlock),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
 		}
 	}
 	return nil
+}
+
+// StakeDenom is the denom stake is bonded in.
+func (p Params) StakeDenom() string { return p.MinStakePerGpu.Denom }
+
+// RequiredStake is the stake n committed GPUs need.
+func (p Params) RequiredStake(n uint32) math.Int {
+	return p.MinStakePerGpu.Amount.MulRaw(int64(n))
 }
 
 // UnbondingPeriod is how long unbonding stake stays slashable.

@@ -1,0 +1,207 @@
+package keeper
+
+import (
+	"context"
+	"errors"
+
+	"cosmossdk.io/collections"
+	errorsmod "cosmossdk.io/errors"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/provider/types"
+)
+
+// GPUOwner returns the operator of the provider that owns the GPU, or ErrGPUNotFound.
+func (k Keeper) GPUOwner(ctx context.Context, uuid string) (sdk.AccAddress, error) {
+	g, err := k.gpu(ctx, uuid)
+	if err != nil {
+		return nil, err
+	}
+	return k.operator(g.Provider)
+}
+
+// GPUs returns a provider's GPUs in UUID order. The list is bounded by
+// max_gpus_per_provider.
+func (k Keeper) GPUs(ctx context.Context, provider sdk.AccAddress) ([]types.GPU, error) {
+	iter, err := k.ProviderGPUs.Iterate(ctx, collections.NewPrefixedPairRange[sdk.AccAddress, string](provider))
+	if err != nil {
+		return nil, err
+	}
+	defer iter.Close()
+	var gpus []types.GPU
+	for ; iter.Valid(); iter.Next() {
+		key, err := iter.Key()
+		if err != nil {
+			return nil, err
+		}
+		g, err := k.GPUsByUUID.Get(ctx, key.K2())
+		if err != nil {
+			return nil, err
+		}
+		gpus = append(gpus, g)
+	}
+	return gpus, nil
+}
+
+// CanCommitGPUs returns nil when the provider is ACTIVE and its stake
+// covers min_stake_per_gpu × (its committed GPUs + n); otherwise
+// ErrProviderNotActive or ErrInsufficientStake saying by how much.
+func (k Keeper) CanCommitGPUs(ctx context.Context, provider sdk.AccAddress, n uint32) error {
+	p, err := k.Provider(ctx, provider)
+	if err != nil {
+		return err
+	}
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return err
+	}
+	return canCommit(p, params, n)
+}
+
+func canCommit(p types.Provider, params types.Params, n uint32) error {
+	if p.Status != types.PROVIDER_STATUS_ACTIVE {
+		return errorsmod.Wrapf(types.ErrProviderNotActive, "%s is %s", p.Operator, p.Status)
+	}
+	need := params.RequiredStake(p.CommittedGpus + n)
+	if p.Stake.Amount.LT(need) {
+		return errorsmod.Wrapf(types.ErrInsufficientStake, "%d committed GPUs need %s%s, stake is %s",
+			p.CommittedGpus+n, need, params.StakeDenom(), p.Stake)
+	}
+	return nil
+}
+
+// CommitGPUs marks the provider's GPUs as in an offer or lease, after
+// CanCommitGPUs for their number. Every UUID must be the provider's, listed
+// once and not committed already (ErrGPUCommitted: it is in another offer).
+// x/offer calls it when GPUs enter an offer.
+func (k Keeper) CommitGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error {
+	p, err := k.Provider(ctx, provider)
+	if err != nil {
+		return err
+	}
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return err
+	}
+	if err := canCommit(p, params, uint32(len(uuids))); err != nil {
+		return err
+	}
+	gpus, err := k.ownedGPUs(ctx, p, uuids)
+	if err != nil {
+		return err
+	}
+	for _, g := range gpus {
+		if g.Committed {
+			return errorsmod.Wrapf(types.ErrGPUCommitted, "%s", g.Uuid)
+		}
+	}
+	for _, g := range gpus {
+		g.Committed = true
+		if err := k.GPUsByUUID.Set(ctx, g.Uuid, g); err != nil {
+			return err
+		}
+	}
+	p.CommittedGpus += uint32(len(gpus))
+	return k.setProvider(ctx, provider, p)
+}
+
+// ReleaseGPUs clears the committed mark of the provider's GPUs (they left
+// their offer and have no lease). Releasing is allowed in any status, so a
+// jailed or tombstoned provider's GPUs can be freed as their leases end.
+func (k Keeper) ReleaseGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error {
+	p, err := k.Provider(ctx, provider)
+	if err != nil {
+		return err
+	}
+	gpus, err := k.ownedGPUs(ctx, p, uuids)
+	if err != nil {
+		return err
+	}
+	for _, g := range gpus {
+		if !g.Committed {
+			return errorsmod.Wrapf(types.ErrGPUNotCommitted, "%s", g.Uuid)
+		}
+	}
+	for _, g := range gpus {
+		g.Committed = false
+		if err := k.GPUsByUUID.Set(ctx, g.Uuid, g); err != nil {
+			return err
+		}
+	}
+	p.CommittedGpus -= uint32(len(gpus))
+	return k.setProvider(ctx, provider, p)
+}
+
+// ownedGPUs loads uuids, each of which must be p's and listed once.
+func (k Keeper) ownedGPUs(ctx context.Context, p types.Provider, uuids []string) ([]types.GPU, error) {
+	seen := make(map[string]bool, len(uuids))
+	gpus := make([]types.GPU, 0, len(uuids))
+	for _, uuid := range uuids {
+		if seen[uuid] {
+			return nil, errorsmod.Wrapf(types.ErrDuplicateGPU, "%s", uuid)
+		}
+		seen[uuid] = true
+		g, err := k.gpu(ctx, uuid)
+		if err != nil {
+			return nil, err
+		}
+		if g.Provider != p.Operator {
+			return nil, errorsmod.Wrapf(types.ErrGPUNotFound, "%s is not a GPU of %s", uuid, p.Operator)
+		}
+		gpus = append(gpus, g)
+	}
+	return gpus, nil
+}
+
+func (k Keeper) gpu(ctx context.Context, uuid string) (types.GPU, error) {
+	g, err := k.GPUsByUUID.Get(ctx, uuid)
+	if errors.Is(err, collections.ErrNotFound) {
+		return g, errorsmod.Wrapf(types.ErrGPUNotFound, "%s", uuid)
+	}
+	return g, err
+}
+
+// registerGPUs binds validated inventories to the provider (the msg server
+// has checked the signer, the count and the UUIDs).
+func (k Keeper) registerGPUs(ctx context.Context, provider sdk.AccAddress, p types.Provider, infos []types.GPUInfo) ([]string, error) {
+	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	fingerprints := make([]string, len(infos))
+	for i, info := range infos {
+		g := types.GPU{
+			Uuid:          info.Uuid,
+			Provider:      p.Operator,
+			Model:         info.Model,
+			MemoryMib:     info.MemoryMib,
+			PciBusId:      info.PciBusId,
+			DriverVersion: info.DriverVersion,
+			VbiosVersion:  info.VbiosVersion,
+			Fingerprint:   info.Fingerprint(),
+			RegisteredAt:  now,
+		}
+		if err := k.GPUsByUUID.Set(ctx, g.Uuid, g); err != nil {
+			return nil, err
+		}
+		if err := k.ProviderGPUs.Set(ctx, collections.Join(provider, g.Uuid)); err != nil {
+			return nil, err
+		}
+		fingerprints[i] = g.Fingerprint
+	}
+	p.GpuCount += uint32(len(infos))
+	return fingerprints, k.setProvider(ctx, provider, p)
+}
+
+// deregisterGPU unbinds a GPU that is not committed.
+func (k Keeper) deregisterGPU(ctx context.Context, provider sdk.AccAddress, p types.Provider, g types.GPU) error {
+	if g.Committed {
+		return errorsmod.Wrapf(types.ErrGPUCommitted, "%s: close its offer first", g.Uuid)
+	}
+	if err := k.GPUsByUUID.Remove(ctx, g.Uuid); err != nil {
+		return err
+	}
+	if err := k.ProviderGPUs.Remove(ctx, collections.Join(provider, g.Uuid)); err != nil {
+		return err
+	}
+	p.GpuCount--
+	return k.setProvider(ctx, provider, p)
+}

@@ -1,0 +1,149 @@
+package keeper
+
+import (
+	"context"
+	"time"
+
+	errorsmod "cosmossdk.io/errors"
+	"cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/internal/check"
+	"github.com/idlegpu/idlegpu/x/provider/types"
+)
+
+// Slash takes fractionBps of the provider's bonded stake and of each of its
+// unbonding entries (unbonding does not escape a slash), each part rounded
+// down. Of the total, fraud_reporter_share_bps goes to beneficiary and the
+// rest is burned; with no beneficiary everything is burned. It returns the
+// total taken. A fraud slash also counts in the provider's reputation;
+// tombstoning is a separate call (Tombstone).
+func (k Keeper) Slash(ctx context.Context, provider sdk.AccAddress, fractionBps uint32, reason types.SlashReason, beneficiary sdk.AccAddress) (sdk.Coin, error) {
+	if err := check.NonZeroBps("fraction", fractionBps); err != nil {
+		return sdk.Coin{}, errorsmod.Wrap(types.ErrInvalidSlash, err.Error())
+	}
+	if reason != types.SLASH_REASON_LIVENESS && reason != types.SLASH_REASON_FRAUD {
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrInvalidSlash, "reason %s", reason)
+	}
+	p, err := k.Provider(ctx, provider)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	denom := p.Stake.Denom
+
+	fromStake := bpsOf(p.Stake.Amount, fractionBps)
+	p.Stake.Amount = p.Stake.Amount.Sub(fromStake)
+	total := fromStake
+
+	entries, err := k.providerUnbondings(ctx, provider)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	for _, e := range entries {
+		cut := bpsOf(e.Amount.Amount, fractionBps)
+		if cut.IsZero() {
+			continue
+		}
+		total = total.Add(cut)
+		p.Unbonding.Amount = p.Unbonding.Amount.Sub(cut)
+		e.Amount.Amount = e.Amount.Amount.Sub(cut)
+		if e.Amount.IsZero() {
+			err = k.removeUnbonding(ctx, provider, e)
+		} else {
+			err = k.Unbondings.Set(ctx, e.Id, e)
+		}
+		if err != nil {
+			return sdk.Coin{}, err
+		}
+	}
+
+	reward := math.ZeroInt()
+	if !beneficiary.Empty() {
+		reward = bpsOf(total, params.FraudReporterShareBps)
+	}
+	burned := total.Sub(reward)
+	if reward.IsPositive() {
+		if err := k.bank.SendCoinsFromModuleToAccount(ctx, types.ModuleName, beneficiary, sdk.NewCoins(sdk.NewCoin(denom, reward))); err != nil {
+			return sdk.Coin{}, errorsmod.Wrap(err, "paying the slash beneficiary")
+		}
+	}
+	if burned.IsPositive() {
+		if err := k.bank.BurnCoins(ctx, types.ModuleName, sdk.NewCoins(sdk.NewCoin(denom, burned))); err != nil {
+			return sdk.Coin{}, errorsmod.Wrap(err, "burning slashed stake")
+		}
+	}
+	if err := k.setProvider(ctx, provider, p); err != nil {
+		return sdk.Coin{}, err
+	}
+	if reason == types.SLASH_REASON_FRAUD {
+		if err := k.updateReputation(ctx, provider, func(r *types.Reputation) { r.Frauds++ }); err != nil {
+			return sdk.Coin{}, err
+		}
+	}
+
+	slashed := sdk.NewCoin(denom, total)
+	var beneficiaryStr string
+	if !beneficiary.Empty() {
+		beneficiaryStr = k.str(beneficiary)
+	}
+	return slashed, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventSlashed{
+		Provider:    p.Operator,
+		Reason:      reason,
+		FractionBps: fractionBps,
+		Slashed:     slashed,
+		Beneficiary: beneficiaryStr,
+		Reward:      sdk.NewCoin(denom, reward),
+		Burned:      sdk.NewCoin(denom, burned),
+	})
+}
+
+// Jail stops the provider from taking new work until `until` (a later jail
+// extends an earlier one). A tombstoned provider stays tombstoned.
+func (k Keeper) Jail(ctx context.Context, provider sdk.AccAddress, until time.Time) error {
+	p, err := k.Provider(ctx, provider)
+	if err != nil {
+		return err
+	}
+	if p.Status == types.PROVIDER_STATUS_TOMBSTONED {
+		return errorsmod.Wrapf(types.ErrTombstoned, "%s", p.Operator)
+	}
+	p.Status = types.PROVIDER_STATUS_JAILED
+	if until.After(p.JailedUntil) {
+		p.JailedUntil = until
+	}
+	if err := k.Providers.Set(ctx, provider, p); err != nil {
+		return err
+	}
+	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventJailed{
+		Provider: p.Operator, JailedUntil: p.JailedUntil,
+	})
+}
+
+// Tombstone ends the provider for good after provable fraud: it can never
+// bond, register GPUs or be matched again. Its GPUs stay bound to it, so
+// the same hardware cannot come back under a new name; what is left of its
+// stake can still be unbonded.
+func (k Keeper) Tombstone(ctx context.Context, provider sdk.AccAddress) error {
+	p, err := k.Provider(ctx, provider)
+	if err != nil {
+		return err
+	}
+	if p.Status == types.PROVIDER_STATUS_TOMBSTONED {
+		return nil
+	}
+	p.Status = types.PROVIDER_STATUS_TOMBSTONED
+	if err := k.Providers.Set(ctx, provider, p); err != nil {
+		return err
+	}
+	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventTombstoned{Provider: p.Operator})
+}
+
+// bpsOf is floor(amount × bps / 10000).
+func bpsOf(amount math.Int, bps uint32) math.Int {
+	return amount.MulRaw(int64(bps)).QuoRaw(check.MaxBps)
+}
