@@ -71,9 +71,10 @@ func canCommit(p types.Provider, params types.Params, n uint32) error {
 	return nil
 }
 
-// CommitGPUs marks the provider's GPUs as in an offer or lease, after
-// CanCommitGPUs for their number. Every UUID must be the provider's, listed
-// once and not committed already (ErrGPUCommitted: it is in another offer).
+// CommitGPUs marks the provider's GPUs as in an offer or lease. Every UUID
+// must be the provider's, listed once and not committed already
+// (ErrGPUCommitted: it is in another offer), and CanCommitGPUs must hold for
+// their number.
 // x/offer calls it when GPUs enter an offer.
 func (k Keeper) CommitGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error {
 	p, err := k.Provider(ctx, provider)
@@ -84,9 +85,6 @@ func (k Keeper) CommitGPUs(ctx context.Context, provider sdk.AccAddress, uuids [
 	if err != nil {
 		return err
 	}
-	if err := canCommit(p, params, uint32(len(uuids))); err != nil {
-		return err
-	}
 	gpus, err := k.ownedGPUs(ctx, p, uuids)
 	if err != nil {
 		return err
@@ -95,6 +93,9 @@ func (k Keeper) CommitGPUs(ctx context.Context, provider sdk.AccAddress, uuids [
 		if g.Committed {
 			return errorsmod.Wrapf(types.ErrGPUCommitted, "%s", g.Uuid)
 		}
+	}
+	if err := canCommit(p, params, uint32(len(gpus))); err != nil {
+		return err
 	}
 	for _, g := range gpus {
 		g.Committed = true

@@ -65,10 +65,3 @@ func TestParamsValidate(t *testing.T) {
 	p.InitialReliabilityBps = 10_000
 	require.NoError(t, p.Validate())
 }
-
-func TestGenesisValidate(t *testing.T) {
-	require.NoError(t, types.DefaultGenesis().Validate())
-	gs := types.DefaultGenesis()
-	gs.Params.MaxGpusPerProvider = 0
-	require.ErrorIs(t, gs.Validate(), types.ErrInvalidGenesis)
-}
