@@ -68,6 +68,35 @@ func (n node) cli(args ...string) []byte {
 	return out
 }
 
+// tx signs and broadcasts a tx from alice's key and waits until it is in a
+// block, requiring it to succeed.
+func (n node) tx(args ...string) {
+	n.t.Helper()
+	args = append(args, "--from", "alice", "--gas", "400000", "--fees", "1000ugpu", "--yes", "-o", "json")
+	var res struct {
+		Code   uint32 `json:"code"`
+		TxHash string `json:"txhash"`
+		RawLog string `json:"raw_log"`
+	}
+	require.NoError(n.t, json.Unmarshal(n.cli(append([]string{"tx"}, args...)...), &res))
+	require.Zero(n.t, res.Code, "check tx: %s", res.RawLog)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, err := exec.Command(idlegpud, "q", "tx", res.TxHash, "-o", "json", "--home", n.home, "--node", n.rpc).Output()
+		if err == nil {
+			var included struct {
+				Code   uint32 `json:"code"`
+				RawLog string `json:"raw_log"`
+			}
+			require.NoError(n.t, json.Unmarshal(out, &included))
+			require.Zero(n.t, included.Code, "%s: %s", strings.Join(args, " "), included.RawLog)
+			return
+		}
+		require.True(n.t, time.Now().Before(deadline), "tx %s not in a block after 30s", res.TxHash)
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
 func (n node) height() int64 {
 	n.t.Helper()
 	var st struct {
@@ -162,6 +191,35 @@ func TestMakeNode(t *testing.T) {
 		require.Zero(t, res.Code, string(out))
 		n.waitHeight(n.height()+2, 30*time.Second)
 		require.Contains(t, compact(t, n.cli("q", "bank", "balance", to, "ugpu", "-o", "json")), `"amount":"4242"`)
+	})
+
+	t.Run("a provider registers, binds two GPUs, bonds and unbonds", func(t *testing.T) {
+		out, err := exec.Command(idlegpud, "keys", "show", "alice", "-a", "--keyring-backend", "test", "--home", n.home).Output()
+		require.NoError(t, err)
+		alice := strings.TrimSpace(string(out))
+		inventory := filepath.Join(t.TempDir(), "inventory.json")
+		require.NoError(t, os.WriteFile(inventory, []byte(`{"gpus": [
+			{"uuid": "GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab", "model": "NVIDIA H100 80GB HBM3", "memory_mib": "81559",
+			 "pci_bus_id": "00000000:3B:00.0", "driver_version": "550.54.15", "vbios_version": "96.00.89.00.01"},
+			{"uuid": "GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ac", "model": "NVIDIA H100 80GB HBM3", "memory_mib": "81559",
+			 "pci_bus_id": "00000000:3C:00.0", "driver_version": "550.54.15", "vbios_version": "96.00.89.00.01"}]}`), 0o600))
+
+		n.tx("provider", "register-provider", "Alice rack", "eu-de-fra1", "http://127.0.0.1:9180")
+		n.tx("provider", "register-gpus", inventory)
+		n.tx("provider", "bond", "200000000ugpu")
+		n.tx("provider", "unbond", "50000000ugpu")
+
+		p := compact(t, n.cli("q", "provider", "provider", alice, "-o", "json"))
+		require.Contains(t, p, `"status":"PROVIDER_STATUS_ACTIVE"`)
+		require.Contains(t, p, `"gpu_count":2`)
+		require.Contains(t, p, `"stake":{"denom":"ugpu","amount":"150000000"}`)
+		require.Contains(t, p, `"unbonding":{"denom":"ugpu","amount":"50000000"}`)
+		gpus := compact(t, n.cli("q", "provider", "gpus", alice, "-o", "json"))
+		require.Contains(t, gpus, `"uuid":"GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab"`)
+		require.Contains(t, gpus, `"fingerprint":"97f05a3b52b7a39b95bae21f34529fc682bfd96c8aa5f2ce36ca1573e9296426"`)
+		unbondings := compact(t, n.cli("q", "provider", "unbondings", alice, "-o", "json"))
+		require.Contains(t, unbondings, `"id":"1"`)
+		require.Contains(t, unbondings, `"amount":{"denom":"ugpu","amount":"50000000"}`)
 	})
 
 	// Ctrl-C stops the node and the script cleanly.
