@@ -71,9 +71,17 @@ func setupStateFactory(a *app.App) simsx.SimStateFactory {
 }
 
 // TestFullAppSimulation runs random blocks of random messages of every module
-// (the market modules' gov proposals included) and checks the export.
+// (the market modules' gov proposals included), checks the export, and then
+// the market modules' invariants.
 func TestFullAppSimulation(t *testing.T) {
-	simsx.RunWithSeeds(t, newSimApp, setupStateFactory, seeds(t), nil)
+	simsx.RunWithSeeds(t, newSimApp, setupStateFactory, seeds(t), nil, checkInvariants)
+}
+
+// checkInvariants runs every market module's invariants on the final state.
+func checkInvariants(tb testing.TB, ti simsx.TestInstance[*app.App], _ []simtypes.Account) {
+	tb.Helper()
+	ctx := ti.App.NewContextLegacy(true, cmtproto.Header{Height: ti.App.LastBlockHeight()})
+	require.NoError(tb, ti.App.ProviderKeeper.CheckInvariants(ctx))
 }
 
 // TestAppImportExport exports a simulated chain, imports it into a fresh app

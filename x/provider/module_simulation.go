@@ -26,8 +26,18 @@ func (AppModule) ProposalMsgsX(weights simsx.WeightSource, reg simsx.Registry) {
 	reg.Add(weights.Get("msg_update_provider_params", 50), simulation.MsgUpdateParamsFactory())
 }
 
-// WeightedOperations returns nothing: simsx uses WeightedOperationsX, which
-// the module adds with its first user message.
+// WeightedOperationsX registers the module's messages with the simulator.
+func (am AppModule) WeightedOperationsX(weights simsx.WeightSource, reg simsx.Registry) {
+	reg.Add(weights.Get("msg_register_provider", 30), simulation.MsgRegisterProviderFactory(am.keeper))
+	reg.Add(weights.Get("msg_update_provider", 10), simulation.MsgUpdateProviderFactory(am.keeper))
+	reg.Add(weights.Get("msg_register_gpus", 40), simulation.MsgRegisterGPUsFactory(am.keeper))
+	reg.Add(weights.Get("msg_deregister_gpu", 10), simulation.MsgDeregisterGPUFactory(am.keeper))
+	reg.Add(weights.Get("msg_bond", 40), simulation.MsgBondFactory(am.keeper))
+	reg.Add(weights.Get("msg_unbond", 20), simulation.MsgUnbondFactory(am.keeper))
+}
+
+// WeightedOperations is the legacy simulator hook; simsx uses
+// WeightedOperationsX instead.
 func (AppModule) WeightedOperations(module.SimulationState) []simtypes.WeightedOperation {
 	return nil
 }

@@ -169,3 +169,9 @@ func (k Keeper) completeUnbonding(ctx context.Context, id uint64) error {
 		Provider: e.Provider, Id: e.Id, Amount: e.Amount,
 	})
 }
+
+// UnbondingEntries returns the provider's open unbonding entries, oldest first
+// (bounded by max_unbonding_entries).
+func (k Keeper) UnbondingEntries(ctx context.Context, operator sdk.AccAddress) ([]types.UnbondingEntry, error) {
+	return k.providerUnbondings(ctx, operator)
+}
