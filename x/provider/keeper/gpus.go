@@ -24,24 +24,7 @@ func (k Keeper) GPUOwner(ctx context.Context, uuid string) (sdk.AccAddress, erro
 // GPUs returns a provider's GPUs in UUID order. The list is bounded by
 // max_gpus_per_provider.
 func (k Keeper) GPUs(ctx context.Context, provider sdk.AccAddress) ([]types.GPU, error) {
-	iter, err := k.ProviderGPUs.Iterate(ctx, collections.NewPrefixedPairRange[sdk.AccAddress, string](provider))
-	if err != nil {
-		return nil, err
-	}
-	defer iter.Close()
-	var gpus []types.GPU
-	for ; iter.Valid(); iter.Next() {
-		key, err := iter.Key()
-		if err != nil {
-			return nil, err
-		}
-		g, err := k.GPUsByUUID.Get(ctx, key.K2())
-		if err != nil {
-			return nil, err
-		}
-		gpus = append(gpus, g)
-	}
-	return gpus, nil
+	return collectOwned(ctx, k.ProviderGPUs, provider, k.GPUsByUUID)
 }
 
 // CanCommitGPUs returns nil when the provider is ACTIVE and its stake

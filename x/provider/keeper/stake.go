@@ -60,24 +60,7 @@ func (k Keeper) unbondingCount(ctx context.Context, operator sdk.AccAddress, lim
 // providerUnbondings returns the provider's unbonding entries by id. The
 // list is bounded by max_unbonding_entries.
 func (k Keeper) providerUnbondings(ctx context.Context, operator sdk.AccAddress) ([]types.UnbondingEntry, error) {
-	iter, err := k.ProviderUnbondings.Iterate(ctx, collections.NewPrefixedPairRange[sdk.AccAddress, uint64](operator))
-	if err != nil {
-		return nil, err
-	}
-	defer iter.Close()
-	var entries []types.UnbondingEntry
-	for ; iter.Valid(); iter.Next() {
-		key, err := iter.Key()
-		if err != nil {
-			return nil, err
-		}
-		e, err := k.Unbondings.Get(ctx, key.K2())
-		if err != nil {
-			return nil, err
-		}
-		entries = append(entries, e)
-	}
-	return entries, nil
+	return collectOwned(ctx, k.ProviderUnbondings, operator, k.Unbondings)
 }
 
 func (k Keeper) setUnbonding(ctx context.Context, operator sdk.AccAddress, e types.UnbondingEntry) error {
