@@ -12,6 +12,7 @@ import (
 	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
 	"github.com/idlegpu/idlegpu/x/offer/keeper"
+	"github.com/idlegpu/idlegpu/x/offer/types"
 	modulev1 "github.com/idlegpu/idlegpu/x/offer/types/module"
 )
 
@@ -27,6 +28,9 @@ type ModuleInputs struct {
 	Codec        codec.Codec
 	StoreService store.KVStoreService
 	AddressCodec address.Codec
+	// ProviderKeeper is x/provider's keeper, through the narrow interface
+	// this module declares.
+	ProviderKeeper types.ProviderKeeper
 }
 
 // ModuleOutputs are what the module gives the app container.
@@ -48,6 +52,6 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 		panic(err)
 	}
 
-	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, authorityAddr)
+	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.ProviderKeeper, authorityAddr)
 	return ModuleOutputs{Keeper: k, Module: NewAppModule(k)}
 }

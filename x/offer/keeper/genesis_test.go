@@ -8,7 +8,7 @@ func (s *KeeperTestSuite) TestGenesisRoundTrip() {
 	params := types.DefaultParams()
 	params.PaymentDenoms = []string{"ugpu", "uusdc"}
 	params.MaxOffersPerProvider = 4
-	gs := &types.GenesisState{Params: params}
+	gs := &types.GenesisState{Params: params, NextOfferId: 1}
 
 	s.Require().NoError(s.keeper.InitGenesis(s.ctx, gs))
 	exported, err := s.keeper.ExportGenesis(s.ctx)
@@ -26,5 +26,5 @@ func (s *KeeperTestSuite) TestInitGenesisRejectsInvalidState() {
 
 	got, err := s.keeper.Params.Get(s.ctx)
 	s.Require().NoError(err)
-	s.Require().Equal(types.DefaultParams(), got, "a rejected genesis writes nothing")
+	s.Require().Equal(marketParams(), got, "a rejected genesis writes nothing")
 }

@@ -10,7 +10,7 @@ import (
 func (s *KeeperTestSuite) TestQueryParams() {
 	res, err := s.queryServer.Params(s.ctx, &types.QueryParamsRequest{})
 	s.Require().NoError(err)
-	s.Require().Equal(types.DefaultParams(), res.Params)
+	s.Require().Equal(marketParams(), res.Params)
 
 	_, err = s.queryServer.Params(s.ctx, nil)
 	s.Require().Equal(codes.InvalidArgument, status.Code(err))

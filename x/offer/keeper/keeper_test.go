@@ -2,36 +2,44 @@ package keeper_test
 
 import (
 	"testing"
+	"time"
 
+	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
 	"github.com/stretchr/testify/suite"
 
 	"cosmossdk.io/core/address"
+	sdkmath "cosmossdk.io/math"
 
 	addresscodec "github.com/cosmos/cosmos-sdk/codec/address"
-	"github.com/cosmos/cosmos-sdk/runtime"
-	storetypes "github.com/cosmos/cosmos-sdk/store/v2/types"
-	"github.com/cosmos/cosmos-sdk/testutil"
 	sdk "github.com/cosmos/cosmos-sdk/types"
-	moduletestutil "github.com/cosmos/cosmos-sdk/types/module/testutil"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
-	"github.com/idlegpu/idlegpu/x/offer"
+	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/apptesting"
 	"github.com/idlegpu/idlegpu/x/offer/keeper"
 	"github.com/idlegpu/idlegpu/x/offer/types"
+	providerkeeper "github.com/idlegpu/idlegpu/x/provider/keeper"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
-// KeeperTestSuite runs the keeper over a real store with the module's own
-// codec; the other modules it will call are narrow interfaces, mocked per test.
+// startBalance funds every test account in both market denoms.
+var startBalance = sdkmath.NewInt(1_000_000_000_000)
+
+// KeeperTestSuite runs the keeper inside the real app: offers commit GPUs in
+// the real x/provider, so stake, jailing and GPU ownership are the chain's own.
 type KeeperTestSuite struct {
 	suite.Suite
 
+	app         *app.App
 	ctx         sdk.Context
 	addrCodec   address.Codec
 	authority   string
 	keeper      keeper.Keeper
 	msgServer   types.MsgServer
 	queryServer types.QueryServer
+	providers   providertypes.MsgServer
+	accs        []apptesting.Account
 }
 
 func TestKeeperTestSuite(t *testing.T) {
@@ -39,17 +47,26 @@ func TestKeeperTestSuite(t *testing.T) {
 }
 
 func (s *KeeperTestSuite) SetupTest() {
-	key := storetypes.NewKVStoreKey(types.StoreKey)
-	tctx := testutil.DefaultContextWithDB(s.T(), key, storetypes.NewTransientStoreKey("transient_test"))
-	s.ctx = tctx.Ctx.WithEventManager(sdk.NewEventManager())
-	encCfg := moduletestutil.MakeTestEncodingConfig(offer.AppModule{})
-
-	s.addrCodec = addresscodec.NewBech32Codec("idle")
+	s.accs = apptesting.NewAccounts(5, sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance), sdk.NewCoin(app.USDCDenom, startBalance)))
+	s.app = apptesting.Setup(s.T(), s.accs)
+	s.ctx = s.app.NewNextBlockContext(cmtproto.Header{
+		ChainID: apptesting.ChainID,
+		Height:  s.app.LastBlockHeight() + 1,
+		Time:    apptesting.GenesisTime.Add(apptesting.BlockInterval * 2),
+	})
+	s.addrCodec = addresscodec.NewBech32Codec(app.Bech32Prefix)
 	s.authority = s.addr(authtypes.NewModuleAddress(govtypes.ModuleName))
-	s.keeper = keeper.NewKeeper(encCfg.Codec, runtime.NewKVStoreService(key), s.addrCodec, s.authority)
+	s.keeper = s.app.OfferKeeper
 	s.msgServer = keeper.NewMsgServerImpl(s.keeper)
 	s.queryServer = keeper.NewQuerier(s.keeper)
-	s.Require().NoError(s.keeper.InitGenesis(s.ctx, types.DefaultGenesis()))
+	s.providers = providerkeeper.NewMsgServerImpl(s.app.ProviderKeeper)
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, marketParams()))
+}
+
+// TearDownTest requires both modules' invariants to hold after every test.
+func (s *KeeperTestSuite) TearDownTest() {
+	s.Require().NoError(s.keeper.CheckInvariants(s.ctx))
+	s.Require().NoError(s.app.ProviderKeeper.CheckInvariants(s.ctx))
 }
 
 // addr renders an address with the chain's prefix.
@@ -57,6 +74,11 @@ func (s *KeeperTestSuite) addr(bz []byte) string {
 	str, err := s.addrCodec.BytesToString(bz)
 	s.Require().NoError(err)
 	return str
+}
+
+// advance moves the block time forward by d.
+func (s *KeeperTestSuite) advance(d time.Duration) {
+	s.ctx = s.ctx.WithBlockTime(s.ctx.BlockTime().Add(d)).WithBlockHeight(s.ctx.BlockHeight() + 1)
 }
 
 func (s *KeeperTestSuite) TestNewKeeperRejectsBadAuthority() {
@@ -67,5 +89,5 @@ func (s *KeeperTestSuite) TestNewKeeperRejectsBadAuthority() {
 		s.Require().ErrorContains(err, `invalid offer authority address "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn"`)
 		s.Require().ErrorContains(err, "expected 'idle' got 'cosmos'")
 	}()
-	keeper.NewKeeper(nil, nil, s.addrCodec, "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn")
+	keeper.NewKeeper(nil, nil, s.addrCodec, nil, "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn")
 }

@@ -13,7 +13,7 @@ import (
 
 func (s *KeeperTestSuite) TestUpdateParams() {
 	changed := types.DefaultParams()
-	changed.PaymentDenoms = []string{"ugpu", "uusdc"}
+	changed.PaymentDenoms = []string{"uatom", "ugpu", "uusdc"}
 	changed.MaxWindows = 8
 	changed.MaxOffersPerProvider = 16
 
@@ -37,7 +37,7 @@ func (s *KeeperTestSuite) TestUpdateParams() {
 		EventType:           proto.MessageName(&types.EventParamsUpdated{}),
 		AddrCodec:           s.addrCodec,
 		Authority:           s.authority,
-		Default:             types.DefaultParams(),
+		Default:             marketParams(),
 		Changed:             changed,
 		Invalid:             invalid,
 		ErrInvalidAuthority: types.ErrInvalidAuthority,

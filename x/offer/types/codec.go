@@ -10,6 +10,9 @@ import (
 // proposals can carry them.
 func RegisterInterfaces(registry codectypes.InterfaceRegistry) {
 	registry.RegisterImplementations((*sdk.Msg)(nil),
+		&MsgCreateOffer{},
+		&MsgUpdateOffer{},
+		&MsgCloseOffer{},
 		&MsgUpdateParams{},
 	)
 	msgservice.RegisterMsgServiceDesc(registry, &_Msg_serviceDesc)

@@ -79,29 +79,369 @@ func (m *EventParamsUpdated) GetParams() Params {
 	return Params{}
 }
 
+// EventOfferCreated is emitted when an offer is created.
+type EventOfferCreated struct {
+	// offer is the new offer.
+	Offer Offer `protobuf:"bytes,1,opt,name=offer,proto3" json:"offer"`
+}
+
+func (m *EventOfferCreated) Reset()         { *m = EventOfferCreated{} }
+func (m *EventOfferCreated) String() string { return proto.CompactTextString(m) }
+func (*EventOfferCreated) ProtoMessage()    {}
+func (*EventOfferCreated) Descriptor() ([]byte, []int) {
+	return fileDescriptor_b0fc03defc8f1b12, []int{1}
+}
+func (m *EventOfferCreated) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventOfferCreated) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventOfferCreated.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventOfferCreated) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventOfferCreated.Merge(m, src)
+}
+func (m *EventOfferCreated) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventOfferCreated) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventOfferCreated.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventOfferCreated proto.InternalMessageInfo
+
+func (m *EventOfferCreated) GetOffer() Offer {
+	if m != nil {
+		return m.Offer
+	}
+	return Offer{}
+}
+
+// EventOfferUpdated is emitted when an offer's terms or status change.
+type EventOfferUpdated struct {
+	// offer is the offer after the change.
+	Offer Offer `protobuf:"bytes,1,opt,name=offer,proto3" json:"offer"`
+}
+
+func (m *EventOfferUpdated) Reset()         { *m = EventOfferUpdated{} }
+func (m *EventOfferUpdated) String() string { return proto.CompactTextString(m) }
+func (*EventOfferUpdated) ProtoMessage()    {}
+func (*EventOfferUpdated) Descriptor() ([]byte, []int) {
+	return fileDescriptor_b0fc03defc8f1b12, []int{2}
+}
+func (m *EventOfferUpdated) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventOfferUpdated) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventOfferUpdated.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventOfferUpdated) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventOfferUpdated.Merge(m, src)
+}
+func (m *EventOfferUpdated) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventOfferUpdated) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventOfferUpdated.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventOfferUpdated proto.InternalMessageInfo
+
+func (m *EventOfferUpdated) GetOffer() Offer {
+	if m != nil {
+		return m.Offer
+	}
+	return Offer{}
+}
+
+// EventOfferClosed is emitted when an offer is closed.
+type EventOfferClosed struct {
+	// offer_id is the closed offer.
+	OfferId uint64 `protobuf:"varint,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	// provider is its provider.
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// released_gpu_uuids are the GPUs freed at once.
+	ReleasedGpuUuids []string `protobuf:"bytes,3,rep,name=released_gpu_uuids,json=releasedGpuUuids,proto3" json:"released_gpu_uuids,omitempty"`
+	// leased_gpu_uuids are the GPUs freed when their leases end.
+	LeasedGpuUuids []string `protobuf:"bytes,4,rep,name=leased_gpu_uuids,json=leasedGpuUuids,proto3" json:"leased_gpu_uuids,omitempty"`
+}
+
+func (m *EventOfferClosed) Reset()         { *m = EventOfferClosed{} }
+func (m *EventOfferClosed) String() string { return proto.CompactTextString(m) }
+func (*EventOfferClosed) ProtoMessage()    {}
+func (*EventOfferClosed) Descriptor() ([]byte, []int) {
+	return fileDescriptor_b0fc03defc8f1b12, []int{3}
+}
+func (m *EventOfferClosed) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventOfferClosed) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventOfferClosed.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventOfferClosed) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventOfferClosed.Merge(m, src)
+}
+func (m *EventOfferClosed) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventOfferClosed) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventOfferClosed.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventOfferClosed proto.InternalMessageInfo
+
+func (m *EventOfferClosed) GetOfferId() uint64 {
+	if m != nil {
+		return m.OfferId
+	}
+	return 0
+}
+
+func (m *EventOfferClosed) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *EventOfferClosed) GetReleasedGpuUuids() []string {
+	if m != nil {
+		return m.ReleasedGpuUuids
+	}
+	return nil
+}
+
+func (m *EventOfferClosed) GetLeasedGpuUuids() []string {
+	if m != nil {
+		return m.LeasedGpuUuids
+	}
+	return nil
+}
+
+// EventOfferRemoved is emitted when a closed offer leaves state (its last
+// leased GPU was freed, or it had none).
+type EventOfferRemoved struct {
+	// offer_id is the removed offer.
+	OfferId uint64 `protobuf:"varint,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+}
+
+func (m *EventOfferRemoved) Reset()         { *m = EventOfferRemoved{} }
+func (m *EventOfferRemoved) String() string { return proto.CompactTextString(m) }
+func (*EventOfferRemoved) ProtoMessage()    {}
+func (*EventOfferRemoved) Descriptor() ([]byte, []int) {
+	return fileDescriptor_b0fc03defc8f1b12, []int{4}
+}
+func (m *EventOfferRemoved) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventOfferRemoved) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventOfferRemoved.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventOfferRemoved) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventOfferRemoved.Merge(m, src)
+}
+func (m *EventOfferRemoved) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventOfferRemoved) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventOfferRemoved.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventOfferRemoved proto.InternalMessageInfo
+
+func (m *EventOfferRemoved) GetOfferId() uint64 {
+	if m != nil {
+		return m.OfferId
+	}
+	return 0
+}
+
+// EventGPUsLeased is emitted when x/auction marks GPUs of an offer as leased.
+type EventGPUsLeased struct {
+	// offer_id is the offer.
+	OfferId uint64 `protobuf:"varint,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	// gpu_uuids are the GPUs now in a lease.
+	GpuUuids []string `protobuf:"bytes,2,rep,name=gpu_uuids,json=gpuUuids,proto3" json:"gpu_uuids,omitempty"`
+}
+
+func (m *EventGPUsLeased) Reset()         { *m = EventGPUsLeased{} }
+func (m *EventGPUsLeased) String() string { return proto.CompactTextString(m) }
+func (*EventGPUsLeased) ProtoMessage()    {}
+func (*EventGPUsLeased) Descriptor() ([]byte, []int) {
+	return fileDescriptor_b0fc03defc8f1b12, []int{5}
+}
+func (m *EventGPUsLeased) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventGPUsLeased) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventGPUsLeased.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventGPUsLeased) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventGPUsLeased.Merge(m, src)
+}
+func (m *EventGPUsLeased) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventGPUsLeased) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventGPUsLeased.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventGPUsLeased proto.InternalMessageInfo
+
+func (m *EventGPUsLeased) GetOfferId() uint64 {
+	if m != nil {
+		return m.OfferId
+	}
+	return 0
+}
+
+func (m *EventGPUsLeased) GetGpuUuids() []string {
+	if m != nil {
+		return m.GpuUuids
+	}
+	return nil
+}
+
+// EventGPUsFreed is emitted when x/auction frees GPUs at the end of a lease.
+type EventGPUsFreed struct {
+	// offer_id is the offer.
+	OfferId uint64 `protobuf:"varint,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	// gpu_uuids are the GPUs no longer in a lease.
+	GpuUuids []string `protobuf:"bytes,2,rep,name=gpu_uuids,json=gpuUuids,proto3" json:"gpu_uuids,omitempty"`
+}
+
+func (m *EventGPUsFreed) Reset()         { *m = EventGPUsFreed{} }
+func (m *EventGPUsFreed) String() string { return proto.CompactTextString(m) }
+func (*EventGPUsFreed) ProtoMessage()    {}
+func (*EventGPUsFreed) Descriptor() ([]byte, []int) {
+	return fileDescriptor_b0fc03defc8f1b12, []int{6}
+}
+func (m *EventGPUsFreed) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventGPUsFreed) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventGPUsFreed.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventGPUsFreed) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventGPUsFreed.Merge(m, src)
+}
+func (m *EventGPUsFreed) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventGPUsFreed) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventGPUsFreed.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventGPUsFreed proto.InternalMessageInfo
+
+func (m *EventGPUsFreed) GetOfferId() uint64 {
+	if m != nil {
+		return m.OfferId
+	}
+	return 0
+}
+
+func (m *EventGPUsFreed) GetGpuUuids() []string {
+	if m != nil {
+		return m.GpuUuids
+	}
+	return nil
+}
+
 func init() {
 	proto.RegisterType((*EventParamsUpdated)(nil), "idlegpu.offer.v1.EventParamsUpdated")
+	proto.RegisterType((*EventOfferCreated)(nil), "idlegpu.offer.v1.EventOfferCreated")
+	proto.RegisterType((*EventOfferUpdated)(nil), "idlegpu.offer.v1.EventOfferUpdated")
+	proto.RegisterType((*EventOfferClosed)(nil), "idlegpu.offer.v1.EventOfferClosed")
+	proto.RegisterType((*EventOfferRemoved)(nil), "idlegpu.offer.v1.EventOfferRemoved")
+	proto.RegisterType((*EventGPUsLeased)(nil), "idlegpu.offer.v1.EventGPUsLeased")
+	proto.RegisterType((*EventGPUsFreed)(nil), "idlegpu.offer.v1.EventGPUsFreed")
 }
 
 func init() { proto.RegisterFile("idlegpu/offer/v1/events.proto", fileDescriptor_b0fc03defc8f1b12) }
 
 var fileDescriptor_b0fc03defc8f1b12 = []byte{
-	// 230 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xe2, 0x92, 0xcd, 0x4c, 0xc9, 0x49,
-	0x4d, 0x2f, 0x28, 0xd5, 0xcf, 0x4f, 0x4b, 0x4b, 0x2d, 0xd2, 0x2f, 0x33, 0xd4, 0x4f, 0x2d, 0x4b,
-	0xcd, 0x2b, 0x29, 0xd6, 0x2b, 0x28, 0xca, 0x2f, 0xc9, 0x17, 0x12, 0x80, 0x4a, 0xeb, 0x81, 0xa5,
-	0xf5, 0xca, 0x0c, 0xa5, 0x04, 0x13, 0x73, 0x33, 0xf3, 0xf2, 0xf5, 0xc1, 0x24, 0x44, 0x91, 0x94,
-	0x48, 0x7a, 0x7e, 0x7a, 0x3e, 0x98, 0xa9, 0x0f, 0x62, 0x41, 0x45, 0x31, 0x4d, 0x2e, 0x48, 0x2c,
-	0x4a, 0xcc, 0x85, 0x9a, 0xac, 0x94, 0xcf, 0x25, 0xe4, 0x0a, 0xb2, 0x29, 0x00, 0x2c, 0x18, 0x5a,
-	0x90, 0x92, 0x58, 0x92, 0x9a, 0x22, 0x24, 0xc3, 0xc5, 0x99, 0x58, 0x5a, 0x92, 0x91, 0x5f, 0x94,
-	0x59, 0x52, 0x29, 0xc1, 0xa8, 0xc0, 0xa8, 0xc1, 0x19, 0x84, 0x10, 0x10, 0xb2, 0xe6, 0x62, 0x83,
-	0x98, 0x21, 0xc1, 0xa4, 0xc0, 0xa8, 0xc1, 0x6d, 0x24, 0xa1, 0x87, 0xee, 0x3c, 0x3d, 0x88, 0x71,
-	0x4e, 0x9c, 0x27, 0xee, 0xc9, 0x33, 0xac, 0x78, 0xbe, 0x41, 0x8b, 0x31, 0x08, 0xaa, 0xc5, 0xc9,
-	0xe9, 0xc4, 0x23, 0x39, 0xc6, 0x0b, 0x8f, 0xe4, 0x18, 0x1f, 0x3c, 0x92, 0x63, 0x9c, 0xf0, 0x58,
-	0x8e, 0xe1, 0xc2, 0x63, 0x39, 0x86, 0x1b, 0x8f, 0xe5, 0x18, 0xa2, 0x34, 0xd2, 0x33, 0x4b, 0x32,
-	0x4a, 0x93, 0xf4, 0x92, 0xf3, 0x73, 0xf5, 0x61, 0x8e, 0x86, 0xd1, 0x15, 0x50, 0xe7, 0x97, 0x54,
-	0x16, 0xa4, 0x16, 0x27, 0xb1, 0x81, 0xdd, 0x6e, 0x0c, 0x08, 0x00, 0x00, 0xff, 0xff, 0x37, 0xaa,
-	0x4b, 0x05, 0x36, 0x01, 0x00, 0x00,
+	// 421 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x9c, 0x92, 0xcf, 0xae, 0xd2, 0x40,
+	0x14, 0xc6, 0x3b, 0xf7, 0x5e, 0x91, 0x0e, 0x09, 0x96, 0x89, 0x89, 0x15, 0xb1, 0x92, 0xae, 0x1a,
+	0x63, 0xda, 0x80, 0x1b, 0x13, 0x77, 0x18, 0x45, 0x12, 0x8d, 0xa4, 0x09, 0x1b, 0x37, 0xa4, 0x38,
+	0x43, 0x69, 0x42, 0x99, 0xc9, 0xf4, 0x4f, 0xe4, 0x2d, 0x7c, 0x05, 0x77, 0x2e, 0x7d, 0x0c, 0x96,
+	0x2c, 0x5d, 0x19, 0x03, 0x0b, 0x5f, 0xc3, 0xf4, 0xb4, 0xe5, 0x8f, 0x4d, 0x58, 0xb0, 0x81, 0x99,
+	0x73, 0xbe, 0xf3, 0xfb, 0xbe, 0x69, 0x0e, 0x7e, 0x1a, 0xd0, 0x25, 0xf3, 0x45, 0xe2, 0xf0, 0xf9,
+	0x9c, 0x49, 0x27, 0xed, 0x39, 0x2c, 0x65, 0xab, 0x38, 0xb2, 0x85, 0xe4, 0x31, 0x27, 0x5a, 0xd1,
+	0xb6, 0xa1, 0x6d, 0xa7, 0xbd, 0x76, 0xcb, 0x0b, 0x83, 0x15, 0x77, 0xe0, 0x37, 0x17, 0xb5, 0x1f,
+	0xfa, 0xdc, 0xe7, 0x70, 0x74, 0xb2, 0x53, 0x51, 0xed, 0x54, 0xc8, 0x39, 0x23, 0xef, 0x56, 0x7d,
+	0x85, 0x27, 0xbd, 0xb0, 0xf0, 0x35, 0x39, 0x26, 0x6f, 0xb3, 0x1c, 0x63, 0x28, 0x4e, 0x04, 0xf5,
+	0x62, 0x46, 0x49, 0x07, 0xab, 0x5e, 0x12, 0x2f, 0xb8, 0x0c, 0xe2, 0xb5, 0x8e, 0xba, 0xc8, 0x52,
+	0xdd, 0x63, 0x81, 0xbc, 0xc6, 0xb5, 0x9c, 0xa1, 0xdf, 0x74, 0x91, 0xd5, 0xe8, 0xeb, 0xf6, 0xff,
+	0xe1, 0xed, 0x1c, 0x37, 0x50, 0x37, 0xbf, 0x9f, 0x29, 0x3f, 0xfe, 0xfe, 0x7c, 0x8e, 0xdc, 0x62,
+	0xc4, 0xfc, 0x88, 0x5b, 0x60, 0xf8, 0x29, 0x93, 0xbe, 0x91, 0x0c, 0xfc, 0x5e, 0xe1, 0x7b, 0x30,
+	0x0a, 0x5e, 0x8d, 0xfe, 0xa3, 0x2a, 0x10, 0xe4, 0xa7, 0xbc, 0x7c, 0xe0, 0x1c, 0x57, 0xc6, 0xbf,
+	0x1e, 0xf7, 0x1d, 0x61, 0xed, 0x24, 0xde, 0x92, 0x47, 0x8c, 0x92, 0xc7, 0xb8, 0x0e, 0xdd, 0x69,
+	0x40, 0x81, 0x78, 0xe7, 0xde, 0x87, 0xfb, 0x88, 0x92, 0x36, 0xae, 0x0b, 0xc9, 0xd3, 0x80, 0x32,
+	0x09, 0x1f, 0x43, 0x75, 0x0f, 0x77, 0xf2, 0x02, 0x13, 0xc9, 0x96, 0xcc, 0x8b, 0x18, 0x9d, 0xfa,
+	0x22, 0x99, 0x26, 0x49, 0x40, 0x23, 0xfd, 0xb6, 0x7b, 0x6b, 0xa9, 0xae, 0x56, 0x76, 0x86, 0x22,
+	0x99, 0x64, 0x75, 0x62, 0x61, 0xad, 0xa2, 0xbd, 0x03, 0x6d, 0xf3, 0x5c, 0x69, 0xda, 0xa7, 0x4f,
+	0x76, 0x59, 0xc8, 0xd3, 0x8b, 0x19, 0xcd, 0x11, 0x7e, 0x00, 0xfa, 0xe1, 0x78, 0x12, 0x7d, 0x00,
+	0xd4, 0xa5, 0x17, 0x3d, 0xc1, 0xea, 0x31, 0xc0, 0x0d, 0x04, 0xa8, 0xfb, 0xa5, 0xf5, 0x7b, 0xdc,
+	0x3c, 0xa0, 0xde, 0x49, 0x76, 0x3d, 0x69, 0x30, 0xd8, 0xec, 0x0c, 0xb4, 0xdd, 0x19, 0xe8, 0xcf,
+	0xce, 0x40, 0xdf, 0xf6, 0x86, 0xb2, 0xdd, 0x1b, 0xca, 0xaf, 0xbd, 0xa1, 0x7c, 0xb6, 0xfc, 0x20,
+	0x5e, 0x24, 0x33, 0xfb, 0x0b, 0x0f, 0x9d, 0x72, 0x77, 0xcb, 0xff, 0xaf, 0xc5, 0x16, 0xc7, 0x6b,
+	0xc1, 0xa2, 0x59, 0x0d, 0x56, 0xf8, 0xe5, 0xbf, 0x00, 0x00, 0x00, 0xff, 0xff, 0x6d, 0xcf, 0x61,
+	0xbd, 0x5b, 0x03, 0x00, 0x00,
 }
 
 func (m *EventParamsUpdated) Marshal() (dAtA []byte, err error) {
@@ -144,6 +484,227 @@ func (m *EventParamsUpdated) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *EventOfferCreated) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventOfferCreated) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventOfferCreated) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Offer.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
+
+func (m *EventOfferUpdated) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventOfferUpdated) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventOfferUpdated) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Offer.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
+
+func (m *EventOfferClosed) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventOfferClosed) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventOfferClosed) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.LeasedGpuUuids) > 0 {
+		for iNdEx := len(m.LeasedGpuUuids) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.LeasedGpuUuids[iNdEx])
+			copy(dAtA[i:], m.LeasedGpuUuids[iNdEx])
+			i = encodeVarintEvents(dAtA, i, uint64(len(m.LeasedGpuUuids[iNdEx])))
+			i--
+			dAtA[i] = 0x22
+		}
+	}
+	if len(m.ReleasedGpuUuids) > 0 {
+		for iNdEx := len(m.ReleasedGpuUuids) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.ReleasedGpuUuids[iNdEx])
+			copy(dAtA[i:], m.ReleasedGpuUuids[iNdEx])
+			i = encodeVarintEvents(dAtA, i, uint64(len(m.ReleasedGpuUuids[iNdEx])))
+			i--
+			dAtA[i] = 0x1a
+		}
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.OfferId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.OfferId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventOfferRemoved) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventOfferRemoved) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventOfferRemoved) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.OfferId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.OfferId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventGPUsLeased) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventGPUsLeased) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventGPUsLeased) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.GpuUuids) > 0 {
+		for iNdEx := len(m.GpuUuids) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.GpuUuids[iNdEx])
+			copy(dAtA[i:], m.GpuUuids[iNdEx])
+			i = encodeVarintEvents(dAtA, i, uint64(len(m.GpuUuids[iNdEx])))
+			i--
+			dAtA[i] = 0x12
+		}
+	}
+	if m.OfferId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.OfferId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventGPUsFreed) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventGPUsFreed) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventGPUsFreed) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.GpuUuids) > 0 {
+		for iNdEx := len(m.GpuUuids) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.GpuUuids[iNdEx])
+			copy(dAtA[i:], m.GpuUuids[iNdEx])
+			i = encodeVarintEvents(dAtA, i, uint64(len(m.GpuUuids[iNdEx])))
+			i--
+			dAtA[i] = 0x12
+		}
+	}
+	if m.OfferId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.OfferId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
 func encodeVarintEvents(dAtA []byte, offset int, v uint64) int {
 	offset -= sovEvents(v)
 	base := offset
@@ -167,6 +728,104 @@ func (m *EventParamsUpdated) Size() (n int) {
 	}
 	l = m.Params.Size()
 	n += 1 + l + sovEvents(uint64(l))
+	return n
+}
+
+func (m *EventOfferCreated) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Offer.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	return n
+}
+
+func (m *EventOfferUpdated) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Offer.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	return n
+}
+
+func (m *EventOfferClosed) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.OfferId != 0 {
+		n += 1 + sovEvents(uint64(m.OfferId))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	if len(m.ReleasedGpuUuids) > 0 {
+		for _, s := range m.ReleasedGpuUuids {
+			l = len(s)
+			n += 1 + l + sovEvents(uint64(l))
+		}
+	}
+	if len(m.LeasedGpuUuids) > 0 {
+		for _, s := range m.LeasedGpuUuids {
+			l = len(s)
+			n += 1 + l + sovEvents(uint64(l))
+		}
+	}
+	return n
+}
+
+func (m *EventOfferRemoved) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.OfferId != 0 {
+		n += 1 + sovEvents(uint64(m.OfferId))
+	}
+	return n
+}
+
+func (m *EventGPUsLeased) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.OfferId != 0 {
+		n += 1 + sovEvents(uint64(m.OfferId))
+	}
+	if len(m.GpuUuids) > 0 {
+		for _, s := range m.GpuUuids {
+			l = len(s)
+			n += 1 + l + sovEvents(uint64(l))
+		}
+	}
+	return n
+}
+
+func (m *EventGPUsFreed) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.OfferId != 0 {
+		n += 1 + sovEvents(uint64(m.OfferId))
+	}
+	if len(m.GpuUuids) > 0 {
+		for _, s := range m.GpuUuids {
+			l = len(s)
+			n += 1 + l + sovEvents(uint64(l))
+		}
+	}
 	return n
 }
 
@@ -269,6 +928,608 @@ func (m *EventParamsUpdated) Unmarshal(dAtA []byte) error {
 			if err := m.Params.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventOfferCreated) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventOfferCreated: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventOfferCreated: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Offer", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Offer.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventOfferUpdated) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventOfferUpdated: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventOfferUpdated: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Offer", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Offer.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventOfferClosed) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventOfferClosed: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventOfferClosed: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field OfferId", wireType)
+			}
+			m.OfferId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.OfferId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ReleasedGpuUuids", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ReleasedGpuUuids = append(m.ReleasedGpuUuids, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeasedGpuUuids", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.LeasedGpuUuids = append(m.LeasedGpuUuids, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventOfferRemoved) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventOfferRemoved: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventOfferRemoved: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field OfferId", wireType)
+			}
+			m.OfferId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.OfferId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventGPUsLeased) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventGPUsLeased: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventGPUsLeased: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field OfferId", wireType)
+			}
+			m.OfferId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.OfferId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field GpuUuids", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.GpuUuids = append(m.GpuUuids, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventGPUsFreed) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventGPUsFreed: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventGPUsFreed: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field OfferId", wireType)
+			}
+			m.OfferId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.OfferId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field GpuUuids", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.GpuUuids = append(m.GpuUuids, string(dAtA[iNdEx:postIndex]))
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex

@@ -17,6 +17,13 @@ const (
 	// DefaultMaxOffersPerProvider bounds one provider's open offers.
 	DefaultMaxOffersPerProvider uint32 = 256
 
+	// DefaultMaxGPUsPerOffer bounds one offer's GPUs.
+	DefaultMaxGPUsPerOffer uint32 = 64
+
+	// MaxGPUsPerOfferCap bounds max_gpus_per_offer itself: clearing loads
+	// whole offers, so their size must stay small.
+	MaxGPUsPerOfferCap uint32 = 1024
+
 	// MaxWindowsCap bounds max_windows itself: window checks run inside
 	// clearing, so governance may raise the limit only this far.
 	MaxWindowsCap uint32 = 1024
@@ -29,6 +36,7 @@ func DefaultParams() Params {
 		PaymentDenoms:        []string{sdk.DefaultBondDenom},
 		MaxWindows:           DefaultMaxWindows,
 		MaxOffersPerProvider: DefaultMaxOffersPerProvider,
+		MaxGpusPerOffer:      DefaultMaxGPUsPerOffer,
 	}
 }
 
@@ -38,6 +46,7 @@ func (p Params) Validate() error {
 		validatePaymentDenoms(p.PaymentDenoms),
 		check.Positive("max_windows", p.MaxWindows),
 		check.Positive("max_offers_per_provider", p.MaxOffersPerProvider),
+		check.Positive("max_gpus_per_offer", p.MaxGpusPerOffer),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
@@ -45,6 +54,9 @@ func (p Params) Validate() error {
 	}
 	if p.MaxWindows > MaxWindowsCap {
 		return errorsmod.Wrapf(ErrInvalidParams, "max_windows must be at most %d, got %d", MaxWindowsCap, p.MaxWindows)
+	}
+	if p.MaxGpusPerOffer > MaxGPUsPerOfferCap {
+		return errorsmod.Wrapf(ErrInvalidParams, "max_gpus_per_offer must be at most %d, got %d", MaxGPUsPerOfferCap, p.MaxGpusPerOffer)
 	}
 	return nil
 }

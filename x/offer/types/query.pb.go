@@ -6,6 +6,9 @@ package types
 import (
 	context "context"
 	fmt "fmt"
+	_ "github.com/cosmos/cosmos-proto"
+	types "github.com/cosmos/cosmos-sdk/types"
+	query "github.com/cosmos/cosmos-sdk/types/query"
 	_ "github.com/cosmos/cosmos-sdk/types/tx/amino"
 	_ "github.com/cosmos/gogoproto/gogoproto"
 	grpc1 "github.com/cosmos/gogoproto/grpc"
@@ -113,33 +116,841 @@ func (m *QueryParamsResponse) GetParams() Params {
 	return Params{}
 }
 
+// QueryOfferRequest is the request type for Query/Offer.
+type QueryOfferRequest struct {
+	// id is the offer id.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+}
+
+func (m *QueryOfferRequest) Reset()         { *m = QueryOfferRequest{} }
+func (m *QueryOfferRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryOfferRequest) ProtoMessage()    {}
+func (*QueryOfferRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_41652c48841f497e, []int{2}
+}
+func (m *QueryOfferRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryOfferRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryOfferRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryOfferRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryOfferRequest.Merge(m, src)
+}
+func (m *QueryOfferRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryOfferRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryOfferRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryOfferRequest proto.InternalMessageInfo
+
+func (m *QueryOfferRequest) GetId() uint64 {
+	if m != nil {
+		return m.Id
+	}
+	return 0
+}
+
+// QueryOfferResponse is the response type for Query/Offer.
+type QueryOfferResponse struct {
+	// offer is the offer.
+	Offer Offer `protobuf:"bytes,1,opt,name=offer,proto3" json:"offer"`
+}
+
+func (m *QueryOfferResponse) Reset()         { *m = QueryOfferResponse{} }
+func (m *QueryOfferResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryOfferResponse) ProtoMessage()    {}
+func (*QueryOfferResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_41652c48841f497e, []int{3}
+}
+func (m *QueryOfferResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryOfferResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryOfferResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryOfferResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryOfferResponse.Merge(m, src)
+}
+func (m *QueryOfferResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryOfferResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryOfferResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryOfferResponse proto.InternalMessageInfo
+
+func (m *QueryOfferResponse) GetOffer() Offer {
+	if m != nil {
+		return m.Offer
+	}
+	return Offer{}
+}
+
+// QueryProviderOffersRequest is the request type for Query/ProviderOffers.
+type QueryProviderOffersRequest struct {
+	// provider is the operator address.
+	Provider string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	// pagination pages through the offers by id.
+	Pagination *query.PageRequest `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QueryProviderOffersRequest) Reset()         { *m = QueryProviderOffersRequest{} }
+func (m *QueryProviderOffersRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryProviderOffersRequest) ProtoMessage()    {}
+func (*QueryProviderOffersRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_41652c48841f497e, []int{4}
+}
+func (m *QueryProviderOffersRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryProviderOffersRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryProviderOffersRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryProviderOffersRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryProviderOffersRequest.Merge(m, src)
+}
+func (m *QueryProviderOffersRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryProviderOffersRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryProviderOffersRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryProviderOffersRequest proto.InternalMessageInfo
+
+func (m *QueryProviderOffersRequest) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *QueryProviderOffersRequest) GetPagination() *query.PageRequest {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
+// QueryProviderOffersResponse is the response type for Query/ProviderOffers.
+type QueryProviderOffersResponse struct {
+	// offers are the provider's offers.
+	Offers []Offer `protobuf:"bytes,1,rep,name=offers,proto3" json:"offers"`
+	// pagination is the next page.
+	Pagination *query.PageResponse `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QueryProviderOffersResponse) Reset()         { *m = QueryProviderOffersResponse{} }
+func (m *QueryProviderOffersResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryProviderOffersResponse) ProtoMessage()    {}
+func (*QueryProviderOffersResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_41652c48841f497e, []int{5}
+}
+func (m *QueryProviderOffersResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryProviderOffersResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryProviderOffersResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryProviderOffersResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryProviderOffersResponse.Merge(m, src)
+}
+func (m *QueryProviderOffersResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryProviderOffersResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryProviderOffersResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryProviderOffersResponse proto.InternalMessageInfo
+
+func (m *QueryProviderOffersResponse) GetOffers() []Offer {
+	if m != nil {
+		return m.Offers
+	}
+	return nil
+}
+
+func (m *QueryProviderOffersResponse) GetPagination() *query.PageResponse {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
+// QuerySearchRequest filters the market; every filter left empty matches all.
+type QuerySearchRequest struct {
+	// model is the exact GPU model name.
+	Model string `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	// min_memory_mib is the least GPU memory.
+	MinMemoryMib uint64 `protobuf:"varint,2,opt,name=min_memory_mib,json=minMemoryMib,proto3" json:"min_memory_mib,omitempty"`
+	// region matches offers in it at a segment boundary ("eu" matches "eu-de").
+	Region string `protobuf:"bytes,3,opt,name=region,proto3" json:"region,omitempty"`
+	// lane keeps offers that sell on this lane.
+	Lane Lane `protobuf:"varint,4,opt,name=lane,proto3,enum=idlegpu.offer.v1.Lane" json:"lane,omitempty"`
+	// max_price keeps offers whose price on the lane (on any lane of theirs
+	// when lane is unset) is in its denom and at most its amount.
+	MaxPrice *types.Coin `protobuf:"bytes,5,opt,name=max_price,json=maxPrice,proto3" json:"max_price,omitempty"`
+	// status keeps offers in it; UNSPECIFIED means OPEN.
+	Status OfferStatus `protobuf:"varint,6,opt,name=status,proto3,enum=idlegpu.offer.v1.OfferStatus" json:"status,omitempty"`
+	// pagination pages through the matches by offer id.
+	Pagination *query.PageRequest `protobuf:"bytes,7,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QuerySearchRequest) Reset()         { *m = QuerySearchRequest{} }
+func (m *QuerySearchRequest) String() string { return proto.CompactTextString(m) }
+func (*QuerySearchRequest) ProtoMessage()    {}
+func (*QuerySearchRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_41652c48841f497e, []int{6}
+}
+func (m *QuerySearchRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QuerySearchRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QuerySearchRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QuerySearchRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QuerySearchRequest.Merge(m, src)
+}
+func (m *QuerySearchRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QuerySearchRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QuerySearchRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QuerySearchRequest proto.InternalMessageInfo
+
+func (m *QuerySearchRequest) GetModel() string {
+	if m != nil {
+		return m.Model
+	}
+	return ""
+}
+
+func (m *QuerySearchRequest) GetMinMemoryMib() uint64 {
+	if m != nil {
+		return m.MinMemoryMib
+	}
+	return 0
+}
+
+func (m *QuerySearchRequest) GetRegion() string {
+	if m != nil {
+		return m.Region
+	}
+	return ""
+}
+
+func (m *QuerySearchRequest) GetLane() Lane {
+	if m != nil {
+		return m.Lane
+	}
+	return LANE_UNSPECIFIED
+}
+
+func (m *QuerySearchRequest) GetMaxPrice() *types.Coin {
+	if m != nil {
+		return m.MaxPrice
+	}
+	return nil
+}
+
+func (m *QuerySearchRequest) GetStatus() OfferStatus {
+	if m != nil {
+		return m.Status
+	}
+	return OFFER_STATUS_UNSPECIFIED
+}
+
+func (m *QuerySearchRequest) GetPagination() *query.PageRequest {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
+// QuerySearchResponse is the response type for Query/Search.
+type QuerySearchResponse struct {
+	// offers are the matches.
+	Offers []Offer `protobuf:"bytes,1,rep,name=offers,proto3" json:"offers"`
+	// pagination is the next page.
+	Pagination *query.PageResponse `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QuerySearchResponse) Reset()         { *m = QuerySearchResponse{} }
+func (m *QuerySearchResponse) String() string { return proto.CompactTextString(m) }
+func (*QuerySearchResponse) ProtoMessage()    {}
+func (*QuerySearchResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_41652c48841f497e, []int{7}
+}
+func (m *QuerySearchResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QuerySearchResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QuerySearchResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QuerySearchResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QuerySearchResponse.Merge(m, src)
+}
+func (m *QuerySearchResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QuerySearchResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QuerySearchResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QuerySearchResponse proto.InternalMessageInfo
+
+func (m *QuerySearchResponse) GetOffers() []Offer {
+	if m != nil {
+		return m.Offers
+	}
+	return nil
+}
+
+func (m *QuerySearchResponse) GetPagination() *query.PageResponse {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
+// QueryCandidatesRequest describes a job the way x/auction's clearing does.
+type QueryCandidatesRequest struct {
+	// lane is the lane the job's tier buys on.
+	Lane Lane `protobuf:"varint,1,opt,name=lane,proto3,enum=idlegpu.offer.v1.Lane" json:"lane,omitempty"`
+	// models are acceptable model names; empty = any.
+	Models []string `protobuf:"bytes,2,rep,name=models,proto3" json:"models,omitempty"`
+	// max_price is the job's price cap per GPU-hour (its denom is the job's).
+	MaxPrice types.Coin `protobuf:"bytes,3,opt,name=max_price,json=maxPrice,proto3" json:"max_price"`
+	// min_memory_mib is the least GPU memory.
+	MinMemoryMib uint64 `protobuf:"varint,4,opt,name=min_memory_mib,json=minMemoryMib,proto3" json:"min_memory_mib,omitempty"`
+	// regions are acceptable regions (segment-prefix match); empty = any.
+	Regions []string `protobuf:"bytes,5,rep,name=regions,proto3" json:"regions,omitempty"`
+	// workload is the job's workload.
+	Workload Workload `protobuf:"varint,6,opt,name=workload,proto3,enum=idlegpu.offer.v1.Workload" json:"workload,omitempty"`
+	// image_digest is the job image's digest, checked against allowlists.
+	ImageDigest string `protobuf:"bytes,7,opt,name=image_digest,json=imageDigest,proto3" json:"image_digest,omitempty"`
+	// gpu_count is the GPUs the job needs.
+	GpuCount uint32 `protobuf:"varint,8,opt,name=gpu_count,json=gpuCount,proto3" json:"gpu_count,omitempty"`
+	// allow_split accepts offers with fewer free GPUs (a micro-pool).
+	AllowSplit bool `protobuf:"varint,9,opt,name=allow_split,json=allowSplit,proto3" json:"allow_split,omitempty"`
+	// duration_seconds is the job's length; a window must cover it from now.
+	DurationSeconds uint64 `protobuf:"varint,10,opt,name=duration_seconds,json=durationSeconds,proto3" json:"duration_seconds,omitempty"`
+	// limit is the most candidates returned (1–100; 0 means 20).
+	Limit uint32 `protobuf:"varint,11,opt,name=limit,proto3" json:"limit,omitempty"`
+}
+
+func (m *QueryCandidatesRequest) Reset()         { *m = QueryCandidatesRequest{} }
+func (m *QueryCandidatesRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryCandidatesRequest) ProtoMessage()    {}
+func (*QueryCandidatesRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_41652c48841f497e, []int{8}
+}
+func (m *QueryCandidatesRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryCandidatesRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryCandidatesRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryCandidatesRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryCandidatesRequest.Merge(m, src)
+}
+func (m *QueryCandidatesRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryCandidatesRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryCandidatesRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryCandidatesRequest proto.InternalMessageInfo
+
+func (m *QueryCandidatesRequest) GetLane() Lane {
+	if m != nil {
+		return m.Lane
+	}
+	return LANE_UNSPECIFIED
+}
+
+func (m *QueryCandidatesRequest) GetModels() []string {
+	if m != nil {
+		return m.Models
+	}
+	return nil
+}
+
+func (m *QueryCandidatesRequest) GetMaxPrice() types.Coin {
+	if m != nil {
+		return m.MaxPrice
+	}
+	return types.Coin{}
+}
+
+func (m *QueryCandidatesRequest) GetMinMemoryMib() uint64 {
+	if m != nil {
+		return m.MinMemoryMib
+	}
+	return 0
+}
+
+func (m *QueryCandidatesRequest) GetRegions() []string {
+	if m != nil {
+		return m.Regions
+	}
+	return nil
+}
+
+func (m *QueryCandidatesRequest) GetWorkload() Workload {
+	if m != nil {
+		return m.Workload
+	}
+	return WORKLOAD_UNSPECIFIED
+}
+
+func (m *QueryCandidatesRequest) GetImageDigest() string {
+	if m != nil {
+		return m.ImageDigest
+	}
+	return ""
+}
+
+func (m *QueryCandidatesRequest) GetGpuCount() uint32 {
+	if m != nil {
+		return m.GpuCount
+	}
+	return 0
+}
+
+func (m *QueryCandidatesRequest) GetAllowSplit() bool {
+	if m != nil {
+		return m.AllowSplit
+	}
+	return false
+}
+
+func (m *QueryCandidatesRequest) GetDurationSeconds() uint64 {
+	if m != nil {
+		return m.DurationSeconds
+	}
+	return 0
+}
+
+func (m *QueryCandidatesRequest) GetLimit() uint32 {
+	if m != nil {
+		return m.Limit
+	}
+	return 0
+}
+
+// CandidateInfo is one offer that fits a job, with its price on the job's lane.
+type CandidateInfo struct {
+	// offer_id is the offer.
+	OfferId uint64 `protobuf:"varint,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	// provider is the offer's provider.
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// model is the offer's GPU model.
+	Model string `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
+	// region is the offer's region.
+	Region string `protobuf:"bytes,4,opt,name=region,proto3" json:"region,omitempty"`
+	// price is the offer's price per GPU-hour on the lane.
+	Price types.Coin `protobuf:"bytes,5,opt,name=price,proto3" json:"price"`
+	// free_gpu_uuids are the offer's GPUs in no lease.
+	FreeGpuUuids []string `protobuf:"bytes,6,rep,name=free_gpu_uuids,json=freeGpuUuids,proto3" json:"free_gpu_uuids,omitempty"`
+}
+
+func (m *CandidateInfo) Reset()         { *m = CandidateInfo{} }
+func (m *CandidateInfo) String() string { return proto.CompactTextString(m) }
+func (*CandidateInfo) ProtoMessage()    {}
+func (*CandidateInfo) Descriptor() ([]byte, []int) {
+	return fileDescriptor_41652c48841f497e, []int{9}
+}
+func (m *CandidateInfo) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *CandidateInfo) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_CandidateInfo.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *CandidateInfo) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_CandidateInfo.Merge(m, src)
+}
+func (m *CandidateInfo) XXX_Size() int {
+	return m.Size()
+}
+func (m *CandidateInfo) XXX_DiscardUnknown() {
+	xxx_messageInfo_CandidateInfo.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_CandidateInfo proto.InternalMessageInfo
+
+func (m *CandidateInfo) GetOfferId() uint64 {
+	if m != nil {
+		return m.OfferId
+	}
+	return 0
+}
+
+func (m *CandidateInfo) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *CandidateInfo) GetModel() string {
+	if m != nil {
+		return m.Model
+	}
+	return ""
+}
+
+func (m *CandidateInfo) GetRegion() string {
+	if m != nil {
+		return m.Region
+	}
+	return ""
+}
+
+func (m *CandidateInfo) GetPrice() types.Coin {
+	if m != nil {
+		return m.Price
+	}
+	return types.Coin{}
+}
+
+func (m *CandidateInfo) GetFreeGpuUuids() []string {
+	if m != nil {
+		return m.FreeGpuUuids
+	}
+	return nil
+}
+
+// QueryCandidatesResponse is the response type for Query/Candidates.
+type QueryCandidatesResponse struct {
+	// candidates fit the job, cheapest first (ties by offer id).
+	Candidates []CandidateInfo `protobuf:"bytes,1,rep,name=candidates,proto3" json:"candidates"`
+	// scanned counts the index entries the walk visited.
+	Scanned uint32 `protobuf:"varint,2,opt,name=scanned,proto3" json:"scanned,omitempty"`
+}
+
+func (m *QueryCandidatesResponse) Reset()         { *m = QueryCandidatesResponse{} }
+func (m *QueryCandidatesResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryCandidatesResponse) ProtoMessage()    {}
+func (*QueryCandidatesResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_41652c48841f497e, []int{10}
+}
+func (m *QueryCandidatesResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryCandidatesResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryCandidatesResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryCandidatesResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryCandidatesResponse.Merge(m, src)
+}
+func (m *QueryCandidatesResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryCandidatesResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryCandidatesResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryCandidatesResponse proto.InternalMessageInfo
+
+func (m *QueryCandidatesResponse) GetCandidates() []CandidateInfo {
+	if m != nil {
+		return m.Candidates
+	}
+	return nil
+}
+
+func (m *QueryCandidatesResponse) GetScanned() uint32 {
+	if m != nil {
+		return m.Scanned
+	}
+	return 0
+}
+
+// QueryFillRateRequest is the request type for Query/FillRate.
+type QueryFillRateRequest struct {
+	// provider is the operator address.
+	Provider string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+}
+
+func (m *QueryFillRateRequest) Reset()         { *m = QueryFillRateRequest{} }
+func (m *QueryFillRateRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryFillRateRequest) ProtoMessage()    {}
+func (*QueryFillRateRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_41652c48841f497e, []int{11}
+}
+func (m *QueryFillRateRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryFillRateRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryFillRateRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryFillRateRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryFillRateRequest.Merge(m, src)
+}
+func (m *QueryFillRateRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryFillRateRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryFillRateRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryFillRateRequest proto.InternalMessageInfo
+
+func (m *QueryFillRateRequest) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+// QueryFillRateResponse is the response type for Query/FillRate.
+type QueryFillRateResponse struct {
+	// stats are the provider's figures accrued up to the query's block time.
+	Stats ProviderStats `protobuf:"bytes,1,opt,name=stats,proto3" json:"stats"`
+	// fill_rate_bps is leased / offered GPU-seconds in bps (0 with none offered).
+	FillRateBps uint32 `protobuf:"varint,2,opt,name=fill_rate_bps,json=fillRateBps,proto3" json:"fill_rate_bps,omitempty"`
+}
+
+func (m *QueryFillRateResponse) Reset()         { *m = QueryFillRateResponse{} }
+func (m *QueryFillRateResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryFillRateResponse) ProtoMessage()    {}
+func (*QueryFillRateResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_41652c48841f497e, []int{12}
+}
+func (m *QueryFillRateResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryFillRateResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryFillRateResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryFillRateResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryFillRateResponse.Merge(m, src)
+}
+func (m *QueryFillRateResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryFillRateResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryFillRateResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryFillRateResponse proto.InternalMessageInfo
+
+func (m *QueryFillRateResponse) GetStats() ProviderStats {
+	if m != nil {
+		return m.Stats
+	}
+	return ProviderStats{}
+}
+
+func (m *QueryFillRateResponse) GetFillRateBps() uint32 {
+	if m != nil {
+		return m.FillRateBps
+	}
+	return 0
+}
+
 func init() {
 	proto.RegisterType((*QueryParamsRequest)(nil), "idlegpu.offer.v1.QueryParamsRequest")
 	proto.RegisterType((*QueryParamsResponse)(nil), "idlegpu.offer.v1.QueryParamsResponse")
+	proto.RegisterType((*QueryOfferRequest)(nil), "idlegpu.offer.v1.QueryOfferRequest")
+	proto.RegisterType((*QueryOfferResponse)(nil), "idlegpu.offer.v1.QueryOfferResponse")
+	proto.RegisterType((*QueryProviderOffersRequest)(nil), "idlegpu.offer.v1.QueryProviderOffersRequest")
+	proto.RegisterType((*QueryProviderOffersResponse)(nil), "idlegpu.offer.v1.QueryProviderOffersResponse")
+	proto.RegisterType((*QuerySearchRequest)(nil), "idlegpu.offer.v1.QuerySearchRequest")
+	proto.RegisterType((*QuerySearchResponse)(nil), "idlegpu.offer.v1.QuerySearchResponse")
+	proto.RegisterType((*QueryCandidatesRequest)(nil), "idlegpu.offer.v1.QueryCandidatesRequest")
+	proto.RegisterType((*CandidateInfo)(nil), "idlegpu.offer.v1.CandidateInfo")
+	proto.RegisterType((*QueryCandidatesResponse)(nil), "idlegpu.offer.v1.QueryCandidatesResponse")
+	proto.RegisterType((*QueryFillRateRequest)(nil), "idlegpu.offer.v1.QueryFillRateRequest")
+	proto.RegisterType((*QueryFillRateResponse)(nil), "idlegpu.offer.v1.QueryFillRateResponse")
 }
 
 func init() { proto.RegisterFile("idlegpu/offer/v1/query.proto", fileDescriptor_41652c48841f497e) }
 
 var fileDescriptor_41652c48841f497e = []byte{
-	// 284 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xe2, 0x92, 0xc9, 0x4c, 0xc9, 0x49,
-	0x4d, 0x2f, 0x28, 0xd5, 0xcf, 0x4f, 0x4b, 0x4b, 0x2d, 0xd2, 0x2f, 0x33, 0xd4, 0x2f, 0x2c, 0x4d,
-	0x2d, 0xaa, 0xd4, 0x2b, 0x28, 0xca, 0x2f, 0xc9, 0x17, 0x12, 0x80, 0xca, 0xea, 0x81, 0x65, 0xf5,
-	0xca, 0x0c, 0xa5, 0x04, 0x13, 0x73, 0x33, 0xf3, 0xf2, 0xf5, 0xc1, 0x24, 0x44, 0x91, 0x94, 0x48,
-	0x7a, 0x7e, 0x7a, 0x3e, 0x98, 0xa9, 0x0f, 0x62, 0x41, 0x45, 0x65, 0xd2, 0xf3, 0xf3, 0xd3, 0x73,
-	0x52, 0xf5, 0x13, 0x0b, 0x32, 0xf5, 0x13, 0xf3, 0xf2, 0xf2, 0x4b, 0x12, 0x4b, 0x32, 0xf3, 0xf3,
-	0x8a, 0xa1, 0xb2, 0xb2, 0x18, 0xd6, 0x16, 0x24, 0x16, 0x25, 0xe6, 0x42, 0xa5, 0x95, 0x44, 0xb8,
-	0x84, 0x02, 0x41, 0xce, 0x08, 0x00, 0x0b, 0x06, 0xa5, 0x16, 0x96, 0xa6, 0x16, 0x97, 0x28, 0x05,
-	0x71, 0x09, 0xa3, 0x88, 0x16, 0x17, 0xe4, 0xe7, 0x15, 0xa7, 0x0a, 0x59, 0x73, 0xb1, 0x41, 0x34,
-	0x4b, 0x30, 0x2a, 0x30, 0x6a, 0x70, 0x1b, 0x49, 0xe8, 0xa1, 0xbb, 0x5a, 0x0f, 0xa2, 0xc3, 0x89,
-	0xf3, 0xc4, 0x3d, 0x79, 0x86, 0x15, 0xcf, 0x37, 0x68, 0x31, 0x06, 0x41, 0xb5, 0x18, 0x35, 0x30,
-	0x72, 0xb1, 0x82, 0x0d, 0x15, 0x2a, 0xe7, 0x62, 0x83, 0x28, 0x13, 0x52, 0xc1, 0x34, 0x00, 0xd3,
-	0x35, 0x52, 0xaa, 0x04, 0x54, 0x41, 0x5c, 0xa7, 0xa4, 0xd0, 0x74, 0xf9, 0xc9, 0x64, 0x26, 0x29,
-	0x21, 0x09, 0x7d, 0x1c, 0x5e, 0x76, 0x72, 0x3a, 0xf1, 0x48, 0x8e, 0xf1, 0xc2, 0x23, 0x39, 0xc6,
-	0x07, 0x8f, 0xe4, 0x18, 0x27, 0x3c, 0x96, 0x63, 0xb8, 0xf0, 0x58, 0x8e, 0xe1, 0xc6, 0x63, 0x39,
-	0x86, 0x28, 0x8d, 0xf4, 0xcc, 0x92, 0x8c, 0xd2, 0x24, 0xbd, 0xe4, 0xfc, 0x5c, 0xb8, 0x6e, 0x18,
-	0x5d, 0x01, 0x35, 0xa7, 0xa4, 0xb2, 0x20, 0xb5, 0x38, 0x89, 0x0d, 0x1c, 0x6e, 0xc6, 0x80, 0x00,
-	0x00, 0x00, 0xff, 0xff, 0x13, 0x0f, 0x6d, 0xb3, 0xcf, 0x01, 0x00, 0x00,
+	// 1170 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xcc, 0x56, 0xcf, 0x6f, 0xdc, 0xc4,
+	0x17, 0x8f, 0xf7, 0x57, 0x77, 0x5f, 0x9a, 0x7c, 0xdb, 0xf9, 0x86, 0xd4, 0xd9, 0x26, 0x9b, 0xc5,
+	0x4d, 0xdb, 0x6d, 0x44, 0xd6, 0x24, 0xd0, 0xaa, 0x2a, 0x17, 0x9a, 0xa0, 0x56, 0x45, 0x2d, 0x04,
+	0x47, 0x08, 0x89, 0x8b, 0x35, 0xbb, 0x9e, 0x75, 0x47, 0xd8, 0x1e, 0xd7, 0x63, 0xe7, 0x87, 0xaa,
+	0x08, 0x89, 0x0b, 0x57, 0x24, 0xc4, 0xa5, 0x47, 0xc4, 0x81, 0x23, 0x07, 0x2e, 0x1c, 0xb8, 0x57,
+	0xe2, 0x52, 0xc1, 0x85, 0x13, 0x42, 0x09, 0x12, 0x57, 0xfe, 0x04, 0xe4, 0x99, 0xf1, 0x66, 0x37,
+	0xde, 0x6d, 0x56, 0x70, 0xe1, 0x92, 0xec, 0xbc, 0xf9, 0xbc, 0x79, 0xef, 0xf3, 0x3e, 0xf3, 0xe6,
+	0x19, 0x16, 0xa9, 0xe3, 0x11, 0x37, 0x4c, 0x4c, 0xd6, 0xeb, 0x91, 0xc8, 0xdc, 0x5d, 0x37, 0x9f,
+	0x24, 0x24, 0x3a, 0x68, 0x87, 0x11, 0x8b, 0x19, 0xba, 0xa0, 0x76, 0xdb, 0x62, 0xb7, 0xbd, 0xbb,
+	0x5e, 0xbf, 0x88, 0x7d, 0x1a, 0x30, 0x53, 0xfc, 0x95, 0xa0, 0xfa, 0x6a, 0x97, 0x71, 0x9f, 0x71,
+	0xb3, 0x83, 0x39, 0x91, 0xde, 0xe6, 0xee, 0x7a, 0x87, 0xc4, 0x78, 0xdd, 0x0c, 0xb1, 0x4b, 0x03,
+	0x1c, 0x53, 0x16, 0x28, 0x6c, 0x63, 0x10, 0x9b, 0xa1, 0xba, 0x8c, 0x66, 0xfb, 0x0b, 0x72, 0xdf,
+	0x16, 0x2b, 0x53, 0x2e, 0xd4, 0xd6, 0x9c, 0xcb, 0x5c, 0x26, 0xed, 0xe9, 0x2f, 0x65, 0x5d, 0x74,
+	0x19, 0x73, 0x3d, 0x62, 0xe2, 0x90, 0x9a, 0x38, 0x08, 0x58, 0x2c, 0xa2, 0x65, 0x3e, 0x79, 0x76,
+	0x92, 0x88, 0xdc, 0x5d, 0xca, 0xed, 0x86, 0x38, 0xc2, 0xbe, 0x72, 0x36, 0xe6, 0x00, 0x7d, 0x90,
+	0xb2, 0xd9, 0x16, 0x46, 0x8b, 0x3c, 0x49, 0x08, 0x8f, 0x0d, 0x0b, 0xfe, 0x3f, 0x64, 0xe5, 0x21,
+	0x0b, 0x38, 0x41, 0x6f, 0x41, 0x45, 0x3a, 0xeb, 0x5a, 0x53, 0x6b, 0x4d, 0x6f, 0xe8, 0xed, 0xd3,
+	0xa5, 0x6b, 0x4b, 0x8f, 0xcd, 0xda, 0xf3, 0xdf, 0x96, 0xa7, 0xbe, 0xfd, 0xf3, 0xbb, 0x55, 0xcd,
+	0x52, 0x2e, 0xc6, 0x15, 0xb8, 0x28, 0xce, 0x7c, 0x3f, 0x85, 0xaa, 0x40, 0x68, 0x16, 0x0a, 0xd4,
+	0x11, 0xa7, 0x95, 0xac, 0x02, 0x75, 0x8c, 0xf7, 0x54, 0x3a, 0x0a, 0xa4, 0xe2, 0xde, 0x86, 0xb2,
+	0x08, 0xa0, 0xc2, 0x5e, 0xca, 0x87, 0x15, 0xf8, 0xc1, 0xa8, 0xd2, 0xc1, 0x78, 0xa6, 0x41, 0x5d,
+	0x32, 0x89, 0xd8, 0x2e, 0x75, 0x48, 0x24, 0x80, 0x19, 0x4f, 0xf4, 0x26, 0x54, 0x43, 0xb5, 0x21,
+	0xce, 0xae, 0x6d, 0xea, 0x3f, 0x7f, 0xbf, 0x36, 0xa7, 0x24, 0xb9, 0xeb, 0x38, 0x11, 0xe1, 0x7c,
+	0x27, 0x8e, 0x68, 0xe0, 0x5a, 0x7d, 0x24, 0xba, 0x07, 0x70, 0xa2, 0xb9, 0x5e, 0x10, 0x39, 0x5d,
+	0x6b, 0x2b, 0xa7, 0x54, 0xf4, 0xb6, 0xbc, 0x5e, 0x4a, 0xfa, 0xf6, 0x36, 0x76, 0x89, 0x8a, 0x68,
+	0x0d, 0x78, 0x1a, 0x5f, 0x6b, 0x70, 0x79, 0x64, 0x72, 0x8a, 0xf6, 0x1d, 0xa8, 0x08, 0x16, 0x69,
+	0xb9, 0x8b, 0x13, 0xf2, 0x56, 0x1e, 0xe8, 0xfe, 0x88, 0x1c, 0xaf, 0x9f, 0x99, 0xa3, 0x0c, 0x3c,
+	0x94, 0xe4, 0x4f, 0x05, 0x25, 0xc9, 0x0e, 0xc1, 0x51, 0xf7, 0x71, 0x56, 0xb9, 0x39, 0x28, 0xfb,
+	0xcc, 0x21, 0x9e, 0x2c, 0x9b, 0x25, 0x17, 0x68, 0x05, 0x66, 0x7d, 0x1a, 0xd8, 0x3e, 0xf1, 0x59,
+	0x74, 0x60, 0xfb, 0xb4, 0x23, 0x22, 0x97, 0xac, 0xf3, 0x3e, 0x0d, 0x1e, 0x09, 0xe3, 0x23, 0xda,
+	0x41, 0xf3, 0x50, 0x89, 0x88, 0x9b, 0xe6, 0x55, 0x14, 0xce, 0x6a, 0x85, 0x56, 0xa1, 0xe4, 0xe1,
+	0x80, 0xe8, 0xa5, 0xa6, 0xd6, 0x9a, 0xdd, 0x98, 0xcf, 0xb3, 0x7d, 0x88, 0x03, 0x62, 0x09, 0x0c,
+	0xba, 0x05, 0x35, 0x1f, 0xef, 0xdb, 0x61, 0x44, 0xbb, 0x44, 0x2f, 0x0b, 0x7a, 0x0b, 0x43, 0xf4,
+	0x32, 0x62, 0x5b, 0x8c, 0x06, 0x56, 0xd5, 0xc7, 0xfb, 0xdb, 0x29, 0x14, 0xdd, 0x84, 0x0a, 0x8f,
+	0x71, 0x9c, 0x70, 0xbd, 0x22, 0xa2, 0x2c, 0x8d, 0xa9, 0xe9, 0x8e, 0x00, 0x59, 0x0a, 0x7c, 0x4a,
+	0xf2, 0x73, 0xff, 0x58, 0xf2, 0x67, 0x9a, 0xea, 0xac, 0xac, 0x9a, 0xff, 0x25, 0xa9, 0x7f, 0x28,
+	0xc2, 0xbc, 0x48, 0x6e, 0x0b, 0x07, 0x0e, 0x75, 0x70, 0x4c, 0xfa, 0x8d, 0x92, 0x49, 0xa3, 0x4d,
+	0x20, 0xcd, 0x3c, 0x54, 0xc4, 0x6d, 0xe0, 0x7a, 0xa1, 0x59, 0x4c, 0xe5, 0x95, 0x2b, 0x74, 0x77,
+	0x50, 0xb2, 0xe2, 0x19, 0x92, 0x0d, 0x12, 0x3d, 0x51, 0x2f, 0x7f, 0xbf, 0x4a, 0x23, 0xee, 0x97,
+	0x0e, 0xe7, 0xe4, 0x8d, 0xe2, 0x7a, 0x59, 0x64, 0x90, 0x2d, 0xd1, 0x2d, 0xa8, 0xee, 0xb1, 0xe8,
+	0x13, 0x8f, 0x61, 0x47, 0xe9, 0x5f, 0xcf, 0x53, 0xf9, 0x48, 0x21, 0xac, 0x3e, 0x16, 0xbd, 0x0a,
+	0xe7, 0xa9, 0x8f, 0x5d, 0x62, 0x3b, 0xd4, 0x25, 0x3c, 0x16, 0x17, 0xa0, 0x66, 0x4d, 0x0b, 0xdb,
+	0x3b, 0xc2, 0x84, 0x2e, 0x43, 0xcd, 0x0d, 0x13, 0xbb, 0xcb, 0x92, 0x20, 0xd6, 0xab, 0x4d, 0xad,
+	0x35, 0x63, 0x55, 0xdd, 0x30, 0xd9, 0x4a, 0xd7, 0x68, 0x19, 0xa6, 0xb1, 0xe7, 0xb1, 0x3d, 0x9b,
+	0x87, 0x1e, 0x8d, 0xf5, 0x5a, 0x53, 0x6b, 0x55, 0x2d, 0x10, 0xa6, 0x9d, 0xd4, 0x82, 0x6e, 0xc0,
+	0x05, 0x27, 0x89, 0x84, 0x0c, 0x36, 0x27, 0x5d, 0x16, 0x38, 0x5c, 0x07, 0x41, 0xed, 0x7f, 0x99,
+	0x7d, 0x47, 0x9a, 0xd3, 0xce, 0xf3, 0xa8, 0x4f, 0x63, 0x7d, 0x5a, 0x04, 0x91, 0x0b, 0xe3, 0x2f,
+	0x0d, 0x66, 0xfa, 0xb2, 0x3d, 0x08, 0x7a, 0x0c, 0x2d, 0x40, 0x55, 0x50, 0xb2, 0xfb, 0x0f, 0xec,
+	0x39, 0xb1, 0x7e, 0xe0, 0x0c, 0x3d, 0x7b, 0x85, 0x89, 0x9f, 0xbd, 0x7e, 0xcb, 0x17, 0x07, 0x5b,
+	0xfe, 0xa4, 0x99, 0x4b, 0x43, 0xcd, 0x7c, 0x07, 0xca, 0x93, 0x35, 0xe7, 0xd0, 0xab, 0x1d, 0x66,
+	0x32, 0xf7, 0x22, 0x42, 0xec, 0xb4, 0xa0, 0x49, 0x42, 0x9d, 0xb4, 0x59, 0x53, 0x1d, 0xcf, 0xa7,
+	0xd6, 0xfb, 0x61, 0xf2, 0x61, 0x6a, 0x33, 0x3e, 0x85, 0x4b, 0xb9, 0xdb, 0xaa, 0xda, 0xe9, 0x5d,
+	0x80, 0x6e, 0xdf, 0xaa, 0x5a, 0x6a, 0x39, 0xaf, 0xf4, 0x50, 0xc1, 0x06, 0xf3, 0x18, 0xf0, 0x4e,
+	0x6f, 0x13, 0xef, 0xe2, 0x20, 0x20, 0x8e, 0xa8, 0xd5, 0x8c, 0x95, 0x2d, 0x8d, 0x87, 0x30, 0x27,
+	0x12, 0xb8, 0x47, 0x3d, 0xcf, 0xc2, 0x31, 0xf9, 0x57, 0x53, 0xc5, 0x38, 0x84, 0x57, 0x4e, 0x9d,
+	0xa6, 0xc8, 0xbc, 0x0d, 0xe5, 0xf4, 0x15, 0xca, 0x86, 0xee, 0x08, 0x1e, 0xd9, 0xfc, 0x48, 0x1f,
+	0xad, 0xa1, 0xd9, 0x2b, 0x1d, 0x91, 0x01, 0x33, 0x3d, 0xea, 0x79, 0x76, 0x84, 0x63, 0x62, 0x77,
+	0x42, 0xae, 0x88, 0x4c, 0xf7, 0x54, 0xa8, 0xcd, 0x90, 0x6f, 0xfc, 0x58, 0x81, 0xb2, 0x88, 0x8f,
+	0xf6, 0xa0, 0x22, 0xa7, 0x38, 0x5a, 0xc9, 0x87, 0xca, 0x7f, 0x2c, 0xd4, 0xaf, 0x9e, 0x81, 0x92,
+	0x34, 0x8c, 0xe6, 0x67, 0xbf, 0xfc, 0xf1, 0x65, 0xa1, 0x8e, 0x74, 0x73, 0xcc, 0x17, 0x09, 0x3a,
+	0x80, 0xb2, 0x78, 0xe4, 0xd0, 0x95, 0x31, 0x27, 0x0e, 0x7e, 0x3a, 0xd4, 0x57, 0x5e, 0x0e, 0x52,
+	0x51, 0xaf, 0x8a, 0xa8, 0xcb, 0x68, 0xc9, 0x1c, 0xfd, 0x95, 0xc4, 0xcd, 0xa7, 0xd4, 0x39, 0x44,
+	0xdf, 0x68, 0x30, 0x3b, 0x3c, 0x85, 0xd1, 0x6b, 0xe3, 0x68, 0x8d, 0xfa, 0x92, 0xa8, 0xaf, 0x4d,
+	0x88, 0x56, 0x69, 0xdd, 0x14, 0x69, 0x99, 0x68, 0x6d, 0x44, 0x31, 0x94, 0x07, 0x37, 0x9f, 0x66,
+	0x3f, 0x0f, 0x55, 0xae, 0xa9, 0x34, 0x72, 0x70, 0x8c, 0x95, 0x66, 0x68, 0x4a, 0x8f, 0x95, 0x66,
+	0x78, 0xfa, 0xbc, 0x4c, 0x1a, 0x2e, 0xc3, 0x7d, 0xae, 0x01, 0x9c, 0xf4, 0x19, 0x6a, 0x8d, 0x39,
+	0x37, 0x37, 0x38, 0xea, 0x37, 0x26, 0x40, 0xaa, 0x2c, 0x56, 0x44, 0x16, 0x0d, 0xb4, 0x98, 0xcf,
+	0x62, 0xa0, 0x1d, 0xbf, 0xd2, 0xa0, 0x9a, 0xb5, 0x08, 0xba, 0x36, 0xe6, 0xf4, 0x53, 0x1d, 0x59,
+	0xbf, 0x7e, 0x26, 0x4e, 0xe5, 0x70, 0x5b, 0xe4, 0xb0, 0x81, 0x5e, 0x9f, 0x50, 0x97, 0x7e, 0x5b,
+	0x6d, 0x6e, 0x3e, 0x3f, 0x6a, 0x68, 0x2f, 0x8e, 0x1a, 0xda, 0xef, 0x47, 0x0d, 0xed, 0x8b, 0xe3,
+	0xc6, 0xd4, 0x8b, 0xe3, 0xc6, 0xd4, 0xaf, 0xc7, 0x8d, 0xa9, 0x8f, 0x5b, 0x2e, 0x8d, 0x1f, 0x27,
+	0x9d, 0x76, 0x97, 0xf9, 0xfd, 0x53, 0xb3, 0xff, 0xfb, 0xea, 0xfc, 0xf8, 0x20, 0x24, 0xbc, 0x53,
+	0x11, 0xdf, 0xe4, 0x6f, 0xfc, 0x1d, 0x00, 0x00, 0xff, 0xff, 0x77, 0x99, 0xe9, 0xb1, 0xb0, 0x0c,
+	0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -156,6 +967,17 @@ const _ = grpc.SupportPackageIsVersion4
 type QueryClient interface {
 	// Params returns the module parameters.
 	Params(ctx context.Context, in *QueryParamsRequest, opts ...grpc.CallOption) (*QueryParamsResponse, error)
+	// Offer returns one offer by id.
+	Offer(ctx context.Context, in *QueryOfferRequest, opts ...grpc.CallOption) (*QueryOfferResponse, error)
+	// ProviderOffers returns a provider's offers by id.
+	ProviderOffers(ctx context.Context, in *QueryProviderOffersRequest, opts ...grpc.CallOption) (*QueryProviderOffersResponse, error)
+	// Search returns offers that match every filter given, by id.
+	Search(ctx context.Context, in *QuerySearchRequest, opts ...grpc.CallOption) (*QuerySearchResponse, error)
+	// Candidates runs the clearing walk for a job shape: the OPEN offers that
+	// would serve it now, cheapest first, as x/auction sees them.
+	Candidates(ctx context.Context, in *QueryCandidatesRequest, opts ...grpc.CallOption) (*QueryCandidatesResponse, error)
+	// FillRate returns a provider's offered and leased GPU-seconds.
+	FillRate(ctx context.Context, in *QueryFillRateRequest, opts ...grpc.CallOption) (*QueryFillRateResponse, error)
 }
 
 type queryClient struct {
@@ -175,10 +997,66 @@ func (c *queryClient) Params(ctx context.Context, in *QueryParamsRequest, opts .
 	return out, nil
 }
 
+func (c *queryClient) Offer(ctx context.Context, in *QueryOfferRequest, opts ...grpc.CallOption) (*QueryOfferResponse, error) {
+	out := new(QueryOfferResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.offer.v1.Query/Offer", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) ProviderOffers(ctx context.Context, in *QueryProviderOffersRequest, opts ...grpc.CallOption) (*QueryProviderOffersResponse, error) {
+	out := new(QueryProviderOffersResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.offer.v1.Query/ProviderOffers", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) Search(ctx context.Context, in *QuerySearchRequest, opts ...grpc.CallOption) (*QuerySearchResponse, error) {
+	out := new(QuerySearchResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.offer.v1.Query/Search", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) Candidates(ctx context.Context, in *QueryCandidatesRequest, opts ...grpc.CallOption) (*QueryCandidatesResponse, error) {
+	out := new(QueryCandidatesResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.offer.v1.Query/Candidates", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) FillRate(ctx context.Context, in *QueryFillRateRequest, opts ...grpc.CallOption) (*QueryFillRateResponse, error) {
+	out := new(QueryFillRateResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.offer.v1.Query/FillRate", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // QueryServer is the server API for Query service.
 type QueryServer interface {
 	// Params returns the module parameters.
 	Params(context.Context, *QueryParamsRequest) (*QueryParamsResponse, error)
+	// Offer returns one offer by id.
+	Offer(context.Context, *QueryOfferRequest) (*QueryOfferResponse, error)
+	// ProviderOffers returns a provider's offers by id.
+	ProviderOffers(context.Context, *QueryProviderOffersRequest) (*QueryProviderOffersResponse, error)
+	// Search returns offers that match every filter given, by id.
+	Search(context.Context, *QuerySearchRequest) (*QuerySearchResponse, error)
+	// Candidates runs the clearing walk for a job shape: the OPEN offers that
+	// would serve it now, cheapest first, as x/auction sees them.
+	Candidates(context.Context, *QueryCandidatesRequest) (*QueryCandidatesResponse, error)
+	// FillRate returns a provider's offered and leased GPU-seconds.
+	FillRate(context.Context, *QueryFillRateRequest) (*QueryFillRateResponse, error)
 }
 
 // UnimplementedQueryServer can be embedded to have forward compatible implementations.
@@ -187,6 +1065,21 @@ type UnimplementedQueryServer struct {
 
 func (*UnimplementedQueryServer) Params(ctx context.Context, req *QueryParamsRequest) (*QueryParamsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Params not implemented")
+}
+func (*UnimplementedQueryServer) Offer(ctx context.Context, req *QueryOfferRequest) (*QueryOfferResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Offer not implemented")
+}
+func (*UnimplementedQueryServer) ProviderOffers(ctx context.Context, req *QueryProviderOffersRequest) (*QueryProviderOffersResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ProviderOffers not implemented")
+}
+func (*UnimplementedQueryServer) Search(ctx context.Context, req *QuerySearchRequest) (*QuerySearchResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Search not implemented")
+}
+func (*UnimplementedQueryServer) Candidates(ctx context.Context, req *QueryCandidatesRequest) (*QueryCandidatesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Candidates not implemented")
+}
+func (*UnimplementedQueryServer) FillRate(ctx context.Context, req *QueryFillRateRequest) (*QueryFillRateResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method FillRate not implemented")
 }
 
 func RegisterQueryServer(s grpc1.Server, srv QueryServer) {
@@ -211,6 +1104,96 @@ func _Query_Params_Handler(srv interface{}, ctx context.Context, dec func(interf
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Query_Offer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryOfferRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).Offer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.offer.v1.Query/Offer",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).Offer(ctx, req.(*QueryOfferRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_ProviderOffers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryProviderOffersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).ProviderOffers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.offer.v1.Query/ProviderOffers",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).ProviderOffers(ctx, req.(*QueryProviderOffersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_Search_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QuerySearchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).Search(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.offer.v1.Query/Search",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).Search(ctx, req.(*QuerySearchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_Candidates_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryCandidatesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).Candidates(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.offer.v1.Query/Candidates",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).Candidates(ctx, req.(*QueryCandidatesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_FillRate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryFillRateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).FillRate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.offer.v1.Query/FillRate",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).FillRate(ctx, req.(*QueryFillRateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var Query_serviceDesc = _Query_serviceDesc
 var _Query_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "idlegpu.offer.v1.Query",
@@ -219,6 +1202,26 @@ var _Query_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Params",
 			Handler:    _Query_Params_Handler,
+		},
+		{
+			MethodName: "Offer",
+			Handler:    _Query_Offer_Handler,
+		},
+		{
+			MethodName: "ProviderOffers",
+			Handler:    _Query_ProviderOffers_Handler,
+		},
+		{
+			MethodName: "Search",
+			Handler:    _Query_Search_Handler,
+		},
+		{
+			MethodName: "Candidates",
+			Handler:    _Query_Candidates_Handler,
+		},
+		{
+			MethodName: "FillRate",
+			Handler:    _Query_FillRate_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
@@ -281,6 +1284,559 @@ func (m *QueryParamsResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *QueryOfferRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryOfferRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryOfferRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Id != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Id))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryOfferResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryOfferResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryOfferResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Offer.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintQuery(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryProviderOffersRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryProviderOffersRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryProviderOffersRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryProviderOffersResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryProviderOffersResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryProviderOffersResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Offers) > 0 {
+		for iNdEx := len(m.Offers) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Offers[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintQuery(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QuerySearchRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QuerySearchRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QuerySearchRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x3a
+	}
+	if m.Status != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Status))
+		i--
+		dAtA[i] = 0x30
+	}
+	if m.MaxPrice != nil {
+		{
+			size, err := m.MaxPrice.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x2a
+	}
+	if m.Lane != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Lane))
+		i--
+		dAtA[i] = 0x20
+	}
+	if len(m.Region) > 0 {
+		i -= len(m.Region)
+		copy(dAtA[i:], m.Region)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Region)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.MinMemoryMib != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.MinMemoryMib))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Model) > 0 {
+		i -= len(m.Model)
+		copy(dAtA[i:], m.Model)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Model)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QuerySearchResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QuerySearchResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QuerySearchResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Offers) > 0 {
+		for iNdEx := len(m.Offers) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Offers[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintQuery(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryCandidatesRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryCandidatesRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryCandidatesRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Limit != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Limit))
+		i--
+		dAtA[i] = 0x58
+	}
+	if m.DurationSeconds != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.DurationSeconds))
+		i--
+		dAtA[i] = 0x50
+	}
+	if m.AllowSplit {
+		i--
+		if m.AllowSplit {
+			dAtA[i] = 1
+		} else {
+			dAtA[i] = 0
+		}
+		i--
+		dAtA[i] = 0x48
+	}
+	if m.GpuCount != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.GpuCount))
+		i--
+		dAtA[i] = 0x40
+	}
+	if len(m.ImageDigest) > 0 {
+		i -= len(m.ImageDigest)
+		copy(dAtA[i:], m.ImageDigest)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.ImageDigest)))
+		i--
+		dAtA[i] = 0x3a
+	}
+	if m.Workload != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Workload))
+		i--
+		dAtA[i] = 0x30
+	}
+	if len(m.Regions) > 0 {
+		for iNdEx := len(m.Regions) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.Regions[iNdEx])
+			copy(dAtA[i:], m.Regions[iNdEx])
+			i = encodeVarintQuery(dAtA, i, uint64(len(m.Regions[iNdEx])))
+			i--
+			dAtA[i] = 0x2a
+		}
+	}
+	if m.MinMemoryMib != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.MinMemoryMib))
+		i--
+		dAtA[i] = 0x20
+	}
+	{
+		size, err := m.MaxPrice.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintQuery(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x1a
+	if len(m.Models) > 0 {
+		for iNdEx := len(m.Models) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.Models[iNdEx])
+			copy(dAtA[i:], m.Models[iNdEx])
+			i = encodeVarintQuery(dAtA, i, uint64(len(m.Models[iNdEx])))
+			i--
+			dAtA[i] = 0x12
+		}
+	}
+	if m.Lane != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Lane))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *CandidateInfo) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *CandidateInfo) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *CandidateInfo) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.FreeGpuUuids) > 0 {
+		for iNdEx := len(m.FreeGpuUuids) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.FreeGpuUuids[iNdEx])
+			copy(dAtA[i:], m.FreeGpuUuids[iNdEx])
+			i = encodeVarintQuery(dAtA, i, uint64(len(m.FreeGpuUuids[iNdEx])))
+			i--
+			dAtA[i] = 0x32
+		}
+	}
+	{
+		size, err := m.Price.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintQuery(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x2a
+	if len(m.Region) > 0 {
+		i -= len(m.Region)
+		copy(dAtA[i:], m.Region)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Region)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.Model) > 0 {
+		i -= len(m.Model)
+		copy(dAtA[i:], m.Model)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Model)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.OfferId != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.OfferId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryCandidatesResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryCandidatesResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryCandidatesResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Scanned != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Scanned))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Candidates) > 0 {
+		for iNdEx := len(m.Candidates) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Candidates[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintQuery(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryFillRateRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryFillRateRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryFillRateRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryFillRateResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryFillRateResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryFillRateResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.FillRateBps != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.FillRateBps))
+		i--
+		dAtA[i] = 0x10
+	}
+	{
+		size, err := m.Stats.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintQuery(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
+
 func encodeVarintQuery(dAtA []byte, offset int, v uint64) int {
 	offset -= sovQuery(v)
 	base := offset
@@ -309,6 +1865,243 @@ func (m *QueryParamsResponse) Size() (n int) {
 	_ = l
 	l = m.Params.Size()
 	n += 1 + l + sovQuery(uint64(l))
+	return n
+}
+
+func (m *QueryOfferRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Id != 0 {
+		n += 1 + sovQuery(uint64(m.Id))
+	}
+	return n
+}
+
+func (m *QueryOfferResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Offer.Size()
+	n += 1 + l + sovQuery(uint64(l))
+	return n
+}
+
+func (m *QueryProviderOffersRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryProviderOffersResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Offers) > 0 {
+		for _, e := range m.Offers {
+			l = e.Size()
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QuerySearchRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Model)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	if m.MinMemoryMib != 0 {
+		n += 1 + sovQuery(uint64(m.MinMemoryMib))
+	}
+	l = len(m.Region)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	if m.Lane != 0 {
+		n += 1 + sovQuery(uint64(m.Lane))
+	}
+	if m.MaxPrice != nil {
+		l = m.MaxPrice.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	if m.Status != 0 {
+		n += 1 + sovQuery(uint64(m.Status))
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QuerySearchResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Offers) > 0 {
+		for _, e := range m.Offers {
+			l = e.Size()
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryCandidatesRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Lane != 0 {
+		n += 1 + sovQuery(uint64(m.Lane))
+	}
+	if len(m.Models) > 0 {
+		for _, s := range m.Models {
+			l = len(s)
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	l = m.MaxPrice.Size()
+	n += 1 + l + sovQuery(uint64(l))
+	if m.MinMemoryMib != 0 {
+		n += 1 + sovQuery(uint64(m.MinMemoryMib))
+	}
+	if len(m.Regions) > 0 {
+		for _, s := range m.Regions {
+			l = len(s)
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	if m.Workload != 0 {
+		n += 1 + sovQuery(uint64(m.Workload))
+	}
+	l = len(m.ImageDigest)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	if m.GpuCount != 0 {
+		n += 1 + sovQuery(uint64(m.GpuCount))
+	}
+	if m.AllowSplit {
+		n += 2
+	}
+	if m.DurationSeconds != 0 {
+		n += 1 + sovQuery(uint64(m.DurationSeconds))
+	}
+	if m.Limit != 0 {
+		n += 1 + sovQuery(uint64(m.Limit))
+	}
+	return n
+}
+
+func (m *CandidateInfo) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.OfferId != 0 {
+		n += 1 + sovQuery(uint64(m.OfferId))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	l = len(m.Model)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	l = len(m.Region)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	l = m.Price.Size()
+	n += 1 + l + sovQuery(uint64(l))
+	if len(m.FreeGpuUuids) > 0 {
+		for _, s := range m.FreeGpuUuids {
+			l = len(s)
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	return n
+}
+
+func (m *QueryCandidatesResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Candidates) > 0 {
+		for _, e := range m.Candidates {
+			l = e.Size()
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	if m.Scanned != 0 {
+		n += 1 + sovQuery(uint64(m.Scanned))
+	}
+	return n
+}
+
+func (m *QueryFillRateRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryFillRateResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Stats.Size()
+	n += 1 + l + sovQuery(uint64(l))
+	if m.FillRateBps != 0 {
+		n += 1 + sovQuery(uint64(m.FillRateBps))
+	}
 	return n
 }
 
@@ -430,6 +2223,1589 @@ func (m *QueryParamsResponse) Unmarshal(dAtA []byte) error {
 				return err
 			}
 			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryOfferRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryOfferRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryOfferRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Id", wireType)
+			}
+			m.Id = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Id |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryOfferResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryOfferResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryOfferResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Offer", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Offer.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryProviderOffersRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryProviderOffersRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryProviderOffersRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageRequest{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryProviderOffersResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryProviderOffersResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryProviderOffersResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Offers", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Offers = append(m.Offers, Offer{})
+			if err := m.Offers[len(m.Offers)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageResponse{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QuerySearchRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QuerySearchRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QuerySearchRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Model", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Model = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MinMemoryMib", wireType)
+			}
+			m.MinMemoryMib = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.MinMemoryMib |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Region", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Region = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Lane", wireType)
+			}
+			m.Lane = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Lane |= Lane(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MaxPrice", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.MaxPrice == nil {
+				m.MaxPrice = &types.Coin{}
+			}
+			if err := m.MaxPrice.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 6:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Status", wireType)
+			}
+			m.Status = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Status |= OfferStatus(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 7:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageRequest{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QuerySearchResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QuerySearchResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QuerySearchResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Offers", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Offers = append(m.Offers, Offer{})
+			if err := m.Offers[len(m.Offers)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageResponse{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryCandidatesRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryCandidatesRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryCandidatesRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Lane", wireType)
+			}
+			m.Lane = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Lane |= Lane(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Models", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Models = append(m.Models, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MaxPrice", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.MaxPrice.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MinMemoryMib", wireType)
+			}
+			m.MinMemoryMib = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.MinMemoryMib |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Regions", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Regions = append(m.Regions, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		case 6:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Workload", wireType)
+			}
+			m.Workload = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Workload |= Workload(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 7:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ImageDigest", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ImageDigest = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 8:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field GpuCount", wireType)
+			}
+			m.GpuCount = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.GpuCount |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 9:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AllowSplit", wireType)
+			}
+			var v int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				v |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			m.AllowSplit = bool(v != 0)
+		case 10:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field DurationSeconds", wireType)
+			}
+			m.DurationSeconds = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.DurationSeconds |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 11:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Limit", wireType)
+			}
+			m.Limit = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Limit |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *CandidateInfo) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: CandidateInfo: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: CandidateInfo: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field OfferId", wireType)
+			}
+			m.OfferId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.OfferId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Model", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Model = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Region", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Region = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Price", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Price.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 6:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field FreeGpuUuids", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.FreeGpuUuids = append(m.FreeGpuUuids, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryCandidatesResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryCandidatesResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryCandidatesResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Candidates", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Candidates = append(m.Candidates, CandidateInfo{})
+			if err := m.Candidates[len(m.Candidates)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Scanned", wireType)
+			}
+			m.Scanned = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Scanned |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryFillRateRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryFillRateRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryFillRateRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryFillRateResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryFillRateResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryFillRateResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Stats", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Stats.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field FillRateBps", wireType)
+			}
+			m.FillRateBps = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.FillRateBps |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := skipQuery(dAtA[iNdEx:])

@@ -123,37 +123,394 @@ func (m *MsgUpdateParamsResponse) XXX_DiscardUnknown() {
 
 var xxx_messageInfo_MsgUpdateParamsResponse proto.InternalMessageInfo
 
+// MsgCreateOffer offers some of a provider's registered GPUs; the operator
+// or one of its agents may send it.
+type MsgCreateOffer struct {
+	// signer is the provider's operator or one of its agents.
+	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
+	// provider is the operator address of the provider.
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// gpu_uuids are the GPUs to offer: the provider's, one model, in no other offer.
+	GpuUuids []string `protobuf:"bytes,3,rep,name=gpu_uuids,json=gpuUuids,proto3" json:"gpu_uuids,omitempty"`
+	// region is where the GPUs are; empty takes the provider's region.
+	Region string `protobuf:"bytes,4,opt,name=region,proto3" json:"region,omitempty"`
+	// terms are the prices, lanes, windows and limits.
+	Terms OfferTerms `protobuf:"bytes,5,opt,name=terms,proto3" json:"terms"`
+}
+
+func (m *MsgCreateOffer) Reset()         { *m = MsgCreateOffer{} }
+func (m *MsgCreateOffer) String() string { return proto.CompactTextString(m) }
+func (*MsgCreateOffer) ProtoMessage()    {}
+func (*MsgCreateOffer) Descriptor() ([]byte, []int) {
+	return fileDescriptor_a645b2da6ee0978f, []int{2}
+}
+func (m *MsgCreateOffer) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgCreateOffer) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgCreateOffer.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgCreateOffer) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgCreateOffer.Merge(m, src)
+}
+func (m *MsgCreateOffer) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgCreateOffer) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgCreateOffer.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgCreateOffer proto.InternalMessageInfo
+
+func (m *MsgCreateOffer) GetSigner() string {
+	if m != nil {
+		return m.Signer
+	}
+	return ""
+}
+
+func (m *MsgCreateOffer) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *MsgCreateOffer) GetGpuUuids() []string {
+	if m != nil {
+		return m.GpuUuids
+	}
+	return nil
+}
+
+func (m *MsgCreateOffer) GetRegion() string {
+	if m != nil {
+		return m.Region
+	}
+	return ""
+}
+
+func (m *MsgCreateOffer) GetTerms() OfferTerms {
+	if m != nil {
+		return m.Terms
+	}
+	return OfferTerms{}
+}
+
+// MsgCreateOfferResponse is the response type for Msg/CreateOffer.
+type MsgCreateOfferResponse struct {
+	// offer_id is the new offer's id.
+	OfferId uint64 `protobuf:"varint,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+}
+
+func (m *MsgCreateOfferResponse) Reset()         { *m = MsgCreateOfferResponse{} }
+func (m *MsgCreateOfferResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgCreateOfferResponse) ProtoMessage()    {}
+func (*MsgCreateOfferResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_a645b2da6ee0978f, []int{3}
+}
+func (m *MsgCreateOfferResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgCreateOfferResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgCreateOfferResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgCreateOfferResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgCreateOfferResponse.Merge(m, src)
+}
+func (m *MsgCreateOfferResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgCreateOfferResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgCreateOfferResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgCreateOfferResponse proto.InternalMessageInfo
+
+func (m *MsgCreateOfferResponse) GetOfferId() uint64 {
+	if m != nil {
+		return m.OfferId
+	}
+	return 0
+}
+
+// MsgUpdateOffer replaces an open or paused offer's terms as a whole and
+// optionally moves it between OPEN and PAUSED.
+type MsgUpdateOffer struct {
+	// signer is the provider's operator or one of its agents.
+	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
+	// offer_id is the offer to change.
+	OfferId uint64 `protobuf:"varint,2,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	// terms replace the offer's terms.
+	Terms OfferTerms `protobuf:"bytes,3,opt,name=terms,proto3" json:"terms"`
+	// status is OPEN or PAUSED; UNSPECIFIED keeps the current one.
+	Status OfferStatus `protobuf:"varint,4,opt,name=status,proto3,enum=idlegpu.offer.v1.OfferStatus" json:"status,omitempty"`
+}
+
+func (m *MsgUpdateOffer) Reset()         { *m = MsgUpdateOffer{} }
+func (m *MsgUpdateOffer) String() string { return proto.CompactTextString(m) }
+func (*MsgUpdateOffer) ProtoMessage()    {}
+func (*MsgUpdateOffer) Descriptor() ([]byte, []int) {
+	return fileDescriptor_a645b2da6ee0978f, []int{4}
+}
+func (m *MsgUpdateOffer) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgUpdateOffer) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgUpdateOffer.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgUpdateOffer) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgUpdateOffer.Merge(m, src)
+}
+func (m *MsgUpdateOffer) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgUpdateOffer) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgUpdateOffer.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgUpdateOffer proto.InternalMessageInfo
+
+func (m *MsgUpdateOffer) GetSigner() string {
+	if m != nil {
+		return m.Signer
+	}
+	return ""
+}
+
+func (m *MsgUpdateOffer) GetOfferId() uint64 {
+	if m != nil {
+		return m.OfferId
+	}
+	return 0
+}
+
+func (m *MsgUpdateOffer) GetTerms() OfferTerms {
+	if m != nil {
+		return m.Terms
+	}
+	return OfferTerms{}
+}
+
+func (m *MsgUpdateOffer) GetStatus() OfferStatus {
+	if m != nil {
+		return m.Status
+	}
+	return OFFER_STATUS_UNSPECIFIED
+}
+
+// MsgUpdateOfferResponse is the response type for Msg/UpdateOffer.
+type MsgUpdateOfferResponse struct {
+}
+
+func (m *MsgUpdateOfferResponse) Reset()         { *m = MsgUpdateOfferResponse{} }
+func (m *MsgUpdateOfferResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgUpdateOfferResponse) ProtoMessage()    {}
+func (*MsgUpdateOfferResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_a645b2da6ee0978f, []int{5}
+}
+func (m *MsgUpdateOfferResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgUpdateOfferResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgUpdateOfferResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgUpdateOfferResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgUpdateOfferResponse.Merge(m, src)
+}
+func (m *MsgUpdateOfferResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgUpdateOfferResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgUpdateOfferResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgUpdateOfferResponse proto.InternalMessageInfo
+
+// MsgCloseOffer closes an offer; GPUs not in a lease are released at once,
+// the others when their leases end.
+type MsgCloseOffer struct {
+	// signer is the provider's operator or one of its agents.
+	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
+	// offer_id is the offer to close.
+	OfferId uint64 `protobuf:"varint,2,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+}
+
+func (m *MsgCloseOffer) Reset()         { *m = MsgCloseOffer{} }
+func (m *MsgCloseOffer) String() string { return proto.CompactTextString(m) }
+func (*MsgCloseOffer) ProtoMessage()    {}
+func (*MsgCloseOffer) Descriptor() ([]byte, []int) {
+	return fileDescriptor_a645b2da6ee0978f, []int{6}
+}
+func (m *MsgCloseOffer) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgCloseOffer) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgCloseOffer.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgCloseOffer) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgCloseOffer.Merge(m, src)
+}
+func (m *MsgCloseOffer) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgCloseOffer) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgCloseOffer.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgCloseOffer proto.InternalMessageInfo
+
+func (m *MsgCloseOffer) GetSigner() string {
+	if m != nil {
+		return m.Signer
+	}
+	return ""
+}
+
+func (m *MsgCloseOffer) GetOfferId() uint64 {
+	if m != nil {
+		return m.OfferId
+	}
+	return 0
+}
+
+// MsgCloseOfferResponse is the response type for Msg/CloseOffer.
+type MsgCloseOfferResponse struct {
+}
+
+func (m *MsgCloseOfferResponse) Reset()         { *m = MsgCloseOfferResponse{} }
+func (m *MsgCloseOfferResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgCloseOfferResponse) ProtoMessage()    {}
+func (*MsgCloseOfferResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_a645b2da6ee0978f, []int{7}
+}
+func (m *MsgCloseOfferResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgCloseOfferResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgCloseOfferResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgCloseOfferResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgCloseOfferResponse.Merge(m, src)
+}
+func (m *MsgCloseOfferResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgCloseOfferResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgCloseOfferResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgCloseOfferResponse proto.InternalMessageInfo
+
 func init() {
 	proto.RegisterType((*MsgUpdateParams)(nil), "idlegpu.offer.v1.MsgUpdateParams")
 	proto.RegisterType((*MsgUpdateParamsResponse)(nil), "idlegpu.offer.v1.MsgUpdateParamsResponse")
+	proto.RegisterType((*MsgCreateOffer)(nil), "idlegpu.offer.v1.MsgCreateOffer")
+	proto.RegisterType((*MsgCreateOfferResponse)(nil), "idlegpu.offer.v1.MsgCreateOfferResponse")
+	proto.RegisterType((*MsgUpdateOffer)(nil), "idlegpu.offer.v1.MsgUpdateOffer")
+	proto.RegisterType((*MsgUpdateOfferResponse)(nil), "idlegpu.offer.v1.MsgUpdateOfferResponse")
+	proto.RegisterType((*MsgCloseOffer)(nil), "idlegpu.offer.v1.MsgCloseOffer")
+	proto.RegisterType((*MsgCloseOfferResponse)(nil), "idlegpu.offer.v1.MsgCloseOfferResponse")
 }
 
 func init() { proto.RegisterFile("idlegpu/offer/v1/tx.proto", fileDescriptor_a645b2da6ee0978f) }
 
 var fileDescriptor_a645b2da6ee0978f = []byte{
-	// 340 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xe2, 0x92, 0xcc, 0x4c, 0xc9, 0x49,
-	0x4d, 0x2f, 0x28, 0xd5, 0xcf, 0x4f, 0x4b, 0x4b, 0x2d, 0xd2, 0x2f, 0x33, 0xd4, 0x2f, 0xa9, 0xd0,
-	0x2b, 0x28, 0xca, 0x2f, 0xc9, 0x17, 0x12, 0x80, 0x4a, 0xe9, 0x81, 0xa5, 0xf4, 0xca, 0x0c, 0xa5,
-	0x04, 0x13, 0x73, 0x33, 0xf3, 0xf2, 0xf5, 0xc1, 0x24, 0x44, 0x91, 0x94, 0x78, 0x72, 0x7e, 0x71,
-	0x6e, 0x7e, 0xb1, 0x7e, 0x6e, 0x71, 0x3a, 0x48, 0x73, 0x6e, 0x71, 0x3a, 0x54, 0x42, 0x12, 0x22,
-	0x11, 0x0f, 0xe6, 0xe9, 0x43, 0x38, 0x50, 0x29, 0x91, 0xf4, 0xfc, 0xf4, 0x7c, 0x88, 0x38, 0x88,
-	0x05, 0x15, 0x95, 0xc5, 0x70, 0x49, 0x41, 0x62, 0x51, 0x62, 0x2e, 0x54, 0x93, 0xd2, 0x2e, 0x46,
-	0x2e, 0x7e, 0xdf, 0xe2, 0xf4, 0xd0, 0x82, 0x94, 0xc4, 0x92, 0xd4, 0x00, 0xb0, 0x8c, 0x90, 0x19,
-	0x17, 0x67, 0x62, 0x69, 0x49, 0x46, 0x7e, 0x51, 0x66, 0x49, 0xa5, 0x04, 0xa3, 0x02, 0xa3, 0x06,
-	0xa7, 0x93, 0xc4, 0xa5, 0x2d, 0xba, 0x22, 0x50, 0xdb, 0x1c, 0x53, 0x52, 0x8a, 0x52, 0x8b, 0x8b,
-	0x83, 0x4b, 0x8a, 0x32, 0xf3, 0xd2, 0x83, 0x10, 0x4a, 0x85, 0xac, 0xb9, 0xd8, 0x20, 0x66, 0x4b,
-	0x30, 0x29, 0x30, 0x6a, 0x70, 0x1b, 0x49, 0xe8, 0xa1, 0x7b, 0x55, 0x0f, 0x62, 0x83, 0x13, 0xe7,
-	0x89, 0x7b, 0xf2, 0x0c, 0x2b, 0x9e, 0x6f, 0xd0, 0x62, 0x0c, 0x82, 0x6a, 0xb1, 0x32, 0x6a, 0x7a,
-	0xbe, 0x41, 0x0b, 0x61, 0x58, 0xd7, 0xf3, 0x0d, 0x5a, 0xf2, 0x30, 0xa7, 0x57, 0x40, 0x1d, 0x8f,
-	0xe6, 0x50, 0x25, 0x49, 0x2e, 0x71, 0x34, 0xa1, 0xa0, 0xd4, 0xe2, 0x82, 0xfc, 0xbc, 0xe2, 0x54,
-	0xa3, 0x2c, 0x2e, 0x66, 0xdf, 0xe2, 0x74, 0xa1, 0x18, 0x2e, 0x1e, 0x14, 0xaf, 0x29, 0x62, 0x3a,
-	0x09, 0xcd, 0x04, 0x29, 0x4d, 0x82, 0x4a, 0x60, 0x96, 0x48, 0xb1, 0x36, 0x80, 0xbc, 0xe0, 0xe4,
-	0x74, 0xe2, 0x91, 0x1c, 0xe3, 0x85, 0x47, 0x72, 0x8c, 0x0f, 0x1e, 0xc9, 0x31, 0x4e, 0x78, 0x2c,
-	0xc7, 0x70, 0xe1, 0xb1, 0x1c, 0xc3, 0x8d, 0xc7, 0x72, 0x0c, 0x51, 0x1a, 0xe9, 0x99, 0x25, 0x19,
-	0xa5, 0x49, 0x7a, 0xc9, 0xf9, 0xb9, 0xfa, 0x30, 0xcf, 0xa0, 0x7b, 0xaa, 0xa4, 0xb2, 0x20, 0xb5,
-	0x38, 0x89, 0x0d, 0x1c, 0x1d, 0xc6, 0x80, 0x00, 0x00, 0x00, 0xff, 0xff, 0x5e, 0x50, 0x92, 0xb1,
-	0x39, 0x02, 0x00, 0x00,
+	// 636 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xb4, 0x94, 0x4f, 0x4f, 0x13, 0x41,
+	0x18, 0xc6, 0xbb, 0x2d, 0x54, 0x3a, 0x28, 0xea, 0x04, 0x61, 0xbb, 0xc2, 0x52, 0xf7, 0x62, 0x25,
+	0x61, 0x57, 0x8a, 0x7a, 0xc0, 0x78, 0xb0, 0x9e, 0x3c, 0x10, 0xcd, 0x22, 0x26, 0x18, 0x13, 0xb2,
+	0xb0, 0xc3, 0xb0, 0x09, 0xdb, 0xd9, 0xcc, 0xcc, 0x12, 0xb8, 0x19, 0xbd, 0xe9, 0xc5, 0x0f, 0xe0,
+	0x07, 0xf0, 0xd8, 0x83, 0x27, 0x3f, 0x01, 0x47, 0xe2, 0xc9, 0x93, 0x31, 0xed, 0xa1, 0x5f, 0xc1,
+	0xa3, 0xd9, 0x99, 0xe9, 0x76, 0xfb, 0x07, 0x6a, 0x48, 0xbc, 0x10, 0xe6, 0x7d, 0x9f, 0xf7, 0x99,
+	0x67, 0x7e, 0x33, 0x5d, 0x50, 0x0e, 0xfc, 0x43, 0x84, 0xa3, 0xd8, 0x21, 0xfb, 0xfb, 0x88, 0x3a,
+	0x47, 0xab, 0x0e, 0x3f, 0xb6, 0x23, 0x4a, 0x38, 0x81, 0x37, 0x54, 0xcb, 0x16, 0x2d, 0xfb, 0x68,
+	0xd5, 0xb8, 0xe9, 0x85, 0x41, 0x83, 0x38, 0xe2, 0xaf, 0x14, 0x19, 0xf3, 0x7b, 0x84, 0x85, 0x84,
+	0x39, 0x21, 0xc3, 0xc9, 0x70, 0xc8, 0xb0, 0x6a, 0x94, 0x65, 0x63, 0x47, 0xac, 0x1c, 0xb9, 0x50,
+	0xad, 0x59, 0x4c, 0x30, 0x91, 0xf5, 0xe4, 0x3f, 0x55, 0x5d, 0x18, 0x4a, 0x22, 0xf7, 0x95, 0xdd,
+	0xc5, 0xa1, 0x6e, 0xe4, 0x51, 0x2f, 0x54, 0x96, 0xd6, 0x77, 0x0d, 0x5c, 0xdf, 0x60, 0x78, 0x2b,
+	0xf2, 0x3d, 0x8e, 0x5e, 0x8a, 0x0e, 0x7c, 0x04, 0x4a, 0x5e, 0xcc, 0x0f, 0x08, 0x0d, 0xf8, 0x89,
+	0xae, 0x55, 0xb4, 0x6a, 0xa9, 0xae, 0xff, 0xf8, 0xb6, 0x32, 0xab, 0xb2, 0x3c, 0xf5, 0x7d, 0x8a,
+	0x18, 0xdb, 0xe4, 0x34, 0x68, 0x60, 0xb7, 0x27, 0x85, 0x8f, 0x41, 0x51, 0x7a, 0xeb, 0xf9, 0x8a,
+	0x56, 0x9d, 0xae, 0xe9, 0xf6, 0x20, 0x08, 0x5b, 0xee, 0x50, 0x2f, 0x9d, 0xfe, 0x5a, 0xca, 0x7d,
+	0xed, 0x34, 0x97, 0x35, 0x57, 0x8d, 0xac, 0xd7, 0xde, 0x77, 0x9a, 0xcb, 0x3d, 0xb3, 0x8f, 0x9d,
+	0xe6, 0xf2, 0x52, 0x37, 0xfa, 0xb1, 0x0a, 0x3f, 0x10, 0xd4, 0x2a, 0x83, 0xf9, 0x81, 0x92, 0x8b,
+	0x58, 0x44, 0x1a, 0x0c, 0x59, 0x5f, 0xf2, 0x60, 0x66, 0x83, 0xe1, 0x67, 0x14, 0x79, 0x1c, 0xbd,
+	0x48, 0xa6, 0xe1, 0x7d, 0x50, 0x64, 0x01, 0x6e, 0x20, 0x3a, 0xf6, 0x4c, 0x4a, 0x07, 0x1f, 0x80,
+	0xa9, 0x88, 0x92, 0xa3, 0xc0, 0x47, 0x54, 0x1c, 0xe9, 0xa2, 0x99, 0x54, 0x09, 0x6f, 0x83, 0x12,
+	0x8e, 0xe2, 0x9d, 0x38, 0x0e, 0x7c, 0xa6, 0x17, 0x2a, 0x85, 0x6a, 0xc9, 0x9d, 0xc2, 0x51, 0xbc,
+	0x95, 0xac, 0xe1, 0x1c, 0x28, 0x52, 0x84, 0x03, 0xd2, 0xd0, 0x27, 0x12, 0x43, 0x57, 0xad, 0xe0,
+	0x13, 0x30, 0xc9, 0x11, 0x0d, 0x99, 0x3e, 0x29, 0xd0, 0x2d, 0x0c, 0xa3, 0x13, 0x87, 0x78, 0x95,
+	0x68, 0xb2, 0xf8, 0xe4, 0xd4, 0xba, 0x9d, 0xd0, 0x53, 0xb1, 0x13, 0x74, 0xe6, 0x08, 0x74, 0x19,
+	0x16, 0xd6, 0x1a, 0x98, 0xeb, 0xaf, 0x74, 0xc1, 0xc1, 0x32, 0x98, 0x12, 0x13, 0x3b, 0x81, 0x2f,
+	0x38, 0x4d, 0xb8, 0x57, 0xc4, 0xfa, 0xb9, 0x6f, 0x7d, 0x90, 0x4c, 0x25, 0xef, 0xcb, 0x32, 0xcd,
+	0xfa, 0xe7, 0xfb, 0xfc, 0x7b, 0x0c, 0x0a, 0x97, 0x61, 0x00, 0x1f, 0x82, 0x22, 0xe3, 0x1e, 0x8f,
+	0x99, 0x40, 0x3b, 0x53, 0x5b, 0x3c, 0x67, 0x7e, 0x53, 0x88, 0x5c, 0x25, 0xfe, 0x27, 0x74, 0x99,
+	0x23, 0x5b, 0xba, 0x40, 0x97, 0xa9, 0xa4, 0x6f, 0xee, 0x93, 0x06, 0xae, 0x25, 0x54, 0x0f, 0x09,
+	0xfb, 0x0f, 0x78, 0xd6, 0x57, 0x06, 0x82, 0x2e, 0x8e, 0xba, 0xe3, 0x74, 0x6f, 0x6b, 0x1e, 0xdc,
+	0xea, 0x2b, 0x74, 0x63, 0xd6, 0xfe, 0xe4, 0x41, 0x61, 0x83, 0x61, 0xb8, 0x0d, 0xa6, 0xb3, 0x3f,
+	0x8f, 0xca, 0x30, 0xae, 0xfe, 0x27, 0x62, 0x54, 0xc7, 0x29, 0xd2, 0x47, 0xb4, 0x0d, 0xa6, 0xb3,
+	0xaf, 0x64, 0xb4, 0x75, 0x46, 0x71, 0x8e, 0xf5, 0x08, 0xc8, 0xf0, 0x35, 0x00, 0x19, 0xc0, 0x4b,
+	0xa3, 0x23, 0xa5, 0x02, 0xe3, 0xee, 0x18, 0x41, 0xea, 0xfb, 0x16, 0x5c, 0xed, 0xfb, 0x08, 0xde,
+	0xb9, 0x20, 0x91, 0x94, 0x18, 0xf7, 0xc6, 0x4a, 0xba, 0xee, 0xc6, 0xe4, 0xbb, 0xe4, 0xa5, 0xd6,
+	0xeb, 0xa7, 0x2d, 0x53, 0x3b, 0x6b, 0x99, 0xda, 0xef, 0x96, 0xa9, 0x7d, 0x6e, 0x9b, 0xb9, 0xb3,
+	0xb6, 0x99, 0xfb, 0xd9, 0x36, 0x73, 0x6f, 0xaa, 0x38, 0xe0, 0x07, 0xf1, 0xae, 0xbd, 0x47, 0x42,
+	0xa7, 0x7b, 0xaf, 0x83, 0xf7, 0xcb, 0x4f, 0x22, 0xc4, 0x76, 0x8b, 0xe2, 0xc3, 0xbd, 0xf6, 0x37,
+	0x00, 0x00, 0xff, 0xff, 0x8d, 0xa1, 0x7a, 0x64, 0x81, 0x06, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -168,6 +525,12 @@ const _ = grpc.SupportPackageIsVersion4
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://godoc.org/google.golang.org/grpc#ClientConn.NewStream.
 type MsgClient interface {
+	// CreateOffer puts some of a provider's GPUs on the market.
+	CreateOffer(ctx context.Context, in *MsgCreateOffer, opts ...grpc.CallOption) (*MsgCreateOfferResponse, error)
+	// UpdateOffer replaces an offer's terms and may pause or reopen it.
+	UpdateOffer(ctx context.Context, in *MsgUpdateOffer, opts ...grpc.CallOption) (*MsgUpdateOfferResponse, error)
+	// CloseOffer takes an offer off the market for good.
+	CloseOffer(ctx context.Context, in *MsgCloseOffer, opts ...grpc.CallOption) (*MsgCloseOfferResponse, error)
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(ctx context.Context, in *MsgUpdateParams, opts ...grpc.CallOption) (*MsgUpdateParamsResponse, error)
@@ -181,6 +544,33 @@ func NewMsgClient(cc grpc1.ClientConn) MsgClient {
 	return &msgClient{cc}
 }
 
+func (c *msgClient) CreateOffer(ctx context.Context, in *MsgCreateOffer, opts ...grpc.CallOption) (*MsgCreateOfferResponse, error) {
+	out := new(MsgCreateOfferResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.offer.v1.Msg/CreateOffer", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) UpdateOffer(ctx context.Context, in *MsgUpdateOffer, opts ...grpc.CallOption) (*MsgUpdateOfferResponse, error) {
+	out := new(MsgUpdateOfferResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.offer.v1.Msg/UpdateOffer", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) CloseOffer(ctx context.Context, in *MsgCloseOffer, opts ...grpc.CallOption) (*MsgCloseOfferResponse, error) {
+	out := new(MsgCloseOfferResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.offer.v1.Msg/CloseOffer", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *msgClient) UpdateParams(ctx context.Context, in *MsgUpdateParams, opts ...grpc.CallOption) (*MsgUpdateParamsResponse, error) {
 	out := new(MsgUpdateParamsResponse)
 	err := c.cc.Invoke(ctx, "/idlegpu.offer.v1.Msg/UpdateParams", in, out, opts...)
@@ -192,6 +582,12 @@ func (c *msgClient) UpdateParams(ctx context.Context, in *MsgUpdateParams, opts 
 
 // MsgServer is the server API for Msg service.
 type MsgServer interface {
+	// CreateOffer puts some of a provider's GPUs on the market.
+	CreateOffer(context.Context, *MsgCreateOffer) (*MsgCreateOfferResponse, error)
+	// UpdateOffer replaces an offer's terms and may pause or reopen it.
+	UpdateOffer(context.Context, *MsgUpdateOffer) (*MsgUpdateOfferResponse, error)
+	// CloseOffer takes an offer off the market for good.
+	CloseOffer(context.Context, *MsgCloseOffer) (*MsgCloseOfferResponse, error)
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(context.Context, *MsgUpdateParams) (*MsgUpdateParamsResponse, error)
@@ -201,12 +597,75 @@ type MsgServer interface {
 type UnimplementedMsgServer struct {
 }
 
+func (*UnimplementedMsgServer) CreateOffer(ctx context.Context, req *MsgCreateOffer) (*MsgCreateOfferResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CreateOffer not implemented")
+}
+func (*UnimplementedMsgServer) UpdateOffer(ctx context.Context, req *MsgUpdateOffer) (*MsgUpdateOfferResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method UpdateOffer not implemented")
+}
+func (*UnimplementedMsgServer) CloseOffer(ctx context.Context, req *MsgCloseOffer) (*MsgCloseOfferResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CloseOffer not implemented")
+}
 func (*UnimplementedMsgServer) UpdateParams(ctx context.Context, req *MsgUpdateParams) (*MsgUpdateParamsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UpdateParams not implemented")
 }
 
 func RegisterMsgServer(s grpc1.Server, srv MsgServer) {
 	s.RegisterService(&_Msg_serviceDesc, srv)
+}
+
+func _Msg_CreateOffer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgCreateOffer)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).CreateOffer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.offer.v1.Msg/CreateOffer",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).CreateOffer(ctx, req.(*MsgCreateOffer))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_UpdateOffer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgUpdateOffer)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).UpdateOffer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.offer.v1.Msg/UpdateOffer",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).UpdateOffer(ctx, req.(*MsgUpdateOffer))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_CloseOffer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgCloseOffer)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).CloseOffer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.offer.v1.Msg/CloseOffer",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).CloseOffer(ctx, req.(*MsgCloseOffer))
+	}
+	return interceptor(ctx, in, info, handler)
 }
 
 func _Msg_UpdateParams_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
@@ -232,6 +691,18 @@ var _Msg_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "idlegpu.offer.v1.Msg",
 	HandlerType: (*MsgServer)(nil),
 	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "CreateOffer",
+			Handler:    _Msg_CreateOffer_Handler,
+		},
+		{
+			MethodName: "UpdateOffer",
+			Handler:    _Msg_UpdateOffer_Handler,
+		},
+		{
+			MethodName: "CloseOffer",
+			Handler:    _Msg_CloseOffer_Handler,
+		},
 		{
 			MethodName: "UpdateParams",
 			Handler:    _Msg_UpdateParams_Handler,
@@ -304,6 +775,228 @@ func (m *MsgUpdateParamsResponse) MarshalToSizedBuffer(dAtA []byte) (int, error)
 	return len(dAtA) - i, nil
 }
 
+func (m *MsgCreateOffer) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgCreateOffer) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgCreateOffer) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Terms.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x2a
+	if len(m.Region) > 0 {
+		i -= len(m.Region)
+		copy(dAtA[i:], m.Region)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Region)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.GpuUuids) > 0 {
+		for iNdEx := len(m.GpuUuids) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.GpuUuids[iNdEx])
+			copy(dAtA[i:], m.GpuUuids[iNdEx])
+			i = encodeVarintTx(dAtA, i, uint64(len(m.GpuUuids[iNdEx])))
+			i--
+			dAtA[i] = 0x1a
+		}
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Signer) > 0 {
+		i -= len(m.Signer)
+		copy(dAtA[i:], m.Signer)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signer)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgCreateOfferResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgCreateOfferResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgCreateOfferResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.OfferId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.OfferId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgUpdateOffer) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgUpdateOffer) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgUpdateOffer) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Status != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Status))
+		i--
+		dAtA[i] = 0x20
+	}
+	{
+		size, err := m.Terms.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x1a
+	if m.OfferId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.OfferId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Signer) > 0 {
+		i -= len(m.Signer)
+		copy(dAtA[i:], m.Signer)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signer)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgUpdateOfferResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgUpdateOfferResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgUpdateOfferResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgCloseOffer) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgCloseOffer) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgCloseOffer) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.OfferId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.OfferId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Signer) > 0 {
+		i -= len(m.Signer)
+		copy(dAtA[i:], m.Signer)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signer)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgCloseOfferResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgCloseOfferResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgCloseOfferResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
 func encodeVarintTx(dAtA []byte, offset int, v uint64) int {
 	offset -= sovTx(v)
 	base := offset
@@ -331,6 +1024,102 @@ func (m *MsgUpdateParams) Size() (n int) {
 }
 
 func (m *MsgUpdateParamsResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	return n
+}
+
+func (m *MsgCreateOffer) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Signer)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if len(m.GpuUuids) > 0 {
+		for _, s := range m.GpuUuids {
+			l = len(s)
+			n += 1 + l + sovTx(uint64(l))
+		}
+	}
+	l = len(m.Region)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = m.Terms.Size()
+	n += 1 + l + sovTx(uint64(l))
+	return n
+}
+
+func (m *MsgCreateOfferResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.OfferId != 0 {
+		n += 1 + sovTx(uint64(m.OfferId))
+	}
+	return n
+}
+
+func (m *MsgUpdateOffer) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Signer)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.OfferId != 0 {
+		n += 1 + sovTx(uint64(m.OfferId))
+	}
+	l = m.Terms.Size()
+	n += 1 + l + sovTx(uint64(l))
+	if m.Status != 0 {
+		n += 1 + sovTx(uint64(m.Status))
+	}
+	return n
+}
+
+func (m *MsgUpdateOfferResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	return n
+}
+
+func (m *MsgCloseOffer) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Signer)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.OfferId != 0 {
+		n += 1 + sovTx(uint64(m.OfferId))
+	}
+	return n
+}
+
+func (m *MsgCloseOfferResponse) Size() (n int) {
 	if m == nil {
 		return 0
 	}
@@ -487,6 +1276,640 @@ func (m *MsgUpdateParamsResponse) Unmarshal(dAtA []byte) error {
 		}
 		if fieldNum <= 0 {
 			return fmt.Errorf("proto: MsgUpdateParamsResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgCreateOffer) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgCreateOffer: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgCreateOffer: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signer", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signer = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field GpuUuids", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.GpuUuids = append(m.GpuUuids, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Region", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Region = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Terms", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Terms.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgCreateOfferResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgCreateOfferResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgCreateOfferResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field OfferId", wireType)
+			}
+			m.OfferId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.OfferId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgUpdateOffer) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgUpdateOffer: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgUpdateOffer: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signer", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signer = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field OfferId", wireType)
+			}
+			m.OfferId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.OfferId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Terms", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Terms.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Status", wireType)
+			}
+			m.Status = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Status |= OfferStatus(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgUpdateOfferResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgUpdateOfferResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgUpdateOfferResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgCloseOffer) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgCloseOffer: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgCloseOffer: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signer", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signer = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field OfferId", wireType)
+			}
+			m.OfferId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.OfferId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgCloseOfferResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgCloseOfferResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgCloseOfferResponse: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
 		default:

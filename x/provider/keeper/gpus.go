@@ -138,6 +138,11 @@ func (k Keeper) ownedGPUs(ctx context.Context, p types.Provider, uuids []string)
 	return gpus, nil
 }
 
+// GPU returns a registered GPU by UUID, or ErrGPUNotFound.
+func (k Keeper) GPU(ctx context.Context, uuid string) (types.GPU, error) {
+	return k.gpu(ctx, uuid)
+}
+
 func (k Keeper) gpu(ctx context.Context, uuid string) (types.GPU, error) {
 	g, err := k.GPUsByUUID.Get(ctx, uuid)
 	if errors.Is(err, collections.ErrNotFound) {

@@ -1,0 +1,127 @@
+package keeper
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"cosmossdk.io/collections"
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/offer/types"
+)
+
+// WalkCandidates visits the OPEN offers that fit q, cheapest first on q's
+// lane (ties by offer id), calling fn for each until fn returns stop or
+// MaxScan index entries were visited. Each model's offers are one range scan
+// of the market index bounded by q.MaxPrice, merged across q.Models; a job
+// that takes any model walks the any-model index. So reaching the first fit
+// costs O(log n + k) for k entries skipped, whatever n is.
+//
+// Filters applied here, so the caller need not: model, denom, price ≤ max,
+// lane, memory, region, workload, image allowlist, a window covering
+// [now, now+duration] within max_duration, and enough free GPUs. Provider
+// status and reliability are the caller's (x/auction's) to check.
+//
+// fn must not write x/offer state: iterators are open while it runs.
+// It returns the number of index entries visited.
+func (k Keeper) WalkCandidates(ctx context.Context, q types.CandidateQuery, fn func(types.Candidate) (stop bool, err error)) (uint32, error) {
+	if err := q.Validate(); err != nil {
+		return 0, err
+	}
+	iters, err := k.openWalk(ctx, q)
+	defer func() {
+		for _, it := range iters {
+			it.Close()
+		}
+	}()
+	if err != nil {
+		return 0, err
+	}
+
+	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	var scanned uint32
+	for scanned < q.MaxScan {
+		best := -1
+		var bestKey types.IndexKey
+		for i, it := range iters {
+			if !it.Valid() {
+				continue
+			}
+			key, err := it.Key()
+			if err != nil {
+				return scanned, err
+			}
+			if best < 0 || less(key, bestKey) {
+				best, bestKey = i, key
+			}
+		}
+		if best < 0 {
+			break
+		}
+		iters[best].Next()
+		scanned++
+
+		offer, err := k.Offers.Get(ctx, bestKey.OfferID)
+		if err != nil {
+			return scanned, err
+		}
+		free, ok := fits(offer, q, now)
+		if !ok {
+			continue
+		}
+		stop, err := fn(types.Candidate{Offer: offer, Price: sdk.NewCoin(bestKey.Denom, bestKey.Price), FreeGPUs: free})
+		if err != nil || stop {
+			return scanned, err
+		}
+	}
+	return scanned, nil
+}
+
+// openWalk opens one price-bounded range iterator per model (or one on the
+// any-model index).
+func (k Keeper) openWalk(ctx context.Context, q types.CandidateQuery) ([]collections.KeySetIterator[types.IndexKey], error) {
+	index, models := k.MarketIndex, q.Models
+	if len(models) == 0 {
+		index, models = k.AnyModelIndex, []string{""}
+	}
+	iters := make([]collections.KeySetIterator[types.IndexKey], 0, len(models))
+	for _, m := range models {
+		rng := new(collections.Range[types.IndexKey]).
+			StartInclusive(types.IndexKey{Lane: q.Lane, Model: m, Denom: q.MaxPrice.Denom, Price: sdkmath.ZeroInt(), OfferID: 0}).
+			EndInclusive(types.IndexKey{Lane: q.Lane, Model: m, Denom: q.MaxPrice.Denom, Price: q.MaxPrice.Amount, OfferID: math.MaxUint64})
+		it, err := index.Iterate(ctx, rng)
+		if err != nil {
+			return iters, err
+		}
+		iters = append(iters, it)
+	}
+	return iters, nil
+}
+
+// less orders index keys of one lane and denom by price, then offer id.
+func less(a, b types.IndexKey) bool {
+	if c := a.Price.BigIntMut().Cmp(b.Price.BigIntMut()); c != 0 {
+		return c < 0
+	}
+	return a.OfferID < b.OfferID
+}
+
+// fits applies the job filters the index cannot; it returns the free GPUs.
+func fits(o types.Offer, q types.CandidateQuery, now time.Time) ([]string, bool) {
+	if o.MemoryMib < q.MinMemoryMiB || !q.RegionAccepted(o.Region) ||
+		!o.Terms.AcceptsWorkload(q.Workload) || !o.Terms.AllowsImage(q.ImageDigest) ||
+		!o.Terms.Covers(now, q.DurationSeconds) {
+		return nil, false
+	}
+	need := int(q.GPUCount)
+	if q.AllowSplit {
+		need = 1
+	}
+	if len(o.GpuUuids)-len(o.LeasedGpuUuids) < need {
+		return nil, false
+	}
+	return o.FreeGPUs(), true
+}

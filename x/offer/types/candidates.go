@@ -1,0 +1,99 @@
+package types
+
+import (
+	"slices"
+
+	errorsmod "cosmossdk.io/errors"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+)
+
+// MaxWalkModels bounds the models one walk merges (one index iterator each).
+const MaxWalkModels = 16
+
+// MaxWalkRegions bounds the regions one walk accepts.
+const MaxWalkRegions = 16
+
+// CandidateQuery is a job's shape as the clearing walk filters on it.
+type CandidateQuery struct {
+	// Lane is the lane the job's tier buys on.
+	Lane Lane
+	// Models are acceptable models; empty = any (walks the any-model index).
+	Models []string
+	// MaxPrice caps the price per GPU-hour; its denom is the job's.
+	MaxPrice sdk.Coin
+	// MinMemoryMiB is the least GPU memory.
+	MinMemoryMiB uint64
+	// Regions are acceptable regions, matched at segment boundaries; empty = any.
+	Regions []string
+	// Workload is the job's workload.
+	Workload Workload
+	// ImageDigest is checked against each offer's allowlist.
+	ImageDigest string
+	// GPUCount is how many GPUs the job needs.
+	GPUCount uint32
+	// AllowSplit accepts offers with at least one free GPU (micro-pools).
+	AllowSplit bool
+	// DurationSeconds is the job's length; a window must cover it from the block time.
+	DurationSeconds uint64
+	// MaxScan bounds the index entries visited, fits or not.
+	MaxScan uint32
+}
+
+// Candidate is an OPEN offer that fits a job, with its lane price and free GPUs.
+type Candidate struct {
+	Offer    Offer
+	Price    sdk.Coin
+	FreeGPUs []string
+}
+
+// Validate checks the query's own fields.
+func (q CandidateQuery) Validate() error {
+	if !IsSingleLane(q.Lane) {
+		return errorsmod.Wrapf(ErrInvalidQuery, "lane %s: must be one of ON_DEMAND, PREEMPTIBLE, RESERVED", q.Lane)
+	}
+	if len(q.Models) > MaxWalkModels {
+		return errorsmod.Wrapf(ErrInvalidQuery, "%d models, at most %d", len(q.Models), MaxWalkModels)
+	}
+	for i, m := range q.Models {
+		if m == "" || slices.Contains(q.Models[:i], m) {
+			return errorsmod.Wrapf(ErrInvalidQuery, "models must be non-empty and distinct: %q", m)
+		}
+	}
+	if err := sdk.ValidateDenom(q.MaxPrice.Denom); err != nil || q.MaxPrice.Amount.IsNil() || !q.MaxPrice.Amount.IsPositive() {
+		return errorsmod.Wrapf(ErrInvalidQuery, "max price %s: must be a positive coin", q.MaxPrice)
+	}
+	if len(q.Regions) > MaxWalkRegions {
+		return errorsmod.Wrapf(ErrInvalidQuery, "%d regions, at most %d", len(q.Regions), MaxWalkRegions)
+	}
+	for _, r := range q.Regions {
+		if err := providertypes.ValidateRegion(r); err != nil {
+			return errorsmod.Wrap(ErrInvalidQuery, err.Error())
+		}
+	}
+	if !IsSingleWorkload(q.Workload) {
+		return errorsmod.Wrapf(ErrInvalidQuery, "workload %s: must be one workload", q.Workload)
+	}
+	if q.GPUCount == 0 {
+		return errorsmod.Wrap(ErrInvalidQuery, "gpu count must be positive")
+	}
+	if q.MaxScan == 0 {
+		return errorsmod.Wrap(ErrInvalidQuery, "max scan must be positive")
+	}
+	return nil
+}
+
+// RegionAccepted reports whether region is in one of the accepted regions.
+func (q CandidateQuery) RegionAccepted(region string) bool {
+	if len(q.Regions) == 0 {
+		return true
+	}
+	for _, r := range q.Regions {
+		if providertypes.RegionMatches(r, region) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,21 @@
+package types
+
+import (
+	"context"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+)
+
+// ProviderKeeper is the part of x/provider the module uses: who may act for
+// a provider, what its GPUs are, and the stake-backed commitment of GPUs to
+// offers (x/provider/README.md documents each method).
+type ProviderKeeper interface {
+	Provider(ctx context.Context, addr sdk.AccAddress) (providertypes.Provider, error)
+	IsAuthorized(ctx context.Context, provider, signer sdk.AccAddress) (bool, error)
+	GPU(ctx context.Context, uuid string) (providertypes.GPU, error)
+	CanCommitGPUs(ctx context.Context, provider sdk.AccAddress, n uint32) error
+	CommitGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error
+	ReleaseGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error
+}
