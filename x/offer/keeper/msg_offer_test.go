@@ -155,8 +155,10 @@ func (s *KeeperTestSuite) TestCreateOfferRejects() {
 		{name: "signer not operator nor agent", signer: 3, expErr: types.ErrUnauthorized},
 		{name: "region malformed", region: "europe", expErr: types.ErrInvalidRegion},
 		{
-			name:   "jailed provider",
-			setup:  func([]string) { s.Require().NoError(s.app.ProviderKeeper.Jail(s.ctx, s.accs[0].Address, now.Add(time.Hour))) },
+			name: "jailed provider",
+			setup: func([]string) {
+				s.Require().NoError(s.app.ProviderKeeper.Jail(s.ctx, s.accs[0].Address, now.Add(time.Hour)))
+			},
 			expErr: providertypes.ErrProviderNotActive,
 		},
 		{
