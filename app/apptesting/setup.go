@@ -156,7 +156,17 @@ const BlockInterval = time.Second
 // last one, with txs, and returns its FinalizeBlock response.
 func NextBlock(tb testing.TB, a *app.App, txs ...[]byte) *abci.ResponseFinalizeBlock {
 	tb.Helper()
-	return NextBlockAt(tb, a, a.NewContext(true).BlockTime().Add(BlockInterval), txs...)
+	return NextBlockAt(tb, a, LastBlockTime(a).Add(BlockInterval), txs...)
+}
+
+// LastBlockTime is the time of the last committed block (genesis time
+// before the first). NewContext would not do: it carries an empty header.
+func LastBlockTime(a *app.App) time.Time {
+	t := a.GetContextForCheckTx(nil).BlockTime()
+	if t.IsZero() {
+		return GenesisTime
+	}
+	return t
 }
 
 // NextBlockAt finalizes and commits the next block at time t, with txs.

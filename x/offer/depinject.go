@@ -53,5 +53,5 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 	}
 
 	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.ProviderKeeper, authorityAddr)
-	return ModuleOutputs{Keeper: k, Module: NewAppModule(k)}
+	return ModuleOutputs{Keeper: k, Module: NewAppModule(k, in.ProviderKeeper)}
 }

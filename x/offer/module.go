@@ -36,12 +36,14 @@ var (
 
 // AppModule is the x/offer module.
 type AppModule struct {
-	keeper keeper.Keeper
+	keeper    keeper.Keeper
+	providers types.ProviderKeeper
 }
 
-// NewAppModule returns the module around its keeper.
-func NewAppModule(k keeper.Keeper) AppModule {
-	return AppModule{keeper: k}
+// NewAppModule returns the module around its keeper; providers is
+// x/provider's keeper, which the simulator reads.
+func NewAppModule(k keeper.Keeper, providers types.ProviderKeeper) AppModule {
+	return AppModule{keeper: k, providers: providers}
 }
 
 // IsAppModule implements appmodule.AppModule.

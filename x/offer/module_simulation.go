@@ -26,8 +26,15 @@ func (AppModule) ProposalMsgsX(weights simsx.WeightSource, reg simsx.Registry) {
 	reg.Add(weights.Get("msg_update_offer_params", 50), simulation.MsgUpdateParamsFactory())
 }
 
-// WeightedOperations returns nothing: simsx uses WeightedOperationsX, which
-// the module adds with its first user message.
+// WeightedOperationsX registers the module's messages with the simulator.
+func (am AppModule) WeightedOperationsX(weights simsx.WeightSource, reg simsx.Registry) {
+	reg.Add(weights.Get("msg_create_offer", 40), simulation.MsgCreateOfferFactory(am.keeper, am.providers))
+	reg.Add(weights.Get("msg_update_offer", 20), simulation.MsgUpdateOfferFactory(am.keeper, am.providers))
+	reg.Add(weights.Get("msg_close_offer", 10), simulation.MsgCloseOfferFactory(am.keeper))
+}
+
+// WeightedOperations is the legacy simulator hook; simsx uses
+// WeightedOperationsX instead.
 func (AppModule) WeightedOperations(module.SimulationState) []simtypes.WeightedOperation {
 	return nil
 }

@@ -43,6 +43,10 @@ func (m msgServer) CreateOffer(ctx context.Context, msg *types.MsgCreateOffer) (
 	if err := providertypes.ValidateRegion(region); err != nil {
 		return nil, errorsmod.Wrap(types.ErrInvalidRegion, err.Error())
 	}
+	model, memory, err := m.offeredGPUs(ctx, p, msg.GpuUuids)
+	if err != nil {
+		return nil, err
+	}
 	// Jailed, tombstoned, inactive or under-staked providers stop here with
 	// x/provider's own typed error.
 	if err := m.providers.CanCommitGPUs(ctx, providerAddr, uint32(len(msg.GpuUuids))); err != nil {
@@ -54,10 +58,6 @@ func (m msgServer) CreateOffer(ctx context.Context, msg *types.MsgCreateOffer) (
 	}
 	if st.Offers >= params.MaxOffersPerProvider {
 		return nil, errorsmod.Wrapf(types.ErrTooManyOffers, "%s has %d open or paused offers, at most %d", p.Operator, st.Offers, params.MaxOffersPerProvider)
-	}
-	model, memory, err := m.offeredGPUs(ctx, p, msg.GpuUuids)
-	if err != nil {
-		return nil, err
 	}
 	if err := m.providers.CommitGPUs(ctx, providerAddr, msg.GpuUuids); err != nil {
 		return nil, err

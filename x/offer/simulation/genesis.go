@@ -1,5 +1,6 @@
 // Package simulation generates random x/offer state and messages for the
-// SDK simulator (simsx): a random valid genesis and gov params proposals.
+// SDK simulator (simsx): a random valid genesis, offers created, updated and closed by
+// providers, and gov params proposals.
 package simulation
 
 import (
@@ -22,11 +23,12 @@ func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 		PaymentDenoms:        denoms,
 		MaxWindows:           uint32(r.Intn(64) + 1),
 		MaxOffersPerProvider: uint32(r.Intn(1024) + 1),
+		MaxGpusPerOffer:      uint32(r.Intn(128) + 1),
 	}
 }
 
 // RandomizedGenState writes a random valid x/offer genesis into simState.
 func RandomizedGenState(simState *module.SimulationState) {
-	gs := types.GenesisState{Params: RandomParams(simState.Rand, simState.BondDenom)}
+	gs := types.GenesisState{Params: RandomParams(simState.Rand, simState.BondDenom), NextOfferId: 1}
 	simState.GenState[types.ModuleName] = simState.Cdc.MustMarshalJSON(&gs)
 }

@@ -15,6 +15,8 @@ type ProviderKeeper interface {
 	Provider(ctx context.Context, addr sdk.AccAddress) (providertypes.Provider, error)
 	IsAuthorized(ctx context.Context, provider, signer sdk.AccAddress) (bool, error)
 	GPU(ctx context.Context, uuid string) (providertypes.GPU, error)
+	// GPUs lists a provider's GPUs; the simulator picks free ones from it.
+	GPUs(ctx context.Context, provider sdk.AccAddress) ([]providertypes.GPU, error)
 	CanCommitGPUs(ctx context.Context, provider sdk.AccAddress, n uint32) error
 	CommitGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error
 	ReleaseGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error

@@ -17,6 +17,7 @@ func TestDefaultParams(t *testing.T) {
 	require.Equal(t, []string{sdk.DefaultBondDenom}, p.PaymentDenoms)
 	require.EqualValues(t, 32, p.MaxWindows)
 	require.EqualValues(t, 256, p.MaxOffersPerProvider)
+	require.EqualValues(t, 64, p.MaxGpusPerOffer)
 }
 
 func TestParamsValidate(t *testing.T) {
@@ -32,6 +33,8 @@ func TestParamsValidate(t *testing.T) {
 		{"no windows", func(p *types.Params) { p.MaxWindows = 0 }, "max_windows must be greater than 0"},
 		{"windows over the cap", func(p *types.Params) { p.MaxWindows = types.MaxWindowsCap + 1 }, "max_windows must be at most 1024, got 1025"},
 		{"no offers", func(p *types.Params) { p.MaxOffersPerProvider = 0 }, "max_offers_per_provider must be greater than 0"},
+		{"no gpus per offer", func(p *types.Params) { p.MaxGpusPerOffer = 0 }, "max_gpus_per_offer must be greater than 0"},
+		{"gpus per offer over the cap", func(p *types.Params) { p.MaxGpusPerOffer = 1025 }, "max_gpus_per_offer must be at most 1024, got 1025"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
