@@ -109,7 +109,11 @@ func (s *KeeperTestSuite) TestWalkCandidatesCheapestFirstWithEveryFilter() {
 	s.advance(time.Hour)
 	got, _ := s.walk(with(func(q *types.CandidateQuery) { q.Models = []string{h100}; q.GPUCount = 4 }))
 	s.Require().Equal([]uint64{3}, got)
-	got, _ = s.walk(with(func(q *types.CandidateQuery) { q.Models = []string{h100}; q.GPUCount = 4; q.DurationSeconds = 2*3600 + 1 }))
+	got, _ = s.walk(with(func(q *types.CandidateQuery) {
+		q.Models = []string{h100}
+		q.GPUCount = 4
+		q.DurationSeconds = 2*3600 + 1
+	}))
 	s.Require().Empty(got)
 }
 

@@ -64,13 +64,13 @@ func TestIndexKeyCodecRejects(t *testing.T) {
 		require.Error(t, err, name)
 	}
 	for name, b := range map[string][]byte{
-		"empty":            {},
-		"no terminator":    {1, 'm'},
-		"no price length":  {1, 'm', 0, 'd', 0},
-		"price truncated":  {1, 'm', 0, 'd', 0, 2, 1},
-		"id truncated":     {1, 'm', 0, 'd', 0, 1, 1, 0, 0, 0},
-		"leading zero":     append([]byte{1, 'm', 0, 'd', 0, 2, 0, 1}, make([]byte, 8)...),
-		"price too long":   append([]byte{1, 'm', 0, 'd', 0, 33}, make([]byte, 41)...),
+		"empty":           {},
+		"no terminator":   {1, 'm'},
+		"no price length": {1, 'm', 0, 'd', 0},
+		"price truncated": {1, 'm', 0, 'd', 0, 2, 1},
+		"id truncated":    {1, 'm', 0, 'd', 0, 1, 1, 0, 0, 0},
+		"leading zero":    append([]byte{1, 'm', 0, 'd', 0, 2, 0, 1}, make([]byte, 8)...),
+		"price too long":  append([]byte{1, 'm', 0, 'd', 0, 33}, make([]byte, 41)...),
 	} { //detlint:allow independent cases
 		_, _, err := types.IndexKeyCodec.Decode(b)
 		require.Error(t, err, name)
