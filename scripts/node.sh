@@ -41,6 +41,8 @@ if [ ! -f "$home/config/genesis.json" ]; then
   d genesis add-genesis-account "$alice" 1000000000000ugpu,1000000000000uusdc >/dev/null
   d genesis gentx validator 100000000000ugpu --chain-id "$chain_id" --keyring-backend test >/dev/null 2>&1
   d genesis collect-gentxs >/dev/null 2>&1
+  # The market takes uusdc next to ugpu (x/offer payment_denoms, sorted).
+  sed -i '/"payment_denoms": \[/{n;s/"ugpu"/"ugpu",\n          "uusdc"/}' "$home/config/genesis.json"
   d genesis validate >/dev/null
 fi
 
@@ -54,6 +56,7 @@ idlegpu local node
 
 In another shell:
   $bin --home $home q provider params
+  $bin --home $home q offer search --model "NVIDIA H100 80GB HBM3"
   $bin --home $home tx bank send alice <addr> 1000000ugpu --fees 500ugpu -y
 Ctrl-C stops the node.
 MSG

@@ -171,7 +171,7 @@ func TestMakeNode(t *testing.T) {
 	t.Run("every market module answers its params query", func(t *testing.T) {
 		for module, want := range map[string]string{
 			"provider":   `"min_stake_per_gpu":{"denom":"ugpu","amount":"100000000"}`,
-			"offer":      `"payment_denoms":["ugpu"]`,
+			"offer":      `"payment_denoms":["ugpu","uusdc"]`,
 			"auction":    `"clearing_rule":"CLEARING_RULE_SECOND_PRICE"`,
 			"settlement": `"epoch_seconds":"600"`,
 		} {
@@ -193,7 +193,7 @@ func TestMakeNode(t *testing.T) {
 		require.Contains(t, compact(t, n.cli("q", "bank", "balance", to, "ugpu", "-o", "json")), `"amount":"4242"`)
 	})
 
-	t.Run("a provider registers, binds two GPUs, bonds and unbonds", func(t *testing.T) {
+	t.Run("a provider registers, binds two GPUs, bonds, unbonds and offers a GPU", func(t *testing.T) {
 		out, err := exec.Command(idlegpud, "keys", "show", "alice", "-a", "--keyring-backend", "test", "--home", n.home).Output()
 		require.NoError(t, err)
 		alice := strings.TrimSpace(string(out))
@@ -220,6 +220,29 @@ func TestMakeNode(t *testing.T) {
 		unbondings := compact(t, n.cli("q", "provider", "unbondings", alice, "-o", "json"))
 		require.Contains(t, unbondings, `"id":"1"`)
 		require.Contains(t, unbondings, `"amount":{"denom":"ugpu","amount":"50000000"}`)
+
+		// The bonded provider offers one GPU; a renter's search finds it.
+		n.tx("offer", "create-offer", "GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab",
+			"--price-on-demand", "2000000uusdc", "--price-preemptible", "900000uusdc", "--max-duration", "72h",
+			"--window", time.Now().UTC().Add(-time.Minute).Format(time.RFC3339)+"/"+time.Now().UTC().Add(24*time.Hour).Format(time.RFC3339))
+		found := compact(t, n.cli("q", "offer", "search", "--model", "NVIDIA H100 80GB HBM3", "-o", "json"))
+		require.Contains(t, found, `"id":"1"`)
+		require.Contains(t, found, `"provider":"`+alice+`"`)
+		require.Contains(t, found, `"price_on_demand":{"denom":"uusdc","amount":"2000000"}`)
+		require.Contains(t, found, `"lanes":3`)
+		require.Contains(t, found, `"status":"OFFER_STATUS_OPEN"`)
+
+		// Repricing through update-offer keeps the other terms.
+		n.tx("offer", "update-offer", "1", "--price-on-demand", "1800000uusdc")
+		o := compact(t, n.cli("q", "offer", "offer", "1", "-o", "json"))
+		require.Contains(t, o, `"price_on_demand":{"denom":"uusdc","amount":"1800000"}`)
+		require.Contains(t, o, `"price_preemptible":{"denom":"uusdc","amount":"900000"}`)
+		require.Contains(t, o, `"max_duration_seconds":"259200"`)
+		cands := compact(t, n.cli("q", "offer", "candidates", "--lane", "on-demand", "--max-price", "2000000uusdc",
+			"--workload", "training", "--gpu-count", "1", "--duration-seconds", "3600", "-o", "json"))
+		require.Contains(t, cands, `"offer_id":"1"`)
+		require.Contains(t, compact(t, n.cli("q", "offer", "fill-rate", alice, "-o", "json")), `"offered_gpus":1`)
+		require.NotContains(t, compact(t, n.cli("q", "offer", "search", "--model", "NVIDIA A100-SXM4-40GB", "-o", "json")), `"id"`)
 	})
 
 	// Ctrl-C stops the node and the script cleanly.

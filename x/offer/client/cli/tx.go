@@ -1,0 +1,240 @@
+// Package cli holds the x/offer commands autocli cannot build well: offers
+// from flags with RFC 3339 windows, Go durations and lane/workload names.
+package cli
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmos/cosmos-sdk/client"
+	"github.com/cosmos/cosmos-sdk/client/flags"
+	"github.com/cosmos/cosmos-sdk/client/tx"
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/offer/types"
+)
+
+// NewTxCmd returns `tx offer`; autocli adds the other commands to it.
+func NewTxCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:                        types.ModuleName,
+		Short:                      "x/offer transactions: offer GPUs, change and close offers",
+		DisableFlagParsing:         true,
+		SuggestionsMinimumDistance: 2,
+		RunE:                       client.ValidateCmd,
+	}
+	cmd.AddCommand(CreateOfferCmd(), UpdateOfferCmd())
+	return cmd
+}
+
+const termsHelp = `Terms:
+  --price-on-demand COIN     price per GPU-hour on ON_DEMAND and RESERVED (e.g. 2000000uusdc)
+  --price-preemptible COIN   price per GPU-hour on PREEMPTIBLE
+  --lanes LIST               on-demand,preemptible,reserved (default: the lanes priced;
+                             reserved sells at the on-demand price and must be named)
+  --workloads LIST           inference,training,batch,render (default: all)
+  --window START/END         availability window, RFC 3339 times, repeatable
+                             (none: always available)
+  --max-duration DURATION    longest job, Go duration such as 24h (default: no limit)
+  --image PREFIX             allowed image digest prefix sha256:<hex>, repeatable (none: any)`
+
+// CreateOfferCmd is `tx offer create-offer <gpu-uuid>...`.
+func CreateOfferCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "create-offer <gpu-uuid>...",
+		Short: "Offer registered GPUs of one model on the market (operator or agent)",
+		Long:  "Offer some of a provider's registered GPUs, all of one model and in no other offer.\nThe provider's stake must cover every GPU it offers.\n\n" + termsHelp,
+		Example: `idlegpud tx offer create-offer GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab --price-on-demand 2000000uusdc \
+  --price-preemptible 900000uusdc --window 2026-12-01T00:00:00Z/2026-12-31T00:00:00Z --max-duration 72h --from operator`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			clientCtx, err := client.GetClientTxContext(cmd)
+			if err != nil {
+				return err
+			}
+			var terms types.OfferTerms
+			if err := applyTermFlags(cmd, &terms, true); err != nil {
+				return err
+			}
+			signer := clientCtx.GetFromAddress().String()
+			provider, _ := cmd.Flags().GetString(flagProvider)
+			if provider == "" {
+				provider = signer
+			}
+			region, _ := cmd.Flags().GetString(flagRegion)
+			msg := &types.MsgCreateOffer{Signer: signer, Provider: provider, GpuUuids: args, Region: region, Terms: terms}
+			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), msg)
+		},
+	}
+	addTermFlags(cmd)
+	cmd.Flags().String(flagProvider, "", "operator address of the provider (default: the signer)")
+	cmd.Flags().String(flagRegion, "", "region of the GPUs, continent[-country[-site]] (default: the provider's)")
+	flags.AddTxFlagsToCmd(cmd)
+	return cmd
+}
+
+// UpdateOfferCmd is `tx offer update-offer <id>`: it reads the offer and
+// changes only the terms given as flags.
+func UpdateOfferCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "update-offer <offer-id>",
+		Short: "Change an offer's terms, or pause or reopen it (operator or agent)",
+		Long: "Change an offer. The current terms are read from the chain and only the flags given\n" +
+			"replace them; --clear-windows, --clear-images and --max-duration 0 remove limits.\n\n" + termsHelp,
+		Example: `idlegpud tx offer update-offer 7 --price-on-demand 1800000uusdc --from agent
+idlegpud tx offer update-offer 7 --pause --from operator`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			clientCtx, err := client.GetClientTxContext(cmd)
+			if err != nil {
+				return err
+			}
+			id, err := strconv.ParseUint(args[0], 10, 64)
+			if err != nil {
+				return fmt.Errorf("offer id %q: %w", args[0], err)
+			}
+			res, err := types.NewQueryClient(clientCtx).Offer(cmd.Context(), &types.QueryOfferRequest{Id: id})
+			if err != nil {
+				return fmt.Errorf("reading offer %d: %w", id, err)
+			}
+			terms := res.Offer.Terms
+			if err := applyTermFlags(cmd, &terms, false); err != nil {
+				return err
+			}
+			msg := &types.MsgUpdateOffer{Signer: clientCtx.GetFromAddress().String(), OfferId: id, Terms: terms}
+			pause, _ := cmd.Flags().GetBool(flagPause)
+			open, _ := cmd.Flags().GetBool(flagOpen)
+			switch {
+			case pause && open:
+				return fmt.Errorf("--pause and --open exclude each other")
+			case pause:
+				msg.Status = types.OFFER_STATUS_PAUSED
+			case open:
+				msg.Status = types.OFFER_STATUS_OPEN
+			}
+			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), msg)
+		},
+	}
+	addTermFlags(cmd)
+	cmd.Flags().Bool(flagPause, false, "pause the offer (it keeps its GPUs but is not matched)")
+	cmd.Flags().Bool(flagOpen, false, "reopen a paused offer")
+	cmd.Flags().Bool(flagClearWindows, false, "remove every window (always available)")
+	cmd.Flags().Bool(flagClearImages, false, "remove the image allowlist (any image)")
+	flags.AddTxFlagsToCmd(cmd)
+	return cmd
+}
+
+const (
+	flagProvider         = "provider"
+	flagRegion           = "region"
+	flagPriceOnDemand    = "price-on-demand"
+	flagPricePreemptible = "price-preemptible"
+	flagLanes            = "lanes"
+	flagWorkloads        = "workloads"
+	flagWindow           = "window"
+	flagMaxDuration      = "max-duration"
+	flagImage            = "image"
+	flagPause            = "pause"
+	flagOpen             = "open"
+	flagClearWindows     = "clear-windows"
+	flagClearImages      = "clear-images"
+)
+
+func addTermFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.String(flagPriceOnDemand, "", "price per GPU-hour on ON_DEMAND and RESERVED, e.g. 2000000uusdc")
+	f.String(flagPricePreemptible, "", "price per GPU-hour on PREEMPTIBLE, e.g. 900000uusdc")
+	f.String(flagLanes, "", "lanes sold: on-demand,preemptible,reserved (default: the lanes priced)")
+	f.String(flagWorkloads, "", "workloads taken: inference,training,batch,render (default: all)")
+	f.StringArray(flagWindow, nil, "availability window START/END in RFC 3339, repeatable")
+	f.String(flagMaxDuration, "", "longest job as a Go duration, e.g. 72h (0: no limit)")
+	f.StringArray(flagImage, nil, "allowed image digest prefix sha256:<hex>, repeatable")
+}
+
+// applyTermFlags writes the flags the user set into terms. On create every
+// term starts empty, so unset lanes and workloads take their defaults.
+func applyTermFlags(cmd *cobra.Command, t *types.OfferTerms, create bool) error {
+	f := cmd.Flags()
+	for _, p := range []struct {
+		flag string
+		dst  **sdk.Coin
+	}{{flagPriceOnDemand, &t.PriceOnDemand}, {flagPricePreemptible, &t.PricePreemptible}} {
+		if !f.Changed(p.flag) {
+			continue
+		}
+		s, _ := f.GetString(p.flag)
+		c, err := ParsePrice(s)
+		if err != nil {
+			return fmt.Errorf("--%s: %w", p.flag, err)
+		}
+		*p.dst = c
+	}
+	if f.Changed(flagLanes) {
+		s, _ := f.GetString(flagLanes)
+		mask, err := ParseLanes(s)
+		if err != nil {
+			return err
+		}
+		t.Lanes = mask
+	} else if create || f.Changed(flagPriceOnDemand) || f.Changed(flagPricePreemptible) {
+		t.Lanes = pricedLanes(*t, t.Lanes)
+	}
+	if f.Changed(flagWorkloads) {
+		s, _ := f.GetString(flagWorkloads)
+		mask, err := ParseWorkloads(s)
+		if err != nil {
+			return err
+		}
+		t.Workloads = mask
+	} else if create {
+		t.Workloads = types.AllWorkloads
+	}
+	if clear, _ := f.GetBool(flagClearWindows); clear {
+		t.Windows = nil
+	}
+	if f.Changed(flagWindow) {
+		specs, _ := f.GetStringArray(flagWindow)
+		ws, err := ParseWindows(specs)
+		if err != nil {
+			return err
+		}
+		t.Windows = ws
+	}
+	if f.Changed(flagMaxDuration) {
+		s, _ := f.GetString(flagMaxDuration)
+		secs, err := ParseDurationSeconds(s)
+		if err != nil {
+			return fmt.Errorf("--%s: %w", flagMaxDuration, err)
+		}
+		t.MaxDurationSeconds = secs
+	}
+	if clear, _ := f.GetBool(flagClearImages); clear {
+		t.ImageAllowlist = nil
+	}
+	if f.Changed(flagImage) {
+		t.ImageAllowlist, _ = f.GetStringArray(flagImage)
+	}
+	// A lane dropped from the mask takes its price with it, so the terms
+	// stay valid when a provider stops selling, say, preemptible.
+	if t.Lanes&uint32(types.LANE_ON_DEMAND|types.LANE_RESERVED) == 0 && !f.Changed(flagPriceOnDemand) {
+		t.PriceOnDemand = nil
+	}
+	if t.Lanes&uint32(types.LANE_PREEMPTIBLE) == 0 && !f.Changed(flagPricePreemptible) {
+		t.PricePreemptible = nil
+	}
+	return nil
+}
+
+// pricedLanes adds the lanes whose price is set to mask (reserved only if
+// already there: it must be chosen on purpose).
+func pricedLanes(t types.OfferTerms, mask uint32) uint32 {
+	if t.PriceOnDemand != nil {
+		mask |= uint32(types.LANE_ON_DEMAND)
+	}
+	if t.PricePreemptible != nil {
+		mask |= uint32(types.LANE_PREEMPTIBLE)
+	}
+	return mask
+}
