@@ -5,6 +5,7 @@ package cli
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -100,6 +101,9 @@ idlegpud tx offer update-offer 7 --pause --from operator`,
 				return fmt.Errorf("reading offer %d: %w", id, err)
 			}
 			terms := res.Offer.Terms
+			// The chain refuses ended windows; drop those that ended (or end
+			// within a minute, before the tx could land) instead of failing.
+			terms.Windows = openWindows(terms.Windows, time.Now().Add(time.Minute))
 			if err := applyTermFlags(cmd, &terms, false); err != nil {
 				return err
 			}
@@ -225,6 +229,17 @@ func applyTermFlags(cmd *cobra.Command, t *types.OfferTerms, create bool) error 
 		t.PricePreemptible = nil
 	}
 	return nil
+}
+
+// openWindows keeps the windows that end after cutoff.
+func openWindows(ws []types.Window, cutoff time.Time) []types.Window {
+	var out []types.Window
+	for _, w := range ws {
+		if w.End.After(cutoff) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // pricedLanes adds the lanes whose price is set to mask (reserved only if
