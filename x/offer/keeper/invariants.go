@@ -155,33 +155,8 @@ func (k Keeper) StatsInvariant(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	type sums struct{ offers, offered, leased uint32 }
-	want := map[string]*sums{}
-	for _, o := range offers {
-		s := want[o.Provider]
-		if s == nil {
-			s = &sums{}
-			want[o.Provider] = s
-		}
-		if o.Live() {
-			s.offers++
-		}
-		offered, leased := o.Contribution()
-		s.offered += offered
-		s.leased += leased
-	}
+	want, _ := types.CountsByProvider(offers)
 	return k.Stats.Walk(ctx, nil, func(_ sdk.AccAddress, st types.ProviderStats) (bool, error) {
-		s := want[st.Provider]
-		if s == nil {
-			s = &sums{}
-		}
-		if st.Offers != s.offers || st.OfferedGpus != s.offered || st.LeasedGpus != s.leased {
-			return true, fmt.Errorf("stats of %s: (%d offers, %d offered, %d leased), offers add up to (%d, %d, %d)",
-				st.Provider, st.Offers, st.OfferedGpus, st.LeasedGpus, s.offers, s.offered, s.leased)
-		}
-		if st.LeasedGpuSeconds > st.OfferedGpuSeconds {
-			return true, fmt.Errorf("stats of %s: leased %d GPU-s above offered %d", st.Provider, st.LeasedGpuSeconds, st.OfferedGpuSeconds)
-		}
-		return false, nil
+		return false, st.CheckAgainst(want[st.Provider])
 	})
 }

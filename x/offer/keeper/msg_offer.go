@@ -93,11 +93,7 @@ func (m msgServer) CreateOffer(ctx context.Context, msg *types.MsgCreateOffer) (
 // that is OPEN after the change needs an ACTIVE provider whose stake still
 // covers its GPUs; pausing is always allowed.
 func (m msgServer) UpdateOffer(ctx context.Context, msg *types.MsgUpdateOffer) (*types.MsgUpdateOfferResponse, error) {
-	signer, err := m.address("signer", msg.Signer)
-	if err != nil {
-		return nil, err
-	}
-	before, providerAddr, err := m.changeableOffer(ctx, signer, msg.OfferId)
+	before, providerAddr, err := m.changeableOffer(ctx, msg.Signer, msg.OfferId)
 	if err != nil {
 		return nil, err
 	}
@@ -135,11 +131,7 @@ func (m msgServer) UpdateOffer(ctx context.Context, msg *types.MsgUpdateOffer) (
 // CloseOffer takes an offer off the market. Its free GPUs are released at
 // once; leased ones stay with the CLOSED offer until their leases end.
 func (m msgServer) CloseOffer(ctx context.Context, msg *types.MsgCloseOffer) (*types.MsgCloseOfferResponse, error) {
-	signer, err := m.address("signer", msg.Signer)
-	if err != nil {
-		return nil, err
-	}
-	before, providerAddr, err := m.changeableOffer(ctx, signer, msg.OfferId)
+	before, providerAddr, err := m.changeableOffer(ctx, msg.Signer, msg.OfferId)
 	if err != nil {
 		return nil, err
 	}
@@ -168,9 +160,14 @@ func (m msgServer) CloseOffer(ctx context.Context, msg *types.MsgCloseOffer) (*t
 	return &types.MsgCloseOfferResponse{}, m.saveOffer(ctx, &before, &after)
 }
 
-// changeableOffer loads an offer the signer may change: it exists, is not
-// closed, and the signer acts for its provider.
-func (m msgServer) changeableOffer(ctx context.Context, signer sdk.AccAddress, id uint64) (types.Offer, sdk.AccAddress, error) {
+// changeableOffer loads an offer the signer may change: the signer is a
+// valid address, the offer exists, is not closed, and the signer acts for
+// its provider.
+func (m msgServer) changeableOffer(ctx context.Context, signerStr string, id uint64) (types.Offer, sdk.AccAddress, error) {
+	signer, err := m.address("signer", signerStr)
+	if err != nil {
+		return types.Offer{}, nil, err
+	}
 	o, err := m.Offer(ctx, id)
 	if err != nil {
 		return o, nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/x/offer/keeper"
 	"github.com/idlegpu/idlegpu/x/offer/types"
+	providersim "github.com/idlegpu/idlegpu/x/provider/simulation"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -158,16 +159,7 @@ func randomTerms(r *simsx.XRand, params types.Params, now time.Time) types.Offer
 		t.MaxDurationSeconds = uint64(r.Intn(7*24*3600) + 1)
 	}
 	if r.Intn(4) == 0 {
-		t.ImageAllowlist = []string{"sha256:" + randomHex(r, 4)}
+		t.ImageAllowlist = []string{"sha256:" + providersim.RandomHex(r, 4)}
 	}
 	return t
-}
-
-func randomHex(r *simsx.XRand, n int) string {
-	const digits = "0123456789abcdef"
-	b := make([]byte, 2*n)
-	for i := range b {
-		b[i] = digits[r.Intn(16)]
-	}
-	return string(b)
 }

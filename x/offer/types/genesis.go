@@ -34,9 +34,6 @@ func (gs GenesisState) validate() error {
 	if gs.NextOfferId == 0 {
 		return fmt.Errorf("next_offer_id must be at least 1 (ids start at 1)")
 	}
-	type sums struct{ offers, offered, leased uint32 }
-	want := map[string]*sums{}
-	var order []string // providers in first-offer order, for a deterministic error
 	gpuOffer := map[string]uint64{}
 	for i, o := range gs.Offers {
 		if i > 0 && o.Id <= gs.Offers[i-1].Id {
@@ -54,19 +51,8 @@ func (gs GenesisState) validate() error {
 			}
 			gpuOffer[u] = o.Id
 		}
-		s := want[o.Provider]
-		if s == nil {
-			s = &sums{}
-			want[o.Provider] = s
-			order = append(order, o.Provider)
-		}
-		if o.Live() {
-			s.offers++
-		}
-		offered, leased := o.Contribution()
-		s.offered += offered
-		s.leased += leased
 	}
+	want, order := CountsByProvider(gs.Offers)
 	for i, st := range gs.ProviderStats {
 		if _, err := sdk.AccAddressFromBech32(st.Provider); err != nil {
 			return fmt.Errorf("provider_stats[%d]: provider %q: %w", i, st.Provider, err)
@@ -74,16 +60,8 @@ func (gs GenesisState) validate() error {
 		if i > 0 && st.Provider <= gs.ProviderStats[i-1].Provider {
 			return fmt.Errorf("provider_stats must be sorted by provider without repeats: %s after %s", st.Provider, gs.ProviderStats[i-1].Provider)
 		}
-		s := want[st.Provider]
-		if s == nil {
-			s = &sums{}
-		}
-		if st.Offers != s.offers || st.OfferedGpus != s.offered || st.LeasedGpus != s.leased {
-			return fmt.Errorf("provider_stats %s: counts (%d offers, %d offered, %d leased) do not match its offers (%d, %d, %d)",
-				st.Provider, st.Offers, st.OfferedGpus, st.LeasedGpus, s.offers, s.offered, s.leased)
-		}
-		if st.LeasedGpuSeconds > st.OfferedGpuSeconds {
-			return fmt.Errorf("provider_stats %s: leased_gpu_seconds %d above offered_gpu_seconds %d", st.Provider, st.LeasedGpuSeconds, st.OfferedGpuSeconds)
+		if err := st.CheckAgainst(want[st.Provider]); err != nil {
+			return err
 		}
 		if st.UpdatedAt.Before(st.Since) {
 			return fmt.Errorf("provider_stats %s: updated_at before since", st.Provider)

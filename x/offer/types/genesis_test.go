@@ -65,7 +65,7 @@ func TestGenesisValidateOffers(t *testing.T) {
 		{"bad provider", func(g *types.GenesisState) { g.Offers[0].Provider = "idle1nope" }, "provider \"idle1nope\""},
 		{"no model", func(g *types.GenesisState) { g.Offers[0].Model = "" }, "model \"\""},
 		{"updated before created", func(g *types.GenesisState) { g.Offers[0].UpdatedAt = t0.Add(-1) }, "updated_at before created_at"},
-		{"stats counts off", func(g *types.GenesisState) { g.ProviderStats[0].OfferedGpus++ }, "do not match its offers"},
+		{"stats counts off", func(g *types.GenesisState) { g.ProviderStats[0].OfferedGpus++ }, "but its offers add up to"},
 		{"stats missing", func(g *types.GenesisState) { g.ProviderStats = g.ProviderStats[:1] }, "has offers but no provider_stats"},
 		{"stats unsorted", func(g *types.GenesisState) {
 			g.ProviderStats[0], g.ProviderStats[1] = g.ProviderStats[1], g.ProviderStats[0]

@@ -37,7 +37,7 @@ func MsgRegisterProviderFactory(k keeper.Keeper) simsx.SimMsgFactoryFn[*types.Ms
 			Moniker:       "sim-" + r.StringN(8),
 			Region:        regions[r.Intn(len(regions))],
 			Endpoint:      fmt.Sprintf("https://%s.example.com:8443", r.StringN(6)),
-			TlsCertSha256: randomHex(r, 32),
+			TlsCertSha256: RandomHex(r, 32),
 		}
 		params, err := k.Params.Get(ctx)
 		if err != nil {
@@ -72,7 +72,7 @@ func MsgUpdateProviderFactory(k keeper.Keeper) simsx.SimMsgFactoryFn[*types.MsgU
 			Moniker:       p.Moniker,
 			Region:        regions[r.Intn(len(regions))],
 			Endpoint:      fmt.Sprintf("https://%s.example.net", r.StringN(6)),
-			TlsCertSha256: randomHex(r, 32),
+			TlsCertSha256: RandomHex(r, 32),
 		}
 	}
 }
@@ -212,7 +212,9 @@ func liveProvider(ctx context.Context, k keeper.Keeper) simsx.SimAccountFilter {
 	})
 }
 
-func randomHex(r *simsx.XRand, n int) string {
+// RandomHex returns 2n random lowercase hex digits (n random bytes); the
+// other modules' simulations use it too.
+func RandomHex(r *simsx.XRand, n int) string {
 	const digits = "0123456789abcdef"
 	b := make([]byte, 2*n)
 	for i := range b {
@@ -222,6 +224,6 @@ func randomHex(r *simsx.XRand, n int) string {
 }
 
 func randomUUID(r *simsx.XRand) string {
-	h := randomHex(r, 16)
+	h := RandomHex(r, 16)
 	return "GPU-" + h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
