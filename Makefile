@@ -12,7 +12,9 @@ ldflags := -X github.com/cosmos/cosmos-sdk/version.Name=idlegpu \
 	-X github.com/cosmos/cosmos-sdk/version.Commit=$(COMMIT)
 
 # Short simulation for every CI run; the long one uses the SDK's own sizes.
-SIM_FLAGS      ?= -NumBlocks=50 -BlockSize=50 -Seeds=1,2 -Runs=2 -Commit=true
+# Seed 3 delivers the most market messages at this size (150 offer messages
+# where seeds 1 and 2 deliver 3 and 9), so the short run exercises x/offer.
+SIM_FLAGS      ?= -NumBlocks=50 -BlockSize=50 -Seeds=1,3 -Runs=2 -Commit=true
 SIM_LONG_FLAGS ?= -NumBlocks=100 -BlockSize=200 -Seeds=1,2,3 -Runs=3 -Commit=true
 SIM_TESTS      := TestFullAppSimulation|TestAppImportExport|TestAppStateDeterminism
 
