@@ -10,6 +10,13 @@ import (
 // proposals can carry them.
 func RegisterInterfaces(registry codectypes.InterfaceRegistry) {
 	registry.RegisterImplementations((*sdk.Msg)(nil),
+		&MsgPostJob{},
+		&MsgCancelJob{},
+		&MsgPlaceBid{},
+		&MsgWithdrawBid{},
+		&MsgStartLease{},
+		&MsgCloseLease{},
+		&MsgPreemptLease{},
 		&MsgUpdateParams{},
 	)
 	msgservice.RegisterMsgServiceDesc(registry, &_Msg_serviceDesc)

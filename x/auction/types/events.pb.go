@@ -5,6 +5,7 @@ package types
 
 import (
 	fmt "fmt"
+	types "github.com/cosmos/cosmos-sdk/types"
 	_ "github.com/cosmos/cosmos-sdk/types/tx/amino"
 	_ "github.com/cosmos/gogoproto/gogoproto"
 	proto "github.com/cosmos/gogoproto/proto"
@@ -79,29 +80,652 @@ func (m *EventParamsUpdated) GetParams() Params {
 	return Params{}
 }
 
+// EventJobPosted is emitted when a job is posted and its deposit escrowed.
+type EventJobPosted struct {
+	// job is the new job.
+	Job Job `protobuf:"bytes,1,opt,name=job,proto3" json:"job"`
+}
+
+func (m *EventJobPosted) Reset()         { *m = EventJobPosted{} }
+func (m *EventJobPosted) String() string { return proto.CompactTextString(m) }
+func (*EventJobPosted) ProtoMessage()    {}
+func (*EventJobPosted) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4cb9d14f4f3a4ccd, []int{1}
+}
+func (m *EventJobPosted) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventJobPosted) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventJobPosted.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventJobPosted) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventJobPosted.Merge(m, src)
+}
+func (m *EventJobPosted) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventJobPosted) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventJobPosted.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventJobPosted proto.InternalMessageInfo
+
+func (m *EventJobPosted) GetJob() Job {
+	if m != nil {
+		return m.Job
+	}
+	return Job{}
+}
+
+// EventBidPlaced is emitted when a bid is placed or replaced.
+type EventBidPlaced struct {
+	// bid is the bid.
+	Bid Bid `protobuf:"bytes,1,opt,name=bid,proto3" json:"bid"`
+}
+
+func (m *EventBidPlaced) Reset()         { *m = EventBidPlaced{} }
+func (m *EventBidPlaced) String() string { return proto.CompactTextString(m) }
+func (*EventBidPlaced) ProtoMessage()    {}
+func (*EventBidPlaced) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4cb9d14f4f3a4ccd, []int{2}
+}
+func (m *EventBidPlaced) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventBidPlaced) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventBidPlaced.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventBidPlaced) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventBidPlaced.Merge(m, src)
+}
+func (m *EventBidPlaced) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventBidPlaced) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventBidPlaced.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventBidPlaced proto.InternalMessageInfo
+
+func (m *EventBidPlaced) GetBid() Bid {
+	if m != nil {
+		return m.Bid
+	}
+	return Bid{}
+}
+
+// EventBidWithdrawn is emitted when a provider withdraws its bid.
+type EventBidWithdrawn struct {
+	// job_id is the job.
+	JobId uint64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// provider withdrew.
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+}
+
+func (m *EventBidWithdrawn) Reset()         { *m = EventBidWithdrawn{} }
+func (m *EventBidWithdrawn) String() string { return proto.CompactTextString(m) }
+func (*EventBidWithdrawn) ProtoMessage()    {}
+func (*EventBidWithdrawn) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4cb9d14f4f3a4ccd, []int{3}
+}
+func (m *EventBidWithdrawn) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventBidWithdrawn) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventBidWithdrawn.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventBidWithdrawn) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventBidWithdrawn.Merge(m, src)
+}
+func (m *EventBidWithdrawn) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventBidWithdrawn) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventBidWithdrawn.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventBidWithdrawn proto.InternalMessageInfo
+
+func (m *EventBidWithdrawn) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+func (m *EventBidWithdrawn) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+// EventJobCleared is emitted when a job clears into leases.
+type EventJobCleared struct {
+	// job_id is the job.
+	JobId uint64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// clearing_price is the price per GPU-hour every lease pays.
+	ClearingPrice types.Coin `protobuf:"bytes,2,opt,name=clearing_price,json=clearingPrice,proto3" json:"clearing_price"`
+	// rule is the clearing rule applied.
+	Rule ClearingRule `protobuf:"varint,3,opt,name=rule,proto3,enum=idlegpu.auction.v1.ClearingRule" json:"rule,omitempty"`
+	// lease_ids are the new leases.
+	LeaseIds []uint64 `protobuf:"varint,4,rep,packed,name=lease_ids,json=leaseIds,proto3" json:"lease_ids,omitempty"`
+	// candidates counts the candidates that were eligible.
+	Candidates uint32 `protobuf:"varint,5,opt,name=candidates,proto3" json:"candidates,omitempty"`
+}
+
+func (m *EventJobCleared) Reset()         { *m = EventJobCleared{} }
+func (m *EventJobCleared) String() string { return proto.CompactTextString(m) }
+func (*EventJobCleared) ProtoMessage()    {}
+func (*EventJobCleared) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4cb9d14f4f3a4ccd, []int{4}
+}
+func (m *EventJobCleared) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventJobCleared) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventJobCleared.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventJobCleared) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventJobCleared.Merge(m, src)
+}
+func (m *EventJobCleared) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventJobCleared) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventJobCleared.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventJobCleared proto.InternalMessageInfo
+
+func (m *EventJobCleared) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+func (m *EventJobCleared) GetClearingPrice() types.Coin {
+	if m != nil {
+		return m.ClearingPrice
+	}
+	return types.Coin{}
+}
+
+func (m *EventJobCleared) GetRule() ClearingRule {
+	if m != nil {
+		return m.Rule
+	}
+	return CLEARING_RULE_UNSPECIFIED
+}
+
+func (m *EventJobCleared) GetLeaseIds() []uint64 {
+	if m != nil {
+		return m.LeaseIds
+	}
+	return nil
+}
+
+func (m *EventJobCleared) GetCandidates() uint32 {
+	if m != nil {
+		return m.Candidates
+	}
+	return 0
+}
+
+// EventJobExpired is emitted when a job finds no fit; its deposit is refunded.
+type EventJobExpired struct {
+	// job_id is the job.
+	JobId uint64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+}
+
+func (m *EventJobExpired) Reset()         { *m = EventJobExpired{} }
+func (m *EventJobExpired) String() string { return proto.CompactTextString(m) }
+func (*EventJobExpired) ProtoMessage()    {}
+func (*EventJobExpired) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4cb9d14f4f3a4ccd, []int{5}
+}
+func (m *EventJobExpired) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventJobExpired) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventJobExpired.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventJobExpired) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventJobExpired.Merge(m, src)
+}
+func (m *EventJobExpired) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventJobExpired) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventJobExpired.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventJobExpired proto.InternalMessageInfo
+
+func (m *EventJobExpired) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+// EventJobCancelled is emitted when a renter cancels a job.
+type EventJobCancelled struct {
+	// job_id is the job.
+	JobId uint64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+}
+
+func (m *EventJobCancelled) Reset()         { *m = EventJobCancelled{} }
+func (m *EventJobCancelled) String() string { return proto.CompactTextString(m) }
+func (*EventJobCancelled) ProtoMessage()    {}
+func (*EventJobCancelled) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4cb9d14f4f3a4ccd, []int{6}
+}
+func (m *EventJobCancelled) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventJobCancelled) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventJobCancelled.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventJobCancelled) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventJobCancelled.Merge(m, src)
+}
+func (m *EventJobCancelled) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventJobCancelled) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventJobCancelled.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventJobCancelled proto.InternalMessageInfo
+
+func (m *EventJobCancelled) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+// EventLeaseStarted is emitted when a PENDING lease becomes ACTIVE.
+type EventLeaseStarted struct {
+	// lease_id is the lease.
+	LeaseId uint64 `protobuf:"varint,1,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	// provider serves it.
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+}
+
+func (m *EventLeaseStarted) Reset()         { *m = EventLeaseStarted{} }
+func (m *EventLeaseStarted) String() string { return proto.CompactTextString(m) }
+func (*EventLeaseStarted) ProtoMessage()    {}
+func (*EventLeaseStarted) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4cb9d14f4f3a4ccd, []int{7}
+}
+func (m *EventLeaseStarted) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventLeaseStarted) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventLeaseStarted.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventLeaseStarted) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventLeaseStarted.Merge(m, src)
+}
+func (m *EventLeaseStarted) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventLeaseStarted) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventLeaseStarted.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventLeaseStarted proto.InternalMessageInfo
+
+func (m *EventLeaseStarted) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+func (m *EventLeaseStarted) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+// EventLeaseEnded is emitted when a lease ends, whatever the reason.
+type EventLeaseEnded struct {
+	// lease_id is the lease.
+	LeaseId uint64 `protobuf:"varint,1,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	// status is how it ended.
+	Status LeaseStatus `protobuf:"varint,2,opt,name=status,proto3,enum=idlegpu.auction.v1.LeaseStatus" json:"status,omitempty"`
+	// reason says why.
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// paid is what the provider side was paid in all.
+	Paid types.Coin `protobuf:"bytes,4,opt,name=paid,proto3" json:"paid"`
+}
+
+func (m *EventLeaseEnded) Reset()         { *m = EventLeaseEnded{} }
+func (m *EventLeaseEnded) String() string { return proto.CompactTextString(m) }
+func (*EventLeaseEnded) ProtoMessage()    {}
+func (*EventLeaseEnded) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4cb9d14f4f3a4ccd, []int{8}
+}
+func (m *EventLeaseEnded) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventLeaseEnded) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventLeaseEnded.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventLeaseEnded) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventLeaseEnded.Merge(m, src)
+}
+func (m *EventLeaseEnded) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventLeaseEnded) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventLeaseEnded.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventLeaseEnded proto.InternalMessageInfo
+
+func (m *EventLeaseEnded) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+func (m *EventLeaseEnded) GetStatus() LeaseStatus {
+	if m != nil {
+		return m.Status
+	}
+	return LEASE_STATUS_UNSPECIFIED
+}
+
+func (m *EventLeaseEnded) GetReason() string {
+	if m != nil {
+		return m.Reason
+	}
+	return ""
+}
+
+func (m *EventLeaseEnded) GetPaid() types.Coin {
+	if m != nil {
+		return m.Paid
+	}
+	return types.Coin{}
+}
+
+// EventEscrowRefunded is emitted whenever escrow goes back to a renter.
+type EventEscrowRefunded struct {
+	// job_id is the job.
+	JobId uint64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// lease_id is the lease, 0 for a job-level refund.
+	LeaseId uint64 `protobuf:"varint,2,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	// renter receives the refund.
+	Renter string `protobuf:"bytes,3,opt,name=renter,proto3" json:"renter,omitempty"`
+	// amount is refunded.
+	Amount types.Coin `protobuf:"bytes,4,opt,name=amount,proto3" json:"amount"`
+}
+
+func (m *EventEscrowRefunded) Reset()         { *m = EventEscrowRefunded{} }
+func (m *EventEscrowRefunded) String() string { return proto.CompactTextString(m) }
+func (*EventEscrowRefunded) ProtoMessage()    {}
+func (*EventEscrowRefunded) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4cb9d14f4f3a4ccd, []int{9}
+}
+func (m *EventEscrowRefunded) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventEscrowRefunded) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventEscrowRefunded.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventEscrowRefunded) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventEscrowRefunded.Merge(m, src)
+}
+func (m *EventEscrowRefunded) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventEscrowRefunded) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventEscrowRefunded.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventEscrowRefunded proto.InternalMessageInfo
+
+func (m *EventEscrowRefunded) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+func (m *EventEscrowRefunded) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+func (m *EventEscrowRefunded) GetRenter() string {
+	if m != nil {
+		return m.Renter
+	}
+	return ""
+}
+
+func (m *EventEscrowRefunded) GetAmount() types.Coin {
+	if m != nil {
+		return m.Amount
+	}
+	return types.Coin{}
+}
+
+// EventLeasePaid is emitted when escrow pays a lease (x/settlement asks).
+type EventLeasePaid struct {
+	// lease_id is the lease.
+	LeaseId uint64 `protobuf:"varint,1,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	// amount is this payment.
+	Amount types.Coin `protobuf:"bytes,2,opt,name=amount,proto3" json:"amount"`
+	// paid is the lease's total so far.
+	Paid types.Coin `protobuf:"bytes,3,opt,name=paid,proto3" json:"paid"`
+}
+
+func (m *EventLeasePaid) Reset()         { *m = EventLeasePaid{} }
+func (m *EventLeasePaid) String() string { return proto.CompactTextString(m) }
+func (*EventLeasePaid) ProtoMessage()    {}
+func (*EventLeasePaid) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4cb9d14f4f3a4ccd, []int{10}
+}
+func (m *EventLeasePaid) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventLeasePaid) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventLeasePaid.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventLeasePaid) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventLeasePaid.Merge(m, src)
+}
+func (m *EventLeasePaid) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventLeasePaid) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventLeasePaid.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventLeasePaid proto.InternalMessageInfo
+
+func (m *EventLeasePaid) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+func (m *EventLeasePaid) GetAmount() types.Coin {
+	if m != nil {
+		return m.Amount
+	}
+	return types.Coin{}
+}
+
+func (m *EventLeasePaid) GetPaid() types.Coin {
+	if m != nil {
+		return m.Paid
+	}
+	return types.Coin{}
+}
+
 func init() {
 	proto.RegisterType((*EventParamsUpdated)(nil), "idlegpu.auction.v1.EventParamsUpdated")
+	proto.RegisterType((*EventJobPosted)(nil), "idlegpu.auction.v1.EventJobPosted")
+	proto.RegisterType((*EventBidPlaced)(nil), "idlegpu.auction.v1.EventBidPlaced")
+	proto.RegisterType((*EventBidWithdrawn)(nil), "idlegpu.auction.v1.EventBidWithdrawn")
+	proto.RegisterType((*EventJobCleared)(nil), "idlegpu.auction.v1.EventJobCleared")
+	proto.RegisterType((*EventJobExpired)(nil), "idlegpu.auction.v1.EventJobExpired")
+	proto.RegisterType((*EventJobCancelled)(nil), "idlegpu.auction.v1.EventJobCancelled")
+	proto.RegisterType((*EventLeaseStarted)(nil), "idlegpu.auction.v1.EventLeaseStarted")
+	proto.RegisterType((*EventLeaseEnded)(nil), "idlegpu.auction.v1.EventLeaseEnded")
+	proto.RegisterType((*EventEscrowRefunded)(nil), "idlegpu.auction.v1.EventEscrowRefunded")
+	proto.RegisterType((*EventLeasePaid)(nil), "idlegpu.auction.v1.EventLeasePaid")
 }
 
 func init() { proto.RegisterFile("idlegpu/auction/v1/events.proto", fileDescriptor_4cb9d14f4f3a4ccd) }
 
 var fileDescriptor_4cb9d14f4f3a4ccd = []byte{
-	// 233 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xe2, 0x92, 0xcf, 0x4c, 0xc9, 0x49,
-	0x4d, 0x2f, 0x28, 0xd5, 0x4f, 0x2c, 0x4d, 0x2e, 0xc9, 0xcc, 0xcf, 0xd3, 0x2f, 0x33, 0xd4, 0x4f,
-	0x2d, 0x4b, 0xcd, 0x2b, 0x29, 0xd6, 0x2b, 0x28, 0xca, 0x2f, 0xc9, 0x17, 0x12, 0x82, 0x2a, 0xd0,
-	0x83, 0x2a, 0xd0, 0x2b, 0x33, 0x94, 0x12, 0x4c, 0xcc, 0xcd, 0xcc, 0xcb, 0xd7, 0x07, 0x93, 0x10,
-	0x65, 0x52, 0x22, 0xe9, 0xf9, 0xe9, 0xf9, 0x60, 0xa6, 0x3e, 0x88, 0x05, 0x15, 0xc5, 0x66, 0x7a,
-	0x41, 0x62, 0x51, 0x62, 0x2e, 0xd4, 0x74, 0xa5, 0x42, 0x2e, 0x21, 0x57, 0x90, 0x6d, 0x01, 0x60,
-	0xc1, 0xd0, 0x82, 0x94, 0xc4, 0x92, 0xd4, 0x14, 0x21, 0x19, 0x2e, 0xce, 0xc4, 0xd2, 0x92, 0x8c,
-	0xfc, 0xa2, 0xcc, 0x92, 0x4a, 0x09, 0x46, 0x05, 0x46, 0x0d, 0xce, 0x20, 0x84, 0x80, 0x90, 0x2d,
-	0x17, 0x1b, 0xc4, 0x0c, 0x09, 0x26, 0x05, 0x46, 0x0d, 0x6e, 0x23, 0x29, 0x3d, 0x4c, 0x27, 0xea,
-	0x41, 0x0c, 0x74, 0xe2, 0x3c, 0x71, 0x4f, 0x9e, 0x61, 0xc5, 0xf3, 0x0d, 0x5a, 0x8c, 0x41, 0x50,
-	0x4d, 0x4e, 0x2e, 0x27, 0x1e, 0xc9, 0x31, 0x5e, 0x78, 0x24, 0xc7, 0xf8, 0xe0, 0x91, 0x1c, 0xe3,
-	0x84, 0xc7, 0x72, 0x0c, 0x17, 0x1e, 0xcb, 0x31, 0xdc, 0x78, 0x2c, 0xc7, 0x10, 0xa5, 0x95, 0x9e,
-	0x59, 0x92, 0x51, 0x9a, 0xa4, 0x97, 0x9c, 0x9f, 0xab, 0x0f, 0x73, 0x38, 0x8c, 0xae, 0x80, 0x7b,
-	0xa1, 0xa4, 0xb2, 0x20, 0xb5, 0x38, 0x89, 0x0d, 0xec, 0x7e, 0x63, 0x40, 0x00, 0x00, 0x00, 0xff,
-	0xff, 0x7e, 0xbd, 0x70, 0xe4, 0x40, 0x01, 0x00, 0x00,
+	// 660 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x94, 0x54, 0x4f, 0x6f, 0xd3, 0x30,
+	0x14, 0x6f, 0xd6, 0xae, 0xac, 0x9e, 0x56, 0x34, 0xf3, 0xaf, 0x2b, 0x28, 0x8b, 0x72, 0xaa, 0x76,
+	0x48, 0xd4, 0x32, 0x09, 0x0e, 0x70, 0xe9, 0xe8, 0xa4, 0x0d, 0x0e, 0x55, 0x10, 0x42, 0xe2, 0x32,
+	0x39, 0xb1, 0xe9, 0x3c, 0xa5, 0x76, 0xb0, 0x9d, 0x6e, 0xfb, 0x16, 0x7c, 0x01, 0x4e, 0x5c, 0x38,
+	0x72, 0xe3, 0x2b, 0xec, 0xb8, 0x23, 0x27, 0x84, 0xd6, 0x03, 0x7c, 0x0c, 0x14, 0xc7, 0x69, 0x3b,
+	0xd1, 0x56, 0xea, 0x25, 0xb1, 0x5f, 0x7e, 0xef, 0xf7, 0x7e, 0xef, 0xe7, 0x17, 0x83, 0x5d, 0x8a,
+	0x63, 0x32, 0x48, 0x52, 0x1f, 0xa5, 0x91, 0xa2, 0x9c, 0xf9, 0xa3, 0xb6, 0x4f, 0x46, 0x84, 0x29,
+	0xe9, 0x25, 0x82, 0x2b, 0x0e, 0xa1, 0x01, 0x78, 0x06, 0xe0, 0x8d, 0xda, 0xcd, 0x6d, 0x34, 0xa4,
+	0x8c, 0xfb, 0xfa, 0x99, 0xc3, 0x9a, 0x76, 0xc4, 0xe5, 0x90, 0x4b, 0x3f, 0x44, 0x92, 0xf8, 0xa3,
+	0x76, 0x48, 0x14, 0x6a, 0xfb, 0x11, 0xa7, 0xcc, 0x7c, 0xbf, 0x3f, 0xe0, 0x03, 0xae, 0x97, 0x7e,
+	0xb6, 0x32, 0x51, 0x67, 0x4e, 0xf5, 0xa2, 0x4e, 0x8e, 0x98, 0xa7, 0x2f, 0x41, 0x02, 0x0d, 0x8d,
+	0x3e, 0xf7, 0x13, 0x80, 0xbd, 0x4c, 0x6f, 0x5f, 0x07, 0xdf, 0x25, 0x18, 0x29, 0x82, 0xe1, 0x13,
+	0x50, 0x43, 0xa9, 0x3a, 0xe5, 0x82, 0xaa, 0xcb, 0x86, 0xe5, 0x58, 0xad, 0x5a, 0x30, 0x0d, 0xc0,
+	0x97, 0xa0, 0x9a, 0x73, 0x34, 0xd6, 0x1c, 0xab, 0xb5, 0xd9, 0x69, 0x7a, 0xff, 0x37, 0xe9, 0xe5,
+	0x84, 0xdd, 0xda, 0xd5, 0xaf, 0xdd, 0xd2, 0xb7, 0x3f, 0xdf, 0xf7, 0xac, 0xc0, 0x24, 0xb9, 0x87,
+	0xa0, 0xae, 0x4b, 0x1e, 0xf3, 0xb0, 0xcf, 0x65, 0x56, 0x6e, 0x1f, 0x94, 0xcf, 0x78, 0xa8, 0x0b,
+	0x6d, 0x76, 0x1e, 0xcd, 0x63, 0x3b, 0xe6, 0xe1, 0x2c, 0x55, 0x06, 0x9f, 0xf0, 0x74, 0x29, 0xee,
+	0xc7, 0x28, 0xca, 0x79, 0x42, 0x8a, 0x97, 0xf1, 0x74, 0x29, 0xbe, 0xc5, 0x13, 0x52, 0xec, 0x1e,
+	0x82, 0xed, 0x82, 0xe7, 0x3d, 0x55, 0xa7, 0x58, 0xa0, 0x73, 0x06, 0x1f, 0x80, 0xea, 0x19, 0x0f,
+	0x4f, 0x0c, 0x5b, 0x25, 0x58, 0x3f, 0xe3, 0xe1, 0x11, 0x86, 0x4d, 0xb0, 0x91, 0x08, 0x3e, 0xa2,
+	0x98, 0x08, 0xdd, 0x7c, 0x2d, 0x98, 0xec, 0xdd, 0xbf, 0x16, 0xb8, 0x5b, 0x34, 0x76, 0x10, 0x13,
+	0x24, 0x08, 0x5e, 0x44, 0xf3, 0x1a, 0xd4, 0xa3, 0x0c, 0x41, 0xd9, 0xe0, 0x24, 0x11, 0x34, 0x22,
+	0xc6, 0xc9, 0x1d, 0x2f, 0x9f, 0x03, 0x2f, 0x9b, 0x03, 0xcf, 0xcc, 0x81, 0x77, 0xc0, 0x29, 0x9b,
+	0x55, 0xbd, 0x55, 0xe4, 0xf6, 0xb3, 0x54, 0xb8, 0x0f, 0x2a, 0x22, 0x8d, 0x49, 0xa3, 0xec, 0x58,
+	0xad, 0x7a, 0xc7, 0x99, 0xd7, 0xf6, 0x81, 0x49, 0x08, 0xd2, 0x98, 0x04, 0x1a, 0x0d, 0x1f, 0x83,
+	0x5a, 0x4c, 0x90, 0x24, 0x27, 0x14, 0xcb, 0x46, 0xc5, 0x29, 0xb7, 0x2a, 0xc1, 0x86, 0x0e, 0x1c,
+	0x61, 0x09, 0x6d, 0x00, 0x22, 0xc4, 0x30, 0xcd, 0xa6, 0x41, 0x36, 0xd6, 0x1d, 0xab, 0xb5, 0x15,
+	0xcc, 0x44, 0xdc, 0xd6, 0xb4, 0xd3, 0xde, 0x45, 0x42, 0x17, 0x77, 0xea, 0xee, 0x19, 0x73, 0x33,
+	0x4f, 0x10, 0x8b, 0x48, 0x1c, 0x2f, 0xc6, 0x1e, 0x1b, 0xec, 0x9b, 0x4c, 0xc6, 0x5b, 0x85, 0x44,
+	0x36, 0x1b, 0x3b, 0x60, 0xa3, 0xd0, 0x69, 0xd0, 0x77, 0x8c, 0xcc, 0xa5, 0x87, 0xf1, 0xa3, 0x38,
+	0x0c, 0x4d, 0xd6, 0x63, 0x78, 0x39, 0xd5, 0x33, 0x50, 0x95, 0x0a, 0xa9, 0x34, 0x1f, 0xe9, 0x7a,
+	0x67, 0x77, 0x9e, 0x8b, 0x85, 0x2e, 0x95, 0xca, 0xc0, 0xc0, 0xe1, 0x43, 0x50, 0x15, 0x04, 0x49,
+	0xce, 0xb4, 0xfd, 0xb5, 0xc0, 0xec, 0xe0, 0x73, 0x50, 0x49, 0x10, 0xc5, 0x8d, 0xca, 0x0a, 0xe7,
+	0xaa, 0x33, 0xdc, 0x2f, 0x16, 0xb8, 0xa7, 0x95, 0xf7, 0x64, 0x24, 0xf8, 0x79, 0x40, 0x3e, 0xa6,
+	0x5a, 0xfd, 0x82, 0x51, 0x9a, 0x6d, 0x6a, 0xed, 0x76, 0x53, 0x5a, 0x1b, 0x53, 0x44, 0x4c, 0xb5,
+	0x65, 0x3b, 0xf8, 0x02, 0x54, 0xd1, 0x90, 0xa7, 0x4c, 0xad, 0xa4, 0xce, 0xe4, 0xb8, 0x5f, 0x2d,
+	0xf3, 0xdf, 0x69, 0x3b, 0xfa, 0x88, 0x2e, 0x35, 0x76, 0x5a, 0x6b, 0x6d, 0xf5, 0x5a, 0x13, 0x17,
+	0xcb, 0xab, 0xba, 0xd8, 0x7d, 0x75, 0x75, 0x63, 0x5b, 0xd7, 0x37, 0xb6, 0xf5, 0xfb, 0xc6, 0xb6,
+	0x3e, 0x8f, 0xed, 0xd2, 0xf5, 0xd8, 0x2e, 0xfd, 0x1c, 0xdb, 0xa5, 0x0f, 0x7b, 0x03, 0xaa, 0x4e,
+	0xd3, 0xd0, 0x8b, 0xf8, 0xd0, 0x2f, 0x6e, 0xc7, 0xe2, 0x7d, 0x31, 0xb9, 0x27, 0xd5, 0x65, 0x42,
+	0x64, 0x58, 0xd5, 0x97, 0xe4, 0xd3, 0x7f, 0x01, 0x00, 0x00, 0xff, 0xff, 0x23, 0xe3, 0xac, 0xf7,
+	0xe7, 0x05, 0x00, 0x00,
 }
 
 func (m *EventParamsUpdated) Marshal() (dAtA []byte, err error) {
@@ -144,6 +768,412 @@ func (m *EventParamsUpdated) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *EventJobPosted) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventJobPosted) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventJobPosted) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Job.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
+
+func (m *EventBidPlaced) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventBidPlaced) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventBidPlaced) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Bid.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
+
+func (m *EventBidWithdrawn) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventBidWithdrawn) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventBidWithdrawn) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.JobId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventJobCleared) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventJobCleared) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventJobCleared) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Candidates != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.Candidates))
+		i--
+		dAtA[i] = 0x28
+	}
+	if len(m.LeaseIds) > 0 {
+		dAtA5 := make([]byte, len(m.LeaseIds)*10)
+		var j4 int
+		for _, num := range m.LeaseIds {
+			for num >= 1<<7 {
+				dAtA5[j4] = uint8(uint64(num)&0x7f | 0x80)
+				num >>= 7
+				j4++
+			}
+			dAtA5[j4] = uint8(num)
+			j4++
+		}
+		i -= j4
+		copy(dAtA[i:], dAtA5[:j4])
+		i = encodeVarintEvents(dAtA, i, uint64(j4))
+		i--
+		dAtA[i] = 0x22
+	}
+	if m.Rule != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.Rule))
+		i--
+		dAtA[i] = 0x18
+	}
+	{
+		size, err := m.ClearingPrice.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x12
+	if m.JobId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventJobExpired) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventJobExpired) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventJobExpired) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventJobCancelled) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventJobCancelled) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventJobCancelled) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventLeaseStarted) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventLeaseStarted) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventLeaseStarted) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.LeaseId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventLeaseEnded) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventLeaseEnded) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventLeaseEnded) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Paid.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x22
+	if len(m.Reason) > 0 {
+		i -= len(m.Reason)
+		copy(dAtA[i:], m.Reason)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Reason)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.Status != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.Status))
+		i--
+		dAtA[i] = 0x10
+	}
+	if m.LeaseId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventEscrowRefunded) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventEscrowRefunded) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventEscrowRefunded) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Amount.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x22
+	if len(m.Renter) > 0 {
+		i -= len(m.Renter)
+		copy(dAtA[i:], m.Renter)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Renter)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.LeaseId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if m.JobId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventLeasePaid) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventLeasePaid) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventLeasePaid) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Paid.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x1a
+	{
+		size, err := m.Amount.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x12
+	if m.LeaseId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
 func encodeVarintEvents(dAtA []byte, offset int, v uint64) int {
 	offset -= sovEvents(v)
 	base := offset
@@ -166,6 +1196,169 @@ func (m *EventParamsUpdated) Size() (n int) {
 		n += 1 + l + sovEvents(uint64(l))
 	}
 	l = m.Params.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	return n
+}
+
+func (m *EventJobPosted) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Job.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	return n
+}
+
+func (m *EventBidPlaced) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Bid.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	return n
+}
+
+func (m *EventBidWithdrawn) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		n += 1 + sovEvents(uint64(m.JobId))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	return n
+}
+
+func (m *EventJobCleared) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		n += 1 + sovEvents(uint64(m.JobId))
+	}
+	l = m.ClearingPrice.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	if m.Rule != 0 {
+		n += 1 + sovEvents(uint64(m.Rule))
+	}
+	if len(m.LeaseIds) > 0 {
+		l = 0
+		for _, e := range m.LeaseIds {
+			l += sovEvents(uint64(e))
+		}
+		n += 1 + sovEvents(uint64(l)) + l
+	}
+	if m.Candidates != 0 {
+		n += 1 + sovEvents(uint64(m.Candidates))
+	}
+	return n
+}
+
+func (m *EventJobExpired) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		n += 1 + sovEvents(uint64(m.JobId))
+	}
+	return n
+}
+
+func (m *EventJobCancelled) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		n += 1 + sovEvents(uint64(m.JobId))
+	}
+	return n
+}
+
+func (m *EventLeaseStarted) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.LeaseId != 0 {
+		n += 1 + sovEvents(uint64(m.LeaseId))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	return n
+}
+
+func (m *EventLeaseEnded) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.LeaseId != 0 {
+		n += 1 + sovEvents(uint64(m.LeaseId))
+	}
+	if m.Status != 0 {
+		n += 1 + sovEvents(uint64(m.Status))
+	}
+	l = len(m.Reason)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	l = m.Paid.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	return n
+}
+
+func (m *EventEscrowRefunded) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		n += 1 + sovEvents(uint64(m.JobId))
+	}
+	if m.LeaseId != 0 {
+		n += 1 + sovEvents(uint64(m.LeaseId))
+	}
+	l = len(m.Renter)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	l = m.Amount.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	return n
+}
+
+func (m *EventLeasePaid) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.LeaseId != 0 {
+		n += 1 + sovEvents(uint64(m.LeaseId))
+	}
+	l = m.Amount.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	l = m.Paid.Size()
 	n += 1 + l + sovEvents(uint64(l))
 	return n
 }
@@ -267,6 +1460,1169 @@ func (m *EventParamsUpdated) Unmarshal(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if err := m.Params.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventJobPosted) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventJobPosted: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventJobPosted: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Job", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Job.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventBidPlaced) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventBidPlaced: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventBidPlaced: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Bid", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Bid.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventBidWithdrawn) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventBidWithdrawn: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventBidWithdrawn: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventJobCleared) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventJobCleared: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventJobCleared: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ClearingPrice", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.ClearingPrice.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Rule", wireType)
+			}
+			m.Rule = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Rule |= ClearingRule(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 4:
+			if wireType == 0 {
+				var v uint64
+				for shift := uint(0); ; shift += 7 {
+					if shift >= 64 {
+						return ErrIntOverflowEvents
+					}
+					if iNdEx >= l {
+						return io.ErrUnexpectedEOF
+					}
+					b := dAtA[iNdEx]
+					iNdEx++
+					v |= uint64(b&0x7F) << shift
+					if b < 0x80 {
+						break
+					}
+				}
+				m.LeaseIds = append(m.LeaseIds, v)
+			} else if wireType == 2 {
+				var packedLen int
+				for shift := uint(0); ; shift += 7 {
+					if shift >= 64 {
+						return ErrIntOverflowEvents
+					}
+					if iNdEx >= l {
+						return io.ErrUnexpectedEOF
+					}
+					b := dAtA[iNdEx]
+					iNdEx++
+					packedLen |= int(b&0x7F) << shift
+					if b < 0x80 {
+						break
+					}
+				}
+				if packedLen < 0 {
+					return ErrInvalidLengthEvents
+				}
+				postIndex := iNdEx + packedLen
+				if postIndex < 0 {
+					return ErrInvalidLengthEvents
+				}
+				if postIndex > l {
+					return io.ErrUnexpectedEOF
+				}
+				var elementCount int
+				var count int
+				for _, integer := range dAtA[iNdEx:postIndex] {
+					if integer < 128 {
+						count++
+					}
+				}
+				elementCount = count
+				if elementCount != 0 && len(m.LeaseIds) == 0 {
+					m.LeaseIds = make([]uint64, 0, elementCount)
+				}
+				for iNdEx < postIndex {
+					var v uint64
+					for shift := uint(0); ; shift += 7 {
+						if shift >= 64 {
+							return ErrIntOverflowEvents
+						}
+						if iNdEx >= l {
+							return io.ErrUnexpectedEOF
+						}
+						b := dAtA[iNdEx]
+						iNdEx++
+						v |= uint64(b&0x7F) << shift
+						if b < 0x80 {
+							break
+						}
+					}
+					m.LeaseIds = append(m.LeaseIds, v)
+				}
+			} else {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseIds", wireType)
+			}
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Candidates", wireType)
+			}
+			m.Candidates = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Candidates |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventJobExpired) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventJobExpired: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventJobExpired: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventJobCancelled) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventJobCancelled: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventJobCancelled: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventLeaseStarted) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventLeaseStarted: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventLeaseStarted: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventLeaseEnded) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventLeaseEnded: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventLeaseEnded: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Status", wireType)
+			}
+			m.Status = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Status |= LeaseStatus(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Reason", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Reason = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Paid", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Paid.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventEscrowRefunded) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventEscrowRefunded: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventEscrowRefunded: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Renter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Renter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Amount", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Amount.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventLeasePaid) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventLeasePaid: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventLeasePaid: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Amount", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Amount.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Paid", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Paid.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex

@@ -28,6 +28,18 @@ const _ = proto.GoGoProtoPackageIsVersion3 // please upgrade the proto package
 type GenesisState struct {
 	// params are the module parameters.
 	Params Params `protobuf:"bytes,1,opt,name=params,proto3" json:"params"`
+	// jobs are the jobs in state, by id.
+	Jobs []Job `protobuf:"bytes,2,rep,name=jobs,proto3" json:"jobs"`
+	// bids are the bids on open jobs, by (job, provider).
+	Bids []Bid `protobuf:"bytes,3,rep,name=bids,proto3" json:"bids"`
+	// leases are the leases in state, by id.
+	Leases []Lease `protobuf:"bytes,4,rep,name=leases,proto3" json:"leases"`
+	// next_job_id is the id the next job gets.
+	NextJobId uint64 `protobuf:"varint,5,opt,name=next_job_id,json=nextJobId,proto3" json:"next_job_id,omitempty"`
+	// next_lease_id is the id the next lease gets.
+	NextLeaseId uint64 `protobuf:"varint,6,opt,name=next_lease_id,json=nextLeaseId,proto3" json:"next_lease_id,omitempty"`
+	// next_bid_seq orders the next bid.
+	NextBidSeq uint64 `protobuf:"varint,7,opt,name=next_bid_seq,json=nextBidSeq,proto3" json:"next_bid_seq,omitempty"`
 }
 
 func (m *GenesisState) Reset()         { *m = GenesisState{} }
@@ -70,6 +82,48 @@ func (m *GenesisState) GetParams() Params {
 	return Params{}
 }
 
+func (m *GenesisState) GetJobs() []Job {
+	if m != nil {
+		return m.Jobs
+	}
+	return nil
+}
+
+func (m *GenesisState) GetBids() []Bid {
+	if m != nil {
+		return m.Bids
+	}
+	return nil
+}
+
+func (m *GenesisState) GetLeases() []Lease {
+	if m != nil {
+		return m.Leases
+	}
+	return nil
+}
+
+func (m *GenesisState) GetNextJobId() uint64 {
+	if m != nil {
+		return m.NextJobId
+	}
+	return 0
+}
+
+func (m *GenesisState) GetNextLeaseId() uint64 {
+	if m != nil {
+		return m.NextLeaseId
+	}
+	return 0
+}
+
+func (m *GenesisState) GetNextBidSeq() uint64 {
+	if m != nil {
+		return m.NextBidSeq
+	}
+	return 0
+}
+
 func init() {
 	proto.RegisterType((*GenesisState)(nil), "idlegpu.auction.v1.GenesisState")
 }
@@ -77,20 +131,30 @@ func init() {
 func init() { proto.RegisterFile("idlegpu/auction/v1/genesis.proto", fileDescriptor_8ff432b1fb834f65) }
 
 var fileDescriptor_8ff432b1fb834f65 = []byte{
-	// 208 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xe2, 0x52, 0xc8, 0x4c, 0xc9, 0x49,
-	0x4d, 0x2f, 0x28, 0xd5, 0x4f, 0x2c, 0x4d, 0x2e, 0xc9, 0xcc, 0xcf, 0xd3, 0x2f, 0x33, 0xd4, 0x4f,
-	0x4f, 0xcd, 0x4b, 0x2d, 0xce, 0x2c, 0xd6, 0x2b, 0x28, 0xca, 0x2f, 0xc9, 0x17, 0x12, 0x82, 0xaa,
-	0xd0, 0x83, 0xaa, 0xd0, 0x2b, 0x33, 0x94, 0x12, 0x4c, 0xcc, 0xcd, 0xcc, 0xcb, 0xd7, 0x07, 0x93,
-	0x10, 0x65, 0x52, 0x22, 0xe9, 0xf9, 0xe9, 0xf9, 0x60, 0xa6, 0x3e, 0x88, 0x05, 0x15, 0x95, 0xc7,
-	0x62, 0x7c, 0x41, 0x62, 0x51, 0x62, 0x2e, 0xd4, 0x74, 0x25, 0x5f, 0x2e, 0x1e, 0x77, 0x88, 0x75,
-	0xc1, 0x25, 0x89, 0x25, 0xa9, 0x42, 0xb6, 0x5c, 0x6c, 0x10, 0x79, 0x09, 0x46, 0x05, 0x46, 0x0d,
-	0x6e, 0x23, 0x29, 0x3d, 0x4c, 0xeb, 0xf5, 0x02, 0xc0, 0x2a, 0x9c, 0x38, 0x4f, 0xdc, 0x93, 0x67,
-	0x58, 0xf1, 0x7c, 0x83, 0x16, 0x63, 0x10, 0x54, 0x93, 0x93, 0xcb, 0x89, 0x47, 0x72, 0x8c, 0x17,
-	0x1e, 0xc9, 0x31, 0x3e, 0x78, 0x24, 0xc7, 0x38, 0xe1, 0xb1, 0x1c, 0xc3, 0x85, 0xc7, 0x72, 0x0c,
-	0x37, 0x1e, 0xcb, 0x31, 0x44, 0x69, 0xa5, 0x67, 0x96, 0x64, 0x94, 0x26, 0xe9, 0x25, 0xe7, 0xe7,
-	0xea, 0xc3, 0x1c, 0x05, 0xa3, 0x2b, 0xe0, 0xce, 0x2b, 0xa9, 0x2c, 0x48, 0x2d, 0x4e, 0x62, 0x03,
-	0xbb, 0xcd, 0x18, 0x10, 0x00, 0x00, 0xff, 0xff, 0x52, 0x6a, 0xd7, 0x41, 0x1d, 0x01, 0x00, 0x00,
+	// 353 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x74, 0x91, 0x31, 0x4f, 0x32, 0x31,
+	0x18, 0xc7, 0xaf, 0xc0, 0x7b, 0x6f, 0x28, 0x38, 0xd8, 0x98, 0x78, 0x32, 0x94, 0x0b, 0x13, 0x61,
+	0xb8, 0x0b, 0x98, 0x38, 0xe9, 0x72, 0x31, 0x31, 0x10, 0x07, 0x03, 0x9b, 0x0b, 0xb9, 0xd2, 0xe6,
+	0x2c, 0x81, 0xeb, 0x41, 0x0b, 0xc1, 0x6f, 0xe1, 0xc7, 0x70, 0xf4, 0x63, 0x30, 0x32, 0x3a, 0x19,
+	0x85, 0xc1, 0xaf, 0x61, 0xda, 0x3b, 0x8c, 0xc4, 0x73, 0x69, 0x9f, 0x3c, 0xfd, 0xfd, 0x9e, 0x3e,
+	0xc9, 0x1f, 0xba, 0x9c, 0x4e, 0x58, 0x94, 0x2c, 0xfc, 0x70, 0x31, 0x52, 0x5c, 0xc4, 0xfe, 0xb2,
+	0xed, 0x47, 0x2c, 0x66, 0x92, 0x4b, 0x2f, 0x99, 0x0b, 0x25, 0x10, 0xca, 0x08, 0x2f, 0x23, 0xbc,
+	0x65, 0xbb, 0x76, 0x1c, 0x4e, 0x79, 0x2c, 0x7c, 0x73, 0xa6, 0x58, 0xed, 0x24, 0x12, 0x91, 0x30,
+	0xa5, 0xaf, 0xab, 0xac, 0x9b, 0x37, 0x7e, 0x3f, 0x27, 0x25, 0xea, 0x39, 0x44, 0x12, 0xce, 0xc3,
+	0x69, 0xf6, 0x7f, 0xe3, 0xa3, 0x00, 0xab, 0x37, 0xe9, 0x46, 0x03, 0x15, 0x2a, 0x86, 0xae, 0xa0,
+	0x9d, 0x02, 0x0e, 0x70, 0x41, 0xb3, 0xd2, 0xa9, 0x79, 0xbf, 0x37, 0xf4, 0xee, 0x0c, 0x11, 0x94,
+	0xd7, 0x6f, 0x75, 0xeb, 0xf9, 0xf3, 0xa5, 0x05, 0xfa, 0x99, 0x84, 0x2e, 0x60, 0x69, 0x2c, 0x88,
+	0x74, 0x0a, 0x6e, 0xb1, 0x59, 0xe9, 0x9c, 0xe6, 0xc9, 0x3d, 0x41, 0x7e, 0x9a, 0x86, 0xd7, 0x1e,
+	0xe1, 0x54, 0x3a, 0xc5, 0xbf, 0xbd, 0x80, 0xd3, 0x03, 0x4f, 0xf3, 0xe8, 0x12, 0xda, 0x13, 0x16,
+	0x4a, 0x26, 0x9d, 0x92, 0x31, 0xcf, 0xf2, 0xcc, 0x5b, 0x4d, 0x1c, 0x6c, 0x9b, 0x3a, 0x08, 0xc3,
+	0x4a, 0xcc, 0x56, 0x6a, 0x38, 0x16, 0x64, 0xc8, 0xa9, 0xf3, 0xcf, 0x05, 0xcd, 0x52, 0xbf, 0xac,
+	0x5b, 0x3d, 0x41, 0xba, 0x14, 0x35, 0xe0, 0x91, 0x79, 0x37, 0xb8, 0x26, 0x6c, 0x43, 0x18, 0xc9,
+	0x0c, 0xed, 0x52, 0xe4, 0xc2, 0xaa, 0x61, 0x08, 0xa7, 0x43, 0xc9, 0x66, 0xce, 0x7f, 0x83, 0x40,
+	0xdd, 0x0b, 0x38, 0x1d, 0xb0, 0x59, 0x70, 0xbd, 0xde, 0x62, 0xb0, 0xd9, 0x62, 0xf0, 0xbe, 0xc5,
+	0xe0, 0x69, 0x87, 0xad, 0xcd, 0x0e, 0x5b, 0xaf, 0x3b, 0x6c, 0xdd, 0xb7, 0x22, 0xae, 0x1e, 0x16,
+	0xc4, 0x1b, 0x89, 0xa9, 0xbf, 0x4f, 0x6a, 0x7f, 0xaf, 0xbe, 0x33, 0x53, 0x8f, 0x09, 0x93, 0xc4,
+	0x36, 0x81, 0x9d, 0x7f, 0x05, 0x00, 0x00, 0xff, 0xff, 0x31, 0xad, 0x1b, 0xb0, 0x54, 0x02, 0x00,
+	0x00,
 }
 
 func (m *GenesisState) Marshal() (dAtA []byte, err error) {
@@ -113,6 +177,63 @@ func (m *GenesisState) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
+	if m.NextBidSeq != 0 {
+		i = encodeVarintGenesis(dAtA, i, uint64(m.NextBidSeq))
+		i--
+		dAtA[i] = 0x38
+	}
+	if m.NextLeaseId != 0 {
+		i = encodeVarintGenesis(dAtA, i, uint64(m.NextLeaseId))
+		i--
+		dAtA[i] = 0x30
+	}
+	if m.NextJobId != 0 {
+		i = encodeVarintGenesis(dAtA, i, uint64(m.NextJobId))
+		i--
+		dAtA[i] = 0x28
+	}
+	if len(m.Leases) > 0 {
+		for iNdEx := len(m.Leases) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Leases[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintGenesis(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0x22
+		}
+	}
+	if len(m.Bids) > 0 {
+		for iNdEx := len(m.Bids) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Bids[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintGenesis(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0x1a
+		}
+	}
+	if len(m.Jobs) > 0 {
+		for iNdEx := len(m.Jobs) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Jobs[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintGenesis(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0x12
+		}
+	}
 	{
 		size, err := m.Params.MarshalToSizedBuffer(dAtA[:i])
 		if err != nil {
@@ -145,6 +266,33 @@ func (m *GenesisState) Size() (n int) {
 	_ = l
 	l = m.Params.Size()
 	n += 1 + l + sovGenesis(uint64(l))
+	if len(m.Jobs) > 0 {
+		for _, e := range m.Jobs {
+			l = e.Size()
+			n += 1 + l + sovGenesis(uint64(l))
+		}
+	}
+	if len(m.Bids) > 0 {
+		for _, e := range m.Bids {
+			l = e.Size()
+			n += 1 + l + sovGenesis(uint64(l))
+		}
+	}
+	if len(m.Leases) > 0 {
+		for _, e := range m.Leases {
+			l = e.Size()
+			n += 1 + l + sovGenesis(uint64(l))
+		}
+	}
+	if m.NextJobId != 0 {
+		n += 1 + sovGenesis(uint64(m.NextJobId))
+	}
+	if m.NextLeaseId != 0 {
+		n += 1 + sovGenesis(uint64(m.NextLeaseId))
+	}
+	if m.NextBidSeq != 0 {
+		n += 1 + sovGenesis(uint64(m.NextBidSeq))
+	}
 	return n
 }
 
@@ -216,6 +364,165 @@ func (m *GenesisState) Unmarshal(dAtA []byte) error {
 				return err
 			}
 			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Jobs", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenesis
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthGenesis
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenesis
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Jobs = append(m.Jobs, Job{})
+			if err := m.Jobs[len(m.Jobs)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Bids", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenesis
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthGenesis
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenesis
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Bids = append(m.Bids, Bid{})
+			if err := m.Bids[len(m.Bids)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Leases", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenesis
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthGenesis
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenesis
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Leases = append(m.Leases, Lease{})
+			if err := m.Leases[len(m.Leases)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field NextJobId", wireType)
+			}
+			m.NextJobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenesis
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.NextJobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 6:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field NextLeaseId", wireType)
+			}
+			m.NextLeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenesis
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.NextLeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 7:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field NextBidSeq", wireType)
+			}
+			m.NextBidSeq = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenesis
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.NextBidSeq |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := skipGenesis(dAtA[iNdEx:])

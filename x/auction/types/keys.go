@@ -10,9 +10,28 @@ const (
 	StoreKey = ModuleName
 )
 
+// EscrowAccount is the module account holding renters' deposits.
+const EscrowAccount = "auction_escrow"
+
 // Store prefixes. Never reuse or renumber one: the bytes are in every node's
-// database. Later state (jobs, bids, leases, the clearing queue) takes the next free numbers.
+// database.
 var (
 	// ParamsKey holds the module Params (Item).
 	ParamsKey = collections.NewPrefix(0)
+	// JobsKey maps job id → Job.
+	JobsKey = collections.NewPrefix(1)
+	// JobSeqKey is the next job id (Sequence).
+	JobSeqKey = collections.NewPrefix(2)
+	// BidsKey maps (job id, provider) → Bid: one bid per provider per job.
+	BidsKey = collections.NewPrefix(3)
+	// BidSeqKey orders bids (Sequence).
+	BidSeqKey = collections.NewPrefix(4)
+	// LeasesKey maps lease id → Lease.
+	LeasesKey = collections.NewPrefix(5)
+	// LeaseSeqKey is the next lease id (Sequence).
+	LeaseSeqKey = collections.NewPrefix(6)
+	// ClearingQueueKey is the set of (bid deadline height, job id) of OPEN jobs.
+	ClearingQueueKey = collections.NewPrefix(7)
+	// StartQueueKey is the set of (start deadline, lease id) of PENDING leases.
+	StartQueueKey = collections.NewPrefix(8)
 )

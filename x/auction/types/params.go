@@ -22,6 +22,11 @@ const (
 	DefaultGoldMinReliabilityBps   uint32 = 9900
 	DefaultSilverMinReliabilityBps uint32 = 9500
 	DefaultBronzeMinReliabilityBps uint32 = 0
+	DefaultMaxGPUsPerJob           uint32 = 64
+
+	// MaxGPUsPerJobCap bounds max_gpus_per_job: clearing builds one lease
+	// per provider of a job, and the escrow arithmetic stays far from overflow.
+	MaxGPUsPerJobCap uint32 = 1024
 )
 
 // DefaultParams returns the default x/auction parameters.
@@ -40,6 +45,7 @@ func DefaultParams() Params {
 			SilverBps: DefaultSilverMinReliabilityBps,
 			BronzeBps: DefaultBronzeMinReliabilityBps,
 		},
+		MaxGpusPerJob: DefaultMaxGPUsPerJob,
 	}
 }
 
@@ -53,12 +59,28 @@ func (p Params) Validate() error {
 		check.Seconds("max_job_duration_seconds", p.MaxJobDurationSeconds),
 		check.Seconds("start_timeout_seconds", p.StartTimeoutSeconds),
 		p.TierMinReliability.Validate(),
+		check.Positive("max_gpus_per_job", p.MaxGpusPerJob),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
 		}
 	}
+	if p.MaxGpusPerJob > MaxGPUsPerJobCap {
+		return errorsmod.Wrapf(ErrInvalidParams, "max_gpus_per_job must be at most %d, got %d", MaxGPUsPerJobCap, p.MaxGpusPerJob)
+	}
 	return nil
+}
+
+// MinReliability is the reliability floor for tier.
+func (p Params) MinReliability(t Tier) uint32 {
+	switch t {
+	case TIER_GOLD:
+		return p.TierMinReliability.GoldBps
+	case TIER_SILVER:
+		return p.TierMinReliability.SilverBps
+	default:
+		return p.TierMinReliability.BronzeBps
+	}
 }
 
 // MaxJobDuration bounds a job's duration.

@@ -113,33 +113,331 @@ func (m *QueryParamsResponse) GetParams() Params {
 	return Params{}
 }
 
+// QueryJobRequest is the request type for Query/Job.
+type QueryJobRequest struct {
+	// id is the job.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+}
+
+func (m *QueryJobRequest) Reset()         { *m = QueryJobRequest{} }
+func (m *QueryJobRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryJobRequest) ProtoMessage()    {}
+func (*QueryJobRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4fda7cb1efc265ed, []int{2}
+}
+func (m *QueryJobRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryJobRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryJobRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryJobRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryJobRequest.Merge(m, src)
+}
+func (m *QueryJobRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryJobRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryJobRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryJobRequest proto.InternalMessageInfo
+
+func (m *QueryJobRequest) GetId() uint64 {
+	if m != nil {
+		return m.Id
+	}
+	return 0
+}
+
+// QueryJobResponse is the response type for Query/Job.
+type QueryJobResponse struct {
+	// job is the job.
+	Job Job `protobuf:"bytes,1,opt,name=job,proto3" json:"job"`
+}
+
+func (m *QueryJobResponse) Reset()         { *m = QueryJobResponse{} }
+func (m *QueryJobResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryJobResponse) ProtoMessage()    {}
+func (*QueryJobResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4fda7cb1efc265ed, []int{3}
+}
+func (m *QueryJobResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryJobResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryJobResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryJobResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryJobResponse.Merge(m, src)
+}
+func (m *QueryJobResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryJobResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryJobResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryJobResponse proto.InternalMessageInfo
+
+func (m *QueryJobResponse) GetJob() Job {
+	if m != nil {
+		return m.Job
+	}
+	return Job{}
+}
+
+// QueryJobBidsRequest is the request type for Query/JobBids.
+type QueryJobBidsRequest struct {
+	// job_id is the job.
+	JobId uint64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+}
+
+func (m *QueryJobBidsRequest) Reset()         { *m = QueryJobBidsRequest{} }
+func (m *QueryJobBidsRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryJobBidsRequest) ProtoMessage()    {}
+func (*QueryJobBidsRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4fda7cb1efc265ed, []int{4}
+}
+func (m *QueryJobBidsRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryJobBidsRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryJobBidsRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryJobBidsRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryJobBidsRequest.Merge(m, src)
+}
+func (m *QueryJobBidsRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryJobBidsRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryJobBidsRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryJobBidsRequest proto.InternalMessageInfo
+
+func (m *QueryJobBidsRequest) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+// QueryJobBidsResponse is the response type for Query/JobBids.
+type QueryJobBidsResponse struct {
+	// bids are the job's bids by provider (at most max_bids_per_job).
+	Bids []Bid `protobuf:"bytes,1,rep,name=bids,proto3" json:"bids"`
+}
+
+func (m *QueryJobBidsResponse) Reset()         { *m = QueryJobBidsResponse{} }
+func (m *QueryJobBidsResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryJobBidsResponse) ProtoMessage()    {}
+func (*QueryJobBidsResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4fda7cb1efc265ed, []int{5}
+}
+func (m *QueryJobBidsResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryJobBidsResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryJobBidsResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryJobBidsResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryJobBidsResponse.Merge(m, src)
+}
+func (m *QueryJobBidsResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryJobBidsResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryJobBidsResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryJobBidsResponse proto.InternalMessageInfo
+
+func (m *QueryJobBidsResponse) GetBids() []Bid {
+	if m != nil {
+		return m.Bids
+	}
+	return nil
+}
+
+// QueryLeaseRequest is the request type for Query/Lease.
+type QueryLeaseRequest struct {
+	// id is the lease.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+}
+
+func (m *QueryLeaseRequest) Reset()         { *m = QueryLeaseRequest{} }
+func (m *QueryLeaseRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryLeaseRequest) ProtoMessage()    {}
+func (*QueryLeaseRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4fda7cb1efc265ed, []int{6}
+}
+func (m *QueryLeaseRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryLeaseRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryLeaseRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryLeaseRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryLeaseRequest.Merge(m, src)
+}
+func (m *QueryLeaseRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryLeaseRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryLeaseRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryLeaseRequest proto.InternalMessageInfo
+
+func (m *QueryLeaseRequest) GetId() uint64 {
+	if m != nil {
+		return m.Id
+	}
+	return 0
+}
+
+// QueryLeaseResponse is the response type for Query/Lease.
+type QueryLeaseResponse struct {
+	// lease is the lease.
+	Lease Lease `protobuf:"bytes,1,opt,name=lease,proto3" json:"lease"`
+}
+
+func (m *QueryLeaseResponse) Reset()         { *m = QueryLeaseResponse{} }
+func (m *QueryLeaseResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryLeaseResponse) ProtoMessage()    {}
+func (*QueryLeaseResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4fda7cb1efc265ed, []int{7}
+}
+func (m *QueryLeaseResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryLeaseResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryLeaseResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryLeaseResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryLeaseResponse.Merge(m, src)
+}
+func (m *QueryLeaseResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryLeaseResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryLeaseResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryLeaseResponse proto.InternalMessageInfo
+
+func (m *QueryLeaseResponse) GetLease() Lease {
+	if m != nil {
+		return m.Lease
+	}
+	return Lease{}
+}
+
 func init() {
 	proto.RegisterType((*QueryParamsRequest)(nil), "idlegpu.auction.v1.QueryParamsRequest")
 	proto.RegisterType((*QueryParamsResponse)(nil), "idlegpu.auction.v1.QueryParamsResponse")
+	proto.RegisterType((*QueryJobRequest)(nil), "idlegpu.auction.v1.QueryJobRequest")
+	proto.RegisterType((*QueryJobResponse)(nil), "idlegpu.auction.v1.QueryJobResponse")
+	proto.RegisterType((*QueryJobBidsRequest)(nil), "idlegpu.auction.v1.QueryJobBidsRequest")
+	proto.RegisterType((*QueryJobBidsResponse)(nil), "idlegpu.auction.v1.QueryJobBidsResponse")
+	proto.RegisterType((*QueryLeaseRequest)(nil), "idlegpu.auction.v1.QueryLeaseRequest")
+	proto.RegisterType((*QueryLeaseResponse)(nil), "idlegpu.auction.v1.QueryLeaseResponse")
 }
 
 func init() { proto.RegisterFile("idlegpu/auction/v1/query.proto", fileDescriptor_4fda7cb1efc265ed) }
 
 var fileDescriptor_4fda7cb1efc265ed = []byte{
-	// 284 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xe2, 0x92, 0xcb, 0x4c, 0xc9, 0x49,
-	0x4d, 0x2f, 0x28, 0xd5, 0x4f, 0x2c, 0x4d, 0x2e, 0xc9, 0xcc, 0xcf, 0xd3, 0x2f, 0x33, 0xd4, 0x2f,
-	0x2c, 0x4d, 0x2d, 0xaa, 0xd4, 0x2b, 0x28, 0xca, 0x2f, 0xc9, 0x17, 0x12, 0x82, 0xca, 0xeb, 0x41,
-	0xe5, 0xf5, 0xca, 0x0c, 0xa5, 0x04, 0x13, 0x73, 0x33, 0xf3, 0xf2, 0xf5, 0xc1, 0x24, 0x44, 0x99,
-	0x94, 0x48, 0x7a, 0x7e, 0x7a, 0x3e, 0x98, 0xa9, 0x0f, 0x62, 0x41, 0x45, 0x65, 0xd2, 0xf3, 0xf3,
-	0xd3, 0x73, 0x52, 0xf5, 0x13, 0x0b, 0x32, 0xf5, 0x13, 0xf3, 0xf2, 0xf2, 0x4b, 0x12, 0x41, 0x46,
-	0x14, 0x43, 0x65, 0xe5, 0xb1, 0x58, 0x5d, 0x90, 0x58, 0x94, 0x98, 0x0b, 0x55, 0xa0, 0x24, 0xc2,
-	0x25, 0x14, 0x08, 0x72, 0x4a, 0x00, 0x58, 0x30, 0x28, 0xb5, 0xb0, 0x34, 0xb5, 0xb8, 0x44, 0x29,
-	0x84, 0x4b, 0x18, 0x45, 0xb4, 0xb8, 0x20, 0x3f, 0xaf, 0x38, 0x55, 0xc8, 0x96, 0x8b, 0x0d, 0xa2,
-	0x59, 0x82, 0x51, 0x81, 0x51, 0x83, 0xdb, 0x48, 0x4a, 0x0f, 0xd3, 0xe5, 0x7a, 0x10, 0x3d, 0x4e,
-	0x9c, 0x27, 0xee, 0xc9, 0x33, 0xac, 0x78, 0xbe, 0x41, 0x8b, 0x31, 0x08, 0xaa, 0xc9, 0xa8, 0x8d,
-	0x91, 0x8b, 0x15, 0x6c, 0xac, 0x50, 0x2d, 0x17, 0x1b, 0x44, 0x99, 0x90, 0x1a, 0x36, 0x23, 0x30,
-	0x5d, 0x24, 0xa5, 0x4e, 0x50, 0x1d, 0xc4, 0x8d, 0x4a, 0x4a, 0x4d, 0x97, 0x9f, 0x4c, 0x66, 0x92,
-	0x11, 0x92, 0xd2, 0xc7, 0xe9, 0x75, 0x27, 0x97, 0x13, 0x8f, 0xe4, 0x18, 0x2f, 0x3c, 0x92, 0x63,
-	0x7c, 0xf0, 0x48, 0x8e, 0x71, 0xc2, 0x63, 0x39, 0x86, 0x0b, 0x8f, 0xe5, 0x18, 0x6e, 0x3c, 0x96,
-	0x63, 0x88, 0xd2, 0x4a, 0xcf, 0x2c, 0xc9, 0x28, 0x4d, 0xd2, 0x4b, 0xce, 0xcf, 0x85, 0xeb, 0x87,
-	0xd1, 0x15, 0x70, 0x93, 0x4a, 0x2a, 0x0b, 0x52, 0x8b, 0x93, 0xd8, 0xc0, 0x21, 0x68, 0x0c, 0x08,
-	0x00, 0x00, 0xff, 0xff, 0x91, 0x88, 0xe6, 0x72, 0xdf, 0x01, 0x00, 0x00,
+	// 531 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x84, 0x94, 0xdf, 0x6b, 0xd3, 0x50,
+	0x14, 0xc7, 0x9b, 0xfe, 0x12, 0xaf, 0xa0, 0xee, 0x58, 0x51, 0xc3, 0x4c, 0xb7, 0xcc, 0xb5, 0x65,
+	0x48, 0x2e, 0x9b, 0xe2, 0x83, 0xe0, 0x4b, 0xf1, 0x41, 0x8b, 0xc8, 0x2c, 0x3e, 0xf9, 0x22, 0xb9,
+	0x4b, 0x88, 0xb7, 0xb4, 0x39, 0x59, 0x93, 0x4c, 0x87, 0x14, 0xc1, 0x67, 0x41, 0xc1, 0x7f, 0xc2,
+	0x47, 0xff, 0x8c, 0x3d, 0x0e, 0x7c, 0xf1, 0x49, 0xa4, 0x15, 0xfc, 0x37, 0x46, 0x6e, 0x4e, 0xbb,
+	0x8c, 0x25, 0xeb, 0x4b, 0x1b, 0xee, 0xfd, 0x9e, 0xef, 0xe7, 0x7b, 0x72, 0x0e, 0x61, 0x86, 0x74,
+	0x86, 0xae, 0x17, 0xc4, 0xdc, 0x8e, 0xf7, 0x22, 0x89, 0x3e, 0x3f, 0xd8, 0xe6, 0xfb, 0xb1, 0x3b,
+	0x3e, 0xb4, 0x82, 0x31, 0x46, 0x08, 0x40, 0xf7, 0x16, 0xdd, 0x5b, 0x07, 0xdb, 0xfa, 0x8a, 0x3d,
+	0x92, 0x3e, 0x72, 0xf5, 0x9b, 0xca, 0xf4, 0x86, 0x87, 0x1e, 0xaa, 0x47, 0x9e, 0x3c, 0xd1, 0xe9,
+	0xaa, 0x87, 0xe8, 0x0d, 0x5d, 0x6e, 0x07, 0x92, 0xdb, 0xbe, 0x8f, 0x91, 0x9d, 0x58, 0x84, 0x74,
+	0xbb, 0x96, 0x83, 0x9e, 0x53, 0x52, 0x45, 0x33, 0x47, 0x11, 0xd8, 0x63, 0x7b, 0x44, 0x16, 0x66,
+	0x83, 0xc1, 0xab, 0x24, 0xec, 0xae, 0x3a, 0xec, 0xbb, 0xfb, 0xb1, 0x1b, 0x46, 0xe6, 0x6b, 0x76,
+	0xe3, 0xcc, 0x69, 0x18, 0xa0, 0x1f, 0xba, 0xf0, 0x84, 0xd5, 0xd3, 0xe2, 0xdb, 0xda, 0x9a, 0xd6,
+	0xb9, 0xb2, 0xa3, 0x5b, 0xe7, 0x7b, 0xb3, 0xd2, 0x9a, 0xee, 0xe5, 0xa3, 0x3f, 0xcd, 0xd2, 0x8f,
+	0xff, 0x3f, 0xb7, 0xb4, 0x3e, 0x15, 0x99, 0xeb, 0xec, 0x9a, 0x72, 0xed, 0xa1, 0x20, 0x10, 0x5c,
+	0x65, 0x65, 0xe9, 0x28, 0xb7, 0x6a, 0xbf, 0x2c, 0x1d, 0xf3, 0x19, 0xbb, 0x7e, 0x2a, 0x21, 0xea,
+	0x43, 0x56, 0x19, 0xa0, 0x20, 0xe4, 0xad, 0x3c, 0x64, 0x0f, 0x45, 0x96, 0x97, 0xc8, 0xcd, 0xfb,
+	0xd4, 0x42, 0x72, 0x27, 0x9d, 0x79, 0x67, 0x70, 0x93, 0xd5, 0x07, 0x28, 0xde, 0x2e, 0xa0, 0xb5,
+	0x01, 0x8a, 0xe7, 0x8e, 0xf9, 0x92, 0x35, 0xce, 0xaa, 0x89, 0xfd, 0x88, 0x55, 0x85, 0x74, 0x92,
+	0x7e, 0x2b, 0x45, 0xf0, 0xae, 0x74, 0xb2, 0x70, 0xa5, 0x37, 0x37, 0xd8, 0x8a, 0xf2, 0x7b, 0xe1,
+	0xda, 0xa1, 0x5b, 0xd4, 0xec, 0x2e, 0xbd, 0x7b, 0x12, 0x11, 0xf2, 0x31, 0xab, 0x0d, 0x93, 0x03,
+	0x6a, 0xf8, 0x4e, 0x1e, 0x53, 0x55, 0x64, 0xa9, 0x69, 0xc9, 0xce, 0xd7, 0x2a, 0xab, 0x29, 0x4b,
+	0x98, 0xb0, 0x7a, 0x3a, 0x08, 0x68, 0xe5, 0x19, 0x9c, 0x9f, 0xb9, 0xde, 0x5e, 0xaa, 0x4b, 0x03,
+	0x9a, 0xe6, 0xe7, 0x5f, 0xff, 0xbe, 0x97, 0x57, 0x41, 0xe7, 0x85, 0xcb, 0x05, 0xef, 0x59, 0xa5,
+	0x87, 0x02, 0x36, 0x0a, 0x3d, 0x4f, 0x77, 0x40, 0xbf, 0x77, 0xb1, 0x88, 0xa8, 0x9b, 0x8a, 0xda,
+	0x84, 0xbb, 0x79, 0xd4, 0x01, 0x8a, 0x90, 0x7f, 0x94, 0xce, 0x04, 0xbe, 0x68, 0xec, 0x12, 0x0d,
+	0x11, 0xda, 0x17, 0x19, 0x67, 0x96, 0x42, 0xef, 0x2c, 0x17, 0x52, 0x0a, 0x4b, 0xa5, 0xe8, 0x40,
+	0xab, 0x38, 0x45, 0xba, 0x5e, 0x13, 0x9e, 0xec, 0x01, 0x7c, 0x62, 0x35, 0x35, 0x2b, 0xd8, 0x2c,
+	0x44, 0x64, 0x57, 0x44, 0x6f, 0x2d, 0x93, 0x51, 0x8e, 0xb6, 0xca, 0xb1, 0x0e, 0xcd, 0xbc, 0x1c,
+	0x6a, 0x17, 0xd2, 0xf7, 0xd1, 0x7d, 0x7a, 0x34, 0x35, 0xb4, 0xe3, 0xa9, 0xa1, 0xfd, 0x9d, 0x1a,
+	0xda, 0xb7, 0x99, 0x51, 0x3a, 0x9e, 0x19, 0xa5, 0xdf, 0x33, 0xa3, 0xf4, 0x66, 0xcb, 0x93, 0xd1,
+	0xbb, 0x58, 0x58, 0x7b, 0x38, 0x5a, 0x98, 0xcc, 0xff, 0x3f, 0x2c, 0xec, 0xa2, 0xc3, 0xc0, 0x0d,
+	0x45, 0x5d, 0x7d, 0x2c, 0x1e, 0x9c, 0x04, 0x00, 0x00, 0xff, 0xff, 0x7a, 0xdc, 0xbe, 0xa3, 0xec,
+	0x04, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -156,6 +454,12 @@ const _ = grpc.SupportPackageIsVersion4
 type QueryClient interface {
 	// Params returns the module parameters.
 	Params(ctx context.Context, in *QueryParamsRequest, opts ...grpc.CallOption) (*QueryParamsResponse, error)
+	// Job returns one job.
+	Job(ctx context.Context, in *QueryJobRequest, opts ...grpc.CallOption) (*QueryJobResponse, error)
+	// JobBids returns the bids on a job.
+	JobBids(ctx context.Context, in *QueryJobBidsRequest, opts ...grpc.CallOption) (*QueryJobBidsResponse, error)
+	// Lease returns one lease.
+	Lease(ctx context.Context, in *QueryLeaseRequest, opts ...grpc.CallOption) (*QueryLeaseResponse, error)
 }
 
 type queryClient struct {
@@ -175,10 +479,43 @@ func (c *queryClient) Params(ctx context.Context, in *QueryParamsRequest, opts .
 	return out, nil
 }
 
+func (c *queryClient) Job(ctx context.Context, in *QueryJobRequest, opts ...grpc.CallOption) (*QueryJobResponse, error) {
+	out := new(QueryJobResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Query/Job", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) JobBids(ctx context.Context, in *QueryJobBidsRequest, opts ...grpc.CallOption) (*QueryJobBidsResponse, error) {
+	out := new(QueryJobBidsResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Query/JobBids", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) Lease(ctx context.Context, in *QueryLeaseRequest, opts ...grpc.CallOption) (*QueryLeaseResponse, error) {
+	out := new(QueryLeaseResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Query/Lease", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // QueryServer is the server API for Query service.
 type QueryServer interface {
 	// Params returns the module parameters.
 	Params(context.Context, *QueryParamsRequest) (*QueryParamsResponse, error)
+	// Job returns one job.
+	Job(context.Context, *QueryJobRequest) (*QueryJobResponse, error)
+	// JobBids returns the bids on a job.
+	JobBids(context.Context, *QueryJobBidsRequest) (*QueryJobBidsResponse, error)
+	// Lease returns one lease.
+	Lease(context.Context, *QueryLeaseRequest) (*QueryLeaseResponse, error)
 }
 
 // UnimplementedQueryServer can be embedded to have forward compatible implementations.
@@ -187,6 +524,15 @@ type UnimplementedQueryServer struct {
 
 func (*UnimplementedQueryServer) Params(ctx context.Context, req *QueryParamsRequest) (*QueryParamsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Params not implemented")
+}
+func (*UnimplementedQueryServer) Job(ctx context.Context, req *QueryJobRequest) (*QueryJobResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Job not implemented")
+}
+func (*UnimplementedQueryServer) JobBids(ctx context.Context, req *QueryJobBidsRequest) (*QueryJobBidsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method JobBids not implemented")
+}
+func (*UnimplementedQueryServer) Lease(ctx context.Context, req *QueryLeaseRequest) (*QueryLeaseResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Lease not implemented")
 }
 
 func RegisterQueryServer(s grpc1.Server, srv QueryServer) {
@@ -211,6 +557,60 @@ func _Query_Params_Handler(srv interface{}, ctx context.Context, dec func(interf
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Query_Job_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).Job(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Query/Job",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).Job(ctx, req.(*QueryJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_JobBids_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryJobBidsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).JobBids(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Query/JobBids",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).JobBids(ctx, req.(*QueryJobBidsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_Lease_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryLeaseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).Lease(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Query/Lease",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).Lease(ctx, req.(*QueryLeaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var Query_serviceDesc = _Query_serviceDesc
 var _Query_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "idlegpu.auction.v1.Query",
@@ -219,6 +619,18 @@ var _Query_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Params",
 			Handler:    _Query_Params_Handler,
+		},
+		{
+			MethodName: "Job",
+			Handler:    _Query_Job_Handler,
+		},
+		{
+			MethodName: "JobBids",
+			Handler:    _Query_JobBids_Handler,
+		},
+		{
+			MethodName: "Lease",
+			Handler:    _Query_Lease_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
@@ -281,6 +693,193 @@ func (m *QueryParamsResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *QueryJobRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryJobRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryJobRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Id != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Id))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryJobResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryJobResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryJobResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Job.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintQuery(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryJobBidsRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryJobBidsRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryJobBidsRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryJobBidsResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryJobBidsResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryJobBidsResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Bids) > 0 {
+		for iNdEx := len(m.Bids) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Bids[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintQuery(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryLeaseRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryLeaseRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryLeaseRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Id != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Id))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryLeaseResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryLeaseResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryLeaseResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Lease.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintQuery(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
+
 func encodeVarintQuery(dAtA []byte, offset int, v uint64) int {
 	offset -= sovQuery(v)
 	base := offset
@@ -308,6 +907,79 @@ func (m *QueryParamsResponse) Size() (n int) {
 	var l int
 	_ = l
 	l = m.Params.Size()
+	n += 1 + l + sovQuery(uint64(l))
+	return n
+}
+
+func (m *QueryJobRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Id != 0 {
+		n += 1 + sovQuery(uint64(m.Id))
+	}
+	return n
+}
+
+func (m *QueryJobResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Job.Size()
+	n += 1 + l + sovQuery(uint64(l))
+	return n
+}
+
+func (m *QueryJobBidsRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		n += 1 + sovQuery(uint64(m.JobId))
+	}
+	return n
+}
+
+func (m *QueryJobBidsResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Bids) > 0 {
+		for _, e := range m.Bids {
+			l = e.Size()
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	return n
+}
+
+func (m *QueryLeaseRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Id != 0 {
+		n += 1 + sovQuery(uint64(m.Id))
+	}
+	return n
+}
+
+func (m *QueryLeaseResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Lease.Size()
 	n += 1 + l + sovQuery(uint64(l))
 	return n
 }
@@ -427,6 +1099,463 @@ func (m *QueryParamsResponse) Unmarshal(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if err := m.Params.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryJobRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryJobRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryJobRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Id", wireType)
+			}
+			m.Id = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Id |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryJobResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryJobResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryJobResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Job", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Job.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryJobBidsRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryJobBidsRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryJobBidsRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryJobBidsResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryJobBidsResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryJobBidsResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Bids", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Bids = append(m.Bids, Bid{})
+			if err := m.Bids[len(m.Bids)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryLeaseRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryLeaseRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryLeaseRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Id", wireType)
+			}
+			m.Id = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Id |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryLeaseResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryLeaseResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryLeaseResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Lease", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Lease.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex

@@ -7,6 +7,7 @@ import (
 	context "context"
 	fmt "fmt"
 	_ "github.com/cosmos/cosmos-proto"
+	types "github.com/cosmos/cosmos-sdk/types"
 	_ "github.com/cosmos/cosmos-sdk/types/msgservice"
 	_ "github.com/cosmos/cosmos-sdk/types/tx/amino"
 	_ "github.com/cosmos/gogoproto/gogoproto"
@@ -123,37 +124,813 @@ func (m *MsgUpdateParamsResponse) XXX_DiscardUnknown() {
 
 var xxx_messageInfo_MsgUpdateParamsResponse proto.InternalMessageInfo
 
+// MsgPostJob posts a job; the renter's deposit moves into escrow.
+type MsgPostJob struct {
+	// renter posts and pays.
+	Renter string `protobuf:"bytes,1,opt,name=renter,proto3" json:"renter,omitempty"`
+	// spec is what the renter asks for.
+	Spec JobSpec `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec"`
+}
+
+func (m *MsgPostJob) Reset()         { *m = MsgPostJob{} }
+func (m *MsgPostJob) String() string { return proto.CompactTextString(m) }
+func (*MsgPostJob) ProtoMessage()    {}
+func (*MsgPostJob) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{2}
+}
+func (m *MsgPostJob) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgPostJob) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgPostJob.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgPostJob) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgPostJob.Merge(m, src)
+}
+func (m *MsgPostJob) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgPostJob) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgPostJob.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgPostJob proto.InternalMessageInfo
+
+func (m *MsgPostJob) GetRenter() string {
+	if m != nil {
+		return m.Renter
+	}
+	return ""
+}
+
+func (m *MsgPostJob) GetSpec() JobSpec {
+	if m != nil {
+		return m.Spec
+	}
+	return JobSpec{}
+}
+
+// MsgPostJobResponse is the response type for Msg/PostJob.
+type MsgPostJobResponse struct {
+	// job_id is the new job.
+	JobId uint64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// deposit is what was escrowed.
+	Deposit types.Coin `protobuf:"bytes,2,opt,name=deposit,proto3" json:"deposit"`
+}
+
+func (m *MsgPostJobResponse) Reset()         { *m = MsgPostJobResponse{} }
+func (m *MsgPostJobResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgPostJobResponse) ProtoMessage()    {}
+func (*MsgPostJobResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{3}
+}
+func (m *MsgPostJobResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgPostJobResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgPostJobResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgPostJobResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgPostJobResponse.Merge(m, src)
+}
+func (m *MsgPostJobResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgPostJobResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgPostJobResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgPostJobResponse proto.InternalMessageInfo
+
+func (m *MsgPostJobResponse) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+func (m *MsgPostJobResponse) GetDeposit() types.Coin {
+	if m != nil {
+		return m.Deposit
+	}
+	return types.Coin{}
+}
+
+// MsgCancelJob cancels the renter's job.
+type MsgCancelJob struct {
+	// renter is the job's renter.
+	Renter string `protobuf:"bytes,1,opt,name=renter,proto3" json:"renter,omitempty"`
+	// job_id is the job.
+	JobId uint64 `protobuf:"varint,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+}
+
+func (m *MsgCancelJob) Reset()         { *m = MsgCancelJob{} }
+func (m *MsgCancelJob) String() string { return proto.CompactTextString(m) }
+func (*MsgCancelJob) ProtoMessage()    {}
+func (*MsgCancelJob) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{4}
+}
+func (m *MsgCancelJob) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgCancelJob) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgCancelJob.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgCancelJob) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgCancelJob.Merge(m, src)
+}
+func (m *MsgCancelJob) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgCancelJob) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgCancelJob.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgCancelJob proto.InternalMessageInfo
+
+func (m *MsgCancelJob) GetRenter() string {
+	if m != nil {
+		return m.Renter
+	}
+	return ""
+}
+
+func (m *MsgCancelJob) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+// MsgCancelJobResponse is the response type for Msg/CancelJob.
+type MsgCancelJobResponse struct {
+}
+
+func (m *MsgCancelJobResponse) Reset()         { *m = MsgCancelJobResponse{} }
+func (m *MsgCancelJobResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgCancelJobResponse) ProtoMessage()    {}
+func (*MsgCancelJobResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{5}
+}
+func (m *MsgCancelJobResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgCancelJobResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgCancelJobResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgCancelJobResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgCancelJobResponse.Merge(m, src)
+}
+func (m *MsgCancelJobResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgCancelJobResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgCancelJobResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgCancelJobResponse proto.InternalMessageInfo
+
+// MsgPlaceBid bids GPUs of one of a provider's offers on a job.
+type MsgPlaceBid struct {
+	// signer is the provider's operator or one of its agents.
+	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
+	// provider is the bidding provider.
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// job_id is the job.
+	JobId uint64 `protobuf:"varint,3,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// offer_id is the provider's offer whose GPUs would serve.
+	OfferId uint64 `protobuf:"varint,4,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	// price is the ask per GPU-hour.
+	Price types.Coin `protobuf:"bytes,5,opt,name=price,proto3" json:"price"`
+	// gpu_count is the GPUs offered: the job's count, or fewer for a
+	// job that allows a split.
+	GpuCount uint32 `protobuf:"varint,6,opt,name=gpu_count,json=gpuCount,proto3" json:"gpu_count,omitempty"`
+}
+
+func (m *MsgPlaceBid) Reset()         { *m = MsgPlaceBid{} }
+func (m *MsgPlaceBid) String() string { return proto.CompactTextString(m) }
+func (*MsgPlaceBid) ProtoMessage()    {}
+func (*MsgPlaceBid) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{6}
+}
+func (m *MsgPlaceBid) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgPlaceBid) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgPlaceBid.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgPlaceBid) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgPlaceBid.Merge(m, src)
+}
+func (m *MsgPlaceBid) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgPlaceBid) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgPlaceBid.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgPlaceBid proto.InternalMessageInfo
+
+func (m *MsgPlaceBid) GetSigner() string {
+	if m != nil {
+		return m.Signer
+	}
+	return ""
+}
+
+func (m *MsgPlaceBid) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *MsgPlaceBid) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+func (m *MsgPlaceBid) GetOfferId() uint64 {
+	if m != nil {
+		return m.OfferId
+	}
+	return 0
+}
+
+func (m *MsgPlaceBid) GetPrice() types.Coin {
+	if m != nil {
+		return m.Price
+	}
+	return types.Coin{}
+}
+
+func (m *MsgPlaceBid) GetGpuCount() uint32 {
+	if m != nil {
+		return m.GpuCount
+	}
+	return 0
+}
+
+// MsgPlaceBidResponse is the response type for Msg/PlaceBid.
+type MsgPlaceBidResponse struct {
+}
+
+func (m *MsgPlaceBidResponse) Reset()         { *m = MsgPlaceBidResponse{} }
+func (m *MsgPlaceBidResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgPlaceBidResponse) ProtoMessage()    {}
+func (*MsgPlaceBidResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{7}
+}
+func (m *MsgPlaceBidResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgPlaceBidResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgPlaceBidResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgPlaceBidResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgPlaceBidResponse.Merge(m, src)
+}
+func (m *MsgPlaceBidResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgPlaceBidResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgPlaceBidResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgPlaceBidResponse proto.InternalMessageInfo
+
+// MsgWithdrawBid withdraws a provider's bid on a job.
+type MsgWithdrawBid struct {
+	// signer is the provider's operator or one of its agents.
+	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
+	// provider is the bidding provider.
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// job_id is the job.
+	JobId uint64 `protobuf:"varint,3,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+}
+
+func (m *MsgWithdrawBid) Reset()         { *m = MsgWithdrawBid{} }
+func (m *MsgWithdrawBid) String() string { return proto.CompactTextString(m) }
+func (*MsgWithdrawBid) ProtoMessage()    {}
+func (*MsgWithdrawBid) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{8}
+}
+func (m *MsgWithdrawBid) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgWithdrawBid) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgWithdrawBid.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgWithdrawBid) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgWithdrawBid.Merge(m, src)
+}
+func (m *MsgWithdrawBid) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgWithdrawBid) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgWithdrawBid.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgWithdrawBid proto.InternalMessageInfo
+
+func (m *MsgWithdrawBid) GetSigner() string {
+	if m != nil {
+		return m.Signer
+	}
+	return ""
+}
+
+func (m *MsgWithdrawBid) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *MsgWithdrawBid) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+// MsgWithdrawBidResponse is the response type for Msg/WithdrawBid.
+type MsgWithdrawBidResponse struct {
+}
+
+func (m *MsgWithdrawBidResponse) Reset()         { *m = MsgWithdrawBidResponse{} }
+func (m *MsgWithdrawBidResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgWithdrawBidResponse) ProtoMessage()    {}
+func (*MsgWithdrawBidResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{9}
+}
+func (m *MsgWithdrawBidResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgWithdrawBidResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgWithdrawBidResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgWithdrawBidResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgWithdrawBidResponse.Merge(m, src)
+}
+func (m *MsgWithdrawBidResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgWithdrawBidResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgWithdrawBidResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgWithdrawBidResponse proto.InternalMessageInfo
+
+// MsgStartLease starts a PENDING lease.
+type MsgStartLease struct {
+	// signer is the lease provider's operator or one of its agents.
+	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
+	// lease_id is the lease.
+	LeaseId uint64 `protobuf:"varint,2,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+}
+
+func (m *MsgStartLease) Reset()         { *m = MsgStartLease{} }
+func (m *MsgStartLease) String() string { return proto.CompactTextString(m) }
+func (*MsgStartLease) ProtoMessage()    {}
+func (*MsgStartLease) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{10}
+}
+func (m *MsgStartLease) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgStartLease) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgStartLease.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgStartLease) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgStartLease.Merge(m, src)
+}
+func (m *MsgStartLease) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgStartLease) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgStartLease.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgStartLease proto.InternalMessageInfo
+
+func (m *MsgStartLease) GetSigner() string {
+	if m != nil {
+		return m.Signer
+	}
+	return ""
+}
+
+func (m *MsgStartLease) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+// MsgStartLeaseResponse is the response type for Msg/StartLease.
+type MsgStartLeaseResponse struct {
+}
+
+func (m *MsgStartLeaseResponse) Reset()         { *m = MsgStartLeaseResponse{} }
+func (m *MsgStartLeaseResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgStartLeaseResponse) ProtoMessage()    {}
+func (*MsgStartLeaseResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{11}
+}
+func (m *MsgStartLeaseResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgStartLeaseResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgStartLeaseResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgStartLeaseResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgStartLeaseResponse.Merge(m, src)
+}
+func (m *MsgStartLeaseResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgStartLeaseResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgStartLeaseResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgStartLeaseResponse proto.InternalMessageInfo
+
+// MsgCloseLease ends a lease early; what was paid stays paid, the rest of
+// its escrow goes back to the renter.
+type MsgCloseLease struct {
+	// signer is the renter, or the provider's operator or agent.
+	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
+	// lease_id is the lease.
+	LeaseId uint64 `protobuf:"varint,2,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	// reason is a short note for the record (at most 256 bytes).
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+}
+
+func (m *MsgCloseLease) Reset()         { *m = MsgCloseLease{} }
+func (m *MsgCloseLease) String() string { return proto.CompactTextString(m) }
+func (*MsgCloseLease) ProtoMessage()    {}
+func (*MsgCloseLease) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{12}
+}
+func (m *MsgCloseLease) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgCloseLease) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgCloseLease.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgCloseLease) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgCloseLease.Merge(m, src)
+}
+func (m *MsgCloseLease) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgCloseLease) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgCloseLease.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgCloseLease proto.InternalMessageInfo
+
+func (m *MsgCloseLease) GetSigner() string {
+	if m != nil {
+		return m.Signer
+	}
+	return ""
+}
+
+func (m *MsgCloseLease) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+func (m *MsgCloseLease) GetReason() string {
+	if m != nil {
+		return m.Reason
+	}
+	return ""
+}
+
+// MsgCloseLeaseResponse is the response type for Msg/CloseLease.
+type MsgCloseLeaseResponse struct {
+}
+
+func (m *MsgCloseLeaseResponse) Reset()         { *m = MsgCloseLeaseResponse{} }
+func (m *MsgCloseLeaseResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgCloseLeaseResponse) ProtoMessage()    {}
+func (*MsgCloseLeaseResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{13}
+}
+func (m *MsgCloseLeaseResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgCloseLeaseResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgCloseLeaseResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgCloseLeaseResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgCloseLeaseResponse.Merge(m, src)
+}
+func (m *MsgCloseLeaseResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgCloseLeaseResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgCloseLeaseResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgCloseLeaseResponse proto.InternalMessageInfo
+
+// MsgPreemptLease takes back a BRONZE lease.
+type MsgPreemptLease struct {
+	// signer is the provider's operator or one of its agents.
+	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
+	// lease_id is the lease.
+	LeaseId uint64 `protobuf:"varint,2,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	// reason is a short note for the record (at most 256 bytes).
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+}
+
+func (m *MsgPreemptLease) Reset()         { *m = MsgPreemptLease{} }
+func (m *MsgPreemptLease) String() string { return proto.CompactTextString(m) }
+func (*MsgPreemptLease) ProtoMessage()    {}
+func (*MsgPreemptLease) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{14}
+}
+func (m *MsgPreemptLease) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgPreemptLease) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgPreemptLease.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgPreemptLease) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgPreemptLease.Merge(m, src)
+}
+func (m *MsgPreemptLease) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgPreemptLease) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgPreemptLease.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgPreemptLease proto.InternalMessageInfo
+
+func (m *MsgPreemptLease) GetSigner() string {
+	if m != nil {
+		return m.Signer
+	}
+	return ""
+}
+
+func (m *MsgPreemptLease) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+func (m *MsgPreemptLease) GetReason() string {
+	if m != nil {
+		return m.Reason
+	}
+	return ""
+}
+
+// MsgPreemptLeaseResponse is the response type for Msg/PreemptLease.
+type MsgPreemptLeaseResponse struct {
+}
+
+func (m *MsgPreemptLeaseResponse) Reset()         { *m = MsgPreemptLeaseResponse{} }
+func (m *MsgPreemptLeaseResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgPreemptLeaseResponse) ProtoMessage()    {}
+func (*MsgPreemptLeaseResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{15}
+}
+func (m *MsgPreemptLeaseResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgPreemptLeaseResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgPreemptLeaseResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgPreemptLeaseResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgPreemptLeaseResponse.Merge(m, src)
+}
+func (m *MsgPreemptLeaseResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgPreemptLeaseResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgPreemptLeaseResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgPreemptLeaseResponse proto.InternalMessageInfo
+
 func init() {
 	proto.RegisterType((*MsgUpdateParams)(nil), "idlegpu.auction.v1.MsgUpdateParams")
 	proto.RegisterType((*MsgUpdateParamsResponse)(nil), "idlegpu.auction.v1.MsgUpdateParamsResponse")
+	proto.RegisterType((*MsgPostJob)(nil), "idlegpu.auction.v1.MsgPostJob")
+	proto.RegisterType((*MsgPostJobResponse)(nil), "idlegpu.auction.v1.MsgPostJobResponse")
+	proto.RegisterType((*MsgCancelJob)(nil), "idlegpu.auction.v1.MsgCancelJob")
+	proto.RegisterType((*MsgCancelJobResponse)(nil), "idlegpu.auction.v1.MsgCancelJobResponse")
+	proto.RegisterType((*MsgPlaceBid)(nil), "idlegpu.auction.v1.MsgPlaceBid")
+	proto.RegisterType((*MsgPlaceBidResponse)(nil), "idlegpu.auction.v1.MsgPlaceBidResponse")
+	proto.RegisterType((*MsgWithdrawBid)(nil), "idlegpu.auction.v1.MsgWithdrawBid")
+	proto.RegisterType((*MsgWithdrawBidResponse)(nil), "idlegpu.auction.v1.MsgWithdrawBidResponse")
+	proto.RegisterType((*MsgStartLease)(nil), "idlegpu.auction.v1.MsgStartLease")
+	proto.RegisterType((*MsgStartLeaseResponse)(nil), "idlegpu.auction.v1.MsgStartLeaseResponse")
+	proto.RegisterType((*MsgCloseLease)(nil), "idlegpu.auction.v1.MsgCloseLease")
+	proto.RegisterType((*MsgCloseLeaseResponse)(nil), "idlegpu.auction.v1.MsgCloseLeaseResponse")
+	proto.RegisterType((*MsgPreemptLease)(nil), "idlegpu.auction.v1.MsgPreemptLease")
+	proto.RegisterType((*MsgPreemptLeaseResponse)(nil), "idlegpu.auction.v1.MsgPreemptLeaseResponse")
 }
 
 func init() { proto.RegisterFile("idlegpu/auction/v1/tx.proto", fileDescriptor_c6561ab9e8aeea40) }
 
 var fileDescriptor_c6561ab9e8aeea40 = []byte{
-	// 342 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xe2, 0x92, 0xce, 0x4c, 0xc9, 0x49,
-	0x4d, 0x2f, 0x28, 0xd5, 0x4f, 0x2c, 0x4d, 0x2e, 0xc9, 0xcc, 0xcf, 0xd3, 0x2f, 0x33, 0xd4, 0x2f,
-	0xa9, 0xd0, 0x2b, 0x28, 0xca, 0x2f, 0xc9, 0x17, 0x12, 0x82, 0x4a, 0xea, 0x41, 0x25, 0xf5, 0xca,
-	0x0c, 0xa5, 0x04, 0x13, 0x73, 0x33, 0xf3, 0xf2, 0xf5, 0xc1, 0x24, 0x44, 0x99, 0x94, 0x78, 0x72,
-	0x7e, 0x71, 0x6e, 0x7e, 0xb1, 0x7e, 0x6e, 0x71, 0x3a, 0x48, 0x7b, 0x6e, 0x71, 0x3a, 0x54, 0x42,
-	0x12, 0x22, 0x11, 0x0f, 0xe6, 0xe9, 0x43, 0x38, 0x50, 0x29, 0x91, 0xf4, 0xfc, 0xf4, 0x7c, 0x88,
-	0x38, 0x88, 0x05, 0x15, 0x95, 0xc7, 0xe2, 0x9a, 0x82, 0xc4, 0xa2, 0xc4, 0x5c, 0xa8, 0x36, 0xa5,
-	0x7d, 0x8c, 0x5c, 0xfc, 0xbe, 0xc5, 0xe9, 0xa1, 0x05, 0x29, 0x89, 0x25, 0xa9, 0x01, 0x60, 0x19,
-	0x21, 0x33, 0x2e, 0xce, 0xc4, 0xd2, 0x92, 0x8c, 0xfc, 0xa2, 0xcc, 0x92, 0x4a, 0x09, 0x46, 0x05,
-	0x46, 0x0d, 0x4e, 0x27, 0x89, 0x4b, 0x5b, 0x74, 0x45, 0xa0, 0xf6, 0x39, 0xa6, 0xa4, 0x14, 0xa5,
-	0x16, 0x17, 0x07, 0x97, 0x14, 0x65, 0xe6, 0xa5, 0x07, 0x21, 0x94, 0x0a, 0xd9, 0x72, 0xb1, 0x41,
-	0xcc, 0x96, 0x60, 0x52, 0x60, 0xd4, 0xe0, 0x36, 0x92, 0xd2, 0xc3, 0xf4, 0xae, 0x1e, 0xc4, 0x0e,
-	0x27, 0xce, 0x13, 0xf7, 0xe4, 0x19, 0x56, 0x3c, 0xdf, 0xa0, 0xc5, 0x18, 0x04, 0xd5, 0x64, 0x65,
-	0xd2, 0xf4, 0x7c, 0x83, 0x16, 0xc2, 0xb8, 0xae, 0xe7, 0x1b, 0xb4, 0x14, 0x61, 0xce, 0xaf, 0x80,
-	0x7b, 0x00, 0xcd, 0xb1, 0x4a, 0x92, 0x5c, 0xe2, 0x68, 0x42, 0x41, 0xa9, 0xc5, 0x05, 0xf9, 0x79,
-	0xc5, 0xa9, 0x46, 0x79, 0x5c, 0xcc, 0xbe, 0xc5, 0xe9, 0x42, 0x09, 0x5c, 0x3c, 0x28, 0xde, 0x53,
-	0xc6, 0xe6, 0x2c, 0x34, 0x33, 0xa4, 0xb4, 0x89, 0x50, 0x04, 0xb3, 0x48, 0x8a, 0xb5, 0x01, 0xe4,
-	0x11, 0x27, 0x97, 0x13, 0x8f, 0xe4, 0x18, 0x2f, 0x3c, 0x92, 0x63, 0x7c, 0xf0, 0x48, 0x8e, 0x71,
-	0xc2, 0x63, 0x39, 0x86, 0x0b, 0x8f, 0xe5, 0x18, 0x6e, 0x3c, 0x96, 0x63, 0x88, 0xd2, 0x4a, 0xcf,
-	0x2c, 0xc9, 0x28, 0x4d, 0xd2, 0x4b, 0xce, 0xcf, 0xd5, 0x87, 0x79, 0x09, 0xd3, 0x6b, 0x25, 0x95,
-	0x05, 0xa9, 0xc5, 0x49, 0x6c, 0xe0, 0x88, 0x31, 0x06, 0x04, 0x00, 0x00, 0xff, 0xff, 0x68, 0x3b,
-	0x4e, 0x9a, 0x49, 0x02, 0x00, 0x00,
+	// 898 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xc4, 0x56, 0xcd, 0x8f, 0xdb, 0x44,
+	0x14, 0x8f, 0xb7, 0x9b, 0xaf, 0xb7, 0x2d, 0x08, 0xb3, 0x1f, 0x89, 0x17, 0x9c, 0xd4, 0x48, 0x10,
+	0x02, 0xb5, 0x9b, 0x52, 0x71, 0xb0, 0x04, 0x12, 0x09, 0x97, 0xad, 0x88, 0xb4, 0x64, 0x41, 0x95,
+	0x2a, 0xa1, 0xc5, 0x1f, 0xd3, 0x59, 0x97, 0xc4, 0x63, 0x79, 0x26, 0xa1, 0xbd, 0x21, 0x2e, 0x48,
+	0x48, 0x48, 0xfc, 0x13, 0x48, 0xe5, 0xc4, 0x1e, 0x38, 0x23, 0x71, 0xeb, 0xb1, 0xe2, 0xc4, 0x09,
+	0xa1, 0xdd, 0xc3, 0x8a, 0xff, 0x02, 0xd9, 0x9e, 0xd8, 0x93, 0xac, 0xbd, 0x59, 0x56, 0x08, 0x2e,
+	0x51, 0xde, 0xbc, 0xdf, 0x7b, 0xef, 0xf7, 0x7b, 0x9e, 0x79, 0x33, 0xb0, 0xeb, 0xb9, 0x63, 0x84,
+	0x83, 0xa9, 0x61, 0x4d, 0x1d, 0xe6, 0x11, 0xdf, 0x98, 0xf5, 0x0c, 0xf6, 0x58, 0x0f, 0x42, 0xc2,
+	0x88, 0x2c, 0x73, 0xa7, 0xce, 0x9d, 0xfa, 0xac, 0xa7, 0xbc, 0x64, 0x4d, 0x3c, 0x9f, 0x18, 0xf1,
+	0x6f, 0x02, 0x53, 0x76, 0x1c, 0x42, 0x27, 0x84, 0x1a, 0x13, 0x8a, 0xa3, 0xf0, 0x09, 0xc5, 0xdc,
+	0xd1, 0x4c, 0x1c, 0x87, 0xb1, 0x65, 0x24, 0x06, 0x77, 0xa9, 0x3c, 0xc6, 0xb6, 0x28, 0x32, 0x66,
+	0x3d, 0x1b, 0x31, 0xab, 0x67, 0x38, 0xc4, 0xf3, 0xb9, 0x7f, 0x13, 0x13, 0x4c, 0x92, 0xb8, 0xe8,
+	0x1f, 0x5f, 0x6d, 0xe7, 0xb0, 0x9d, 0x73, 0x4b, 0x10, 0xad, 0x1c, 0x44, 0x60, 0x85, 0xd6, 0x84,
+	0x17, 0xd6, 0x7e, 0x91, 0xe0, 0xc5, 0x21, 0xc5, 0x9f, 0x06, 0xae, 0xc5, 0xd0, 0x7e, 0xec, 0x91,
+	0xdf, 0x85, 0xba, 0x35, 0x65, 0x47, 0x24, 0xf4, 0xd8, 0x93, 0x86, 0xd4, 0x96, 0x3a, 0xf5, 0x7e,
+	0xe3, 0xb7, 0x9f, 0x6f, 0x6d, 0x72, 0xc6, 0x1f, 0xb8, 0x6e, 0x88, 0x28, 0x3d, 0x60, 0xa1, 0xe7,
+	0xe3, 0x51, 0x06, 0x95, 0xdf, 0x83, 0x4a, 0x92, 0xbb, 0xb1, 0xd6, 0x96, 0x3a, 0x1b, 0x77, 0x14,
+	0xfd, 0x7c, 0xc3, 0xf4, 0xa4, 0x46, 0xbf, 0xfe, 0xec, 0x8f, 0x56, 0xe9, 0xe9, 0xd9, 0x71, 0x57,
+	0x1a, 0xf1, 0x20, 0xf3, 0xee, 0xd7, 0x67, 0xc7, 0xdd, 0x2c, 0xdd, 0xb7, 0x67, 0xc7, 0xdd, 0x9b,
+	0x73, 0xfa, 0x8f, 0x53, 0x01, 0x4b, 0x64, 0xb5, 0x26, 0xec, 0x2c, 0x2d, 0x8d, 0x10, 0x0d, 0x88,
+	0x4f, 0x91, 0xf6, 0x54, 0x02, 0x18, 0x52, 0xbc, 0x4f, 0x28, 0xbb, 0x47, 0x6c, 0xf9, 0x36, 0x54,
+	0x42, 0xe4, 0x33, 0x14, 0xae, 0xd4, 0xc4, 0x71, 0xb2, 0x09, 0xeb, 0x34, 0x40, 0x0e, 0x97, 0xb3,
+	0x9b, 0x27, 0xe7, 0x1e, 0xb1, 0x0f, 0x02, 0xe4, 0x88, 0x7a, 0xe2, 0x18, 0xf3, 0xed, 0x48, 0x0d,
+	0x4f, 0x14, 0x49, 0x79, 0x25, 0x57, 0x0a, 0xe7, 0xa6, 0x7d, 0x01, 0x72, 0x66, 0xcd, 0x05, 0xc8,
+	0x5b, 0x50, 0x79, 0x44, 0xec, 0x43, 0xcf, 0x8d, 0x19, 0xaf, 0x8f, 0xca, 0x8f, 0x88, 0xbd, 0xe7,
+	0xca, 0xef, 0x43, 0xd5, 0x45, 0x01, 0xa1, 0x1e, 0xe3, 0xcc, 0x9a, 0x3a, 0x97, 0x11, 0x6d, 0x1f,
+	0x9d, 0x6f, 0x1f, 0x7d, 0x40, 0x3c, 0x5f, 0xe4, 0x35, 0x0f, 0xd2, 0xbe, 0x91, 0xe0, 0xfa, 0x90,
+	0xe2, 0x81, 0xe5, 0x3b, 0x68, 0x7c, 0xb5, 0xce, 0x64, 0xcc, 0xd6, 0x04, 0x66, 0xa6, 0xbe, 0x24,
+	0x5a, 0xcd, 0x15, 0x9d, 0x16, 0xd6, 0xb6, 0x61, 0x53, 0xb4, 0xd3, 0x2f, 0xf7, 0xd3, 0x1a, 0x6c,
+	0x44, 0xfd, 0x18, 0x5b, 0x0e, 0xea, 0x7b, 0x6e, 0x44, 0x90, 0x7a, 0xd8, 0xbf, 0x0c, 0xc1, 0x04,
+	0x27, 0xdf, 0x85, 0x5a, 0x10, 0x92, 0x99, 0xe7, 0xa2, 0x30, 0xa6, 0x78, 0x51, 0x4c, 0x8a, 0x14,
+	0x64, 0x5d, 0x13, 0x1b, 0xde, 0x84, 0x1a, 0x79, 0xf8, 0x10, 0x85, 0x91, 0x63, 0x3d, 0x76, 0x54,
+	0x63, 0x7b, 0xcf, 0x95, 0x4d, 0x28, 0x07, 0xa1, 0xe7, 0xa0, 0x46, 0xf9, 0x1f, 0x7c, 0x89, 0x24,
+	0x44, 0xde, 0x85, 0x3a, 0x0e, 0xa6, 0x87, 0x0e, 0x99, 0xfa, 0xac, 0x51, 0x69, 0x4b, 0x9d, 0x1b,
+	0xa3, 0x1a, 0x0e, 0xa6, 0x83, 0xc8, 0x36, 0x6f, 0xc5, 0xad, 0x4c, 0xd4, 0x44, 0xad, 0x7c, 0x35,
+	0x7f, 0xff, 0xf0, 0x0e, 0x69, 0x5b, 0xf0, 0xb2, 0x60, 0xa6, 0x8d, 0xfc, 0x55, 0x82, 0x17, 0x86,
+	0x14, 0xdf, 0xf7, 0xd8, 0x91, 0x1b, 0x5a, 0x5f, 0xfe, 0xff, 0xbd, 0x34, 0x6f, 0x2f, 0xe9, 0x6a,
+	0xe7, 0xea, 0x12, 0x08, 0x6b, 0x0d, 0xd8, 0x5e, 0x5c, 0x49, 0xd5, 0x7d, 0x27, 0xc1, 0x8d, 0x21,
+	0xc5, 0x07, 0xcc, 0x0a, 0xd9, 0x47, 0xc8, 0xa2, 0xe8, 0x0a, 0xe2, 0x9a, 0x50, 0x1b, 0x47, 0xa1,
+	0xd9, 0x5e, 0xae, 0xc6, 0xf6, 0x9e, 0x6b, 0x1a, 0x4b, 0x54, 0x5b, 0xb9, 0x54, 0xb3, 0xea, 0xda,
+	0x0e, 0x6c, 0x2d, 0x2c, 0xa4, 0x44, 0x7f, 0x48, 0x88, 0x0e, 0xc6, 0x84, 0xa2, 0x7f, 0x9f, 0xa8,
+	0xbc, 0x1d, 0x9d, 0x5f, 0x8b, 0x12, 0x3f, 0x6e, 0x75, 0x7d, 0xc4, 0xad, 0x4b, 0x0a, 0xc8, 0x58,
+	0x71, 0x01, 0xd9, 0x42, 0x2a, 0xe0, 0xc7, 0xe4, 0x9a, 0xd8, 0x0f, 0x11, 0x9a, 0x04, 0xec, 0x3f,
+	0x94, 0xd0, 0x5b, 0x92, 0x90, 0x7f, 0x23, 0x88, 0xbc, 0xf8, 0x8d, 0x20, 0x2e, 0xcd, 0x65, 0xdc,
+	0xf9, 0xab, 0x0c, 0xd7, 0x86, 0x14, 0xcb, 0x1f, 0x43, 0x75, 0x7e, 0x2b, 0xa8, 0x79, 0x53, 0x3d,
+	0x9b, 0xc5, 0xca, 0xeb, 0x17, 0xfb, 0xd3, 0x59, 0x7d, 0x1f, 0xea, 0xd9, 0x40, 0x6d, 0x17, 0x04,
+	0xa5, 0x08, 0xa5, 0xb3, 0x0a, 0x91, 0x26, 0xfe, 0x04, 0x6a, 0xe9, 0x1c, 0x6c, 0x15, 0x91, 0xe1,
+	0x00, 0xe5, 0x8d, 0x15, 0x80, 0x34, 0xeb, 0x67, 0xb0, 0x21, 0x0e, 0x05, 0xad, 0x20, 0x4e, 0xc0,
+	0x28, 0xdd, 0xd5, 0x98, 0x34, 0xfd, 0x03, 0x00, 0xe1, 0x54, 0xde, 0x2c, 0x88, 0xcc, 0x20, 0xca,
+	0x9b, 0x2b, 0x21, 0x62, 0x6e, 0xe1, 0x20, 0x15, 0xe5, 0xce, 0x20, 0x85, 0xb9, 0xcf, 0xef, 0x73,
+	0xf9, 0x73, 0xb8, 0xbe, 0xb0, 0xc7, 0x5f, 0x2b, 0xea, 0xa7, 0x00, 0x52, 0xde, 0xba, 0x04, 0x48,
+	0xac, 0xb0, 0xf0, 0xd8, 0x2a, 0xaa, 0x20, 0x82, 0x0a, 0x2b, 0xe4, 0x3d, 0x7b, 0x94, 0xf2, 0x57,
+	0xd1, 0x25, 0xd3, 0xff, 0xf0, 0xd9, 0x89, 0x2a, 0x3d, 0x3f, 0x51, 0xa5, 0x3f, 0x4f, 0x54, 0xe9,
+	0xfb, 0x53, 0xb5, 0xf4, 0xfc, 0x54, 0x2d, 0xfd, 0x7e, 0xaa, 0x96, 0x1e, 0x74, 0xb1, 0xc7, 0x8e,
+	0xa6, 0xb6, 0xee, 0x90, 0x89, 0x31, 0x3f, 0x4e, 0xe7, 0x8f, 0x15, 0x7b, 0x12, 0x20, 0x6a, 0x57,
+	0xe2, 0x67, 0xe2, 0x3b, 0x7f, 0x07, 0x00, 0x00, 0xff, 0xff, 0xba, 0x9a, 0xa0, 0xda, 0x19, 0x0b,
+	0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -168,6 +945,21 @@ const _ = grpc.SupportPackageIsVersion4
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://godoc.org/google.golang.org/grpc#ClientConn.NewStream.
 type MsgClient interface {
+	// PostJob posts a job and escrows its deposit.
+	PostJob(ctx context.Context, in *MsgPostJob, opts ...grpc.CallOption) (*MsgPostJobResponse, error)
+	// CancelJob cancels a job: a full refund before clearing, its leases
+	// closed after.
+	CancelJob(ctx context.Context, in *MsgCancelJob, opts ...grpc.CallOption) (*MsgCancelJobResponse, error)
+	// PlaceBid places (or replaces) a provider's bid on an open job.
+	PlaceBid(ctx context.Context, in *MsgPlaceBid, opts ...grpc.CallOption) (*MsgPlaceBidResponse, error)
+	// WithdrawBid withdraws a provider's bid.
+	WithdrawBid(ctx context.Context, in *MsgWithdrawBid, opts ...grpc.CallOption) (*MsgWithdrawBidResponse, error)
+	// StartLease starts a PENDING lease: the agent has the manifest and runs the job.
+	StartLease(ctx context.Context, in *MsgStartLease, opts ...grpc.CallOption) (*MsgStartLeaseResponse, error)
+	// CloseLease ends a lease early (renter or provider).
+	CloseLease(ctx context.Context, in *MsgCloseLease, opts ...grpc.CallOption) (*MsgCloseLeaseResponse, error)
+	// PreemptLease takes back a BRONZE lease (provider).
+	PreemptLease(ctx context.Context, in *MsgPreemptLease, opts ...grpc.CallOption) (*MsgPreemptLeaseResponse, error)
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(ctx context.Context, in *MsgUpdateParams, opts ...grpc.CallOption) (*MsgUpdateParamsResponse, error)
@@ -181,6 +973,69 @@ func NewMsgClient(cc grpc1.ClientConn) MsgClient {
 	return &msgClient{cc}
 }
 
+func (c *msgClient) PostJob(ctx context.Context, in *MsgPostJob, opts ...grpc.CallOption) (*MsgPostJobResponse, error) {
+	out := new(MsgPostJobResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/PostJob", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) CancelJob(ctx context.Context, in *MsgCancelJob, opts ...grpc.CallOption) (*MsgCancelJobResponse, error) {
+	out := new(MsgCancelJobResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/CancelJob", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) PlaceBid(ctx context.Context, in *MsgPlaceBid, opts ...grpc.CallOption) (*MsgPlaceBidResponse, error) {
+	out := new(MsgPlaceBidResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/PlaceBid", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) WithdrawBid(ctx context.Context, in *MsgWithdrawBid, opts ...grpc.CallOption) (*MsgWithdrawBidResponse, error) {
+	out := new(MsgWithdrawBidResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/WithdrawBid", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) StartLease(ctx context.Context, in *MsgStartLease, opts ...grpc.CallOption) (*MsgStartLeaseResponse, error) {
+	out := new(MsgStartLeaseResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/StartLease", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) CloseLease(ctx context.Context, in *MsgCloseLease, opts ...grpc.CallOption) (*MsgCloseLeaseResponse, error) {
+	out := new(MsgCloseLeaseResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/CloseLease", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) PreemptLease(ctx context.Context, in *MsgPreemptLease, opts ...grpc.CallOption) (*MsgPreemptLeaseResponse, error) {
+	out := new(MsgPreemptLeaseResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/PreemptLease", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *msgClient) UpdateParams(ctx context.Context, in *MsgUpdateParams, opts ...grpc.CallOption) (*MsgUpdateParamsResponse, error) {
 	out := new(MsgUpdateParamsResponse)
 	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/UpdateParams", in, out, opts...)
@@ -192,6 +1047,21 @@ func (c *msgClient) UpdateParams(ctx context.Context, in *MsgUpdateParams, opts 
 
 // MsgServer is the server API for Msg service.
 type MsgServer interface {
+	// PostJob posts a job and escrows its deposit.
+	PostJob(context.Context, *MsgPostJob) (*MsgPostJobResponse, error)
+	// CancelJob cancels a job: a full refund before clearing, its leases
+	// closed after.
+	CancelJob(context.Context, *MsgCancelJob) (*MsgCancelJobResponse, error)
+	// PlaceBid places (or replaces) a provider's bid on an open job.
+	PlaceBid(context.Context, *MsgPlaceBid) (*MsgPlaceBidResponse, error)
+	// WithdrawBid withdraws a provider's bid.
+	WithdrawBid(context.Context, *MsgWithdrawBid) (*MsgWithdrawBidResponse, error)
+	// StartLease starts a PENDING lease: the agent has the manifest and runs the job.
+	StartLease(context.Context, *MsgStartLease) (*MsgStartLeaseResponse, error)
+	// CloseLease ends a lease early (renter or provider).
+	CloseLease(context.Context, *MsgCloseLease) (*MsgCloseLeaseResponse, error)
+	// PreemptLease takes back a BRONZE lease (provider).
+	PreemptLease(context.Context, *MsgPreemptLease) (*MsgPreemptLeaseResponse, error)
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(context.Context, *MsgUpdateParams) (*MsgUpdateParamsResponse, error)
@@ -201,12 +1071,159 @@ type MsgServer interface {
 type UnimplementedMsgServer struct {
 }
 
+func (*UnimplementedMsgServer) PostJob(ctx context.Context, req *MsgPostJob) (*MsgPostJobResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method PostJob not implemented")
+}
+func (*UnimplementedMsgServer) CancelJob(ctx context.Context, req *MsgCancelJob) (*MsgCancelJobResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CancelJob not implemented")
+}
+func (*UnimplementedMsgServer) PlaceBid(ctx context.Context, req *MsgPlaceBid) (*MsgPlaceBidResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method PlaceBid not implemented")
+}
+func (*UnimplementedMsgServer) WithdrawBid(ctx context.Context, req *MsgWithdrawBid) (*MsgWithdrawBidResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method WithdrawBid not implemented")
+}
+func (*UnimplementedMsgServer) StartLease(ctx context.Context, req *MsgStartLease) (*MsgStartLeaseResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method StartLease not implemented")
+}
+func (*UnimplementedMsgServer) CloseLease(ctx context.Context, req *MsgCloseLease) (*MsgCloseLeaseResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method CloseLease not implemented")
+}
+func (*UnimplementedMsgServer) PreemptLease(ctx context.Context, req *MsgPreemptLease) (*MsgPreemptLeaseResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method PreemptLease not implemented")
+}
 func (*UnimplementedMsgServer) UpdateParams(ctx context.Context, req *MsgUpdateParams) (*MsgUpdateParamsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UpdateParams not implemented")
 }
 
 func RegisterMsgServer(s grpc1.Server, srv MsgServer) {
 	s.RegisterService(&_Msg_serviceDesc, srv)
+}
+
+func _Msg_PostJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgPostJob)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).PostJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Msg/PostJob",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).PostJob(ctx, req.(*MsgPostJob))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_CancelJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgCancelJob)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).CancelJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Msg/CancelJob",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).CancelJob(ctx, req.(*MsgCancelJob))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_PlaceBid_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgPlaceBid)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).PlaceBid(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Msg/PlaceBid",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).PlaceBid(ctx, req.(*MsgPlaceBid))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_WithdrawBid_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgWithdrawBid)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).WithdrawBid(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Msg/WithdrawBid",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).WithdrawBid(ctx, req.(*MsgWithdrawBid))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_StartLease_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgStartLease)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).StartLease(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Msg/StartLease",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).StartLease(ctx, req.(*MsgStartLease))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_CloseLease_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgCloseLease)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).CloseLease(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Msg/CloseLease",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).CloseLease(ctx, req.(*MsgCloseLease))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_PreemptLease_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgPreemptLease)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).PreemptLease(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Msg/PreemptLease",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).PreemptLease(ctx, req.(*MsgPreemptLease))
+	}
+	return interceptor(ctx, in, info, handler)
 }
 
 func _Msg_UpdateParams_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
@@ -232,6 +1249,34 @@ var _Msg_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "idlegpu.auction.v1.Msg",
 	HandlerType: (*MsgServer)(nil),
 	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "PostJob",
+			Handler:    _Msg_PostJob_Handler,
+		},
+		{
+			MethodName: "CancelJob",
+			Handler:    _Msg_CancelJob_Handler,
+		},
+		{
+			MethodName: "PlaceBid",
+			Handler:    _Msg_PlaceBid_Handler,
+		},
+		{
+			MethodName: "WithdrawBid",
+			Handler:    _Msg_WithdrawBid_Handler,
+		},
+		{
+			MethodName: "StartLease",
+			Handler:    _Msg_StartLease_Handler,
+		},
+		{
+			MethodName: "CloseLease",
+			Handler:    _Msg_CloseLease_Handler,
+		},
+		{
+			MethodName: "PreemptLease",
+			Handler:    _Msg_PreemptLease_Handler,
+		},
 		{
 			MethodName: "UpdateParams",
 			Handler:    _Msg_UpdateParams_Handler,
@@ -304,6 +1349,480 @@ func (m *MsgUpdateParamsResponse) MarshalToSizedBuffer(dAtA []byte) (int, error)
 	return len(dAtA) - i, nil
 }
 
+func (m *MsgPostJob) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgPostJob) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgPostJob) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Spec.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x12
+	if len(m.Renter) > 0 {
+		i -= len(m.Renter)
+		copy(dAtA[i:], m.Renter)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Renter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgPostJobResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgPostJobResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgPostJobResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Deposit.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x12
+	if m.JobId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgCancelJob) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgCancelJob) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgCancelJob) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Renter) > 0 {
+		i -= len(m.Renter)
+		copy(dAtA[i:], m.Renter)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Renter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgCancelJobResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgCancelJobResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgCancelJobResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgPlaceBid) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgPlaceBid) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgPlaceBid) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.GpuCount != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.GpuCount))
+		i--
+		dAtA[i] = 0x30
+	}
+	{
+		size, err := m.Price.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x2a
+	if m.OfferId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.OfferId))
+		i--
+		dAtA[i] = 0x20
+	}
+	if m.JobId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x18
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Signer) > 0 {
+		i -= len(m.Signer)
+		copy(dAtA[i:], m.Signer)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signer)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgPlaceBidResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgPlaceBidResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgPlaceBidResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgWithdrawBid) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgWithdrawBid) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgWithdrawBid) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x18
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Signer) > 0 {
+		i -= len(m.Signer)
+		copy(dAtA[i:], m.Signer)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signer)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgWithdrawBidResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgWithdrawBidResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgWithdrawBidResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgStartLease) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgStartLease) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgStartLease) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.LeaseId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Signer) > 0 {
+		i -= len(m.Signer)
+		copy(dAtA[i:], m.Signer)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signer)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgStartLeaseResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgStartLeaseResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgStartLeaseResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgCloseLease) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgCloseLease) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgCloseLease) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Reason) > 0 {
+		i -= len(m.Reason)
+		copy(dAtA[i:], m.Reason)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Reason)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.LeaseId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Signer) > 0 {
+		i -= len(m.Signer)
+		copy(dAtA[i:], m.Signer)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signer)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgCloseLeaseResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgCloseLeaseResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgCloseLeaseResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgPreemptLease) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgPreemptLease) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgPreemptLease) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Reason) > 0 {
+		i -= len(m.Reason)
+		copy(dAtA[i:], m.Reason)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Reason)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.LeaseId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Signer) > 0 {
+		i -= len(m.Signer)
+		copy(dAtA[i:], m.Signer)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signer)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgPreemptLeaseResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgPreemptLeaseResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgPreemptLeaseResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
 func encodeVarintTx(dAtA []byte, offset int, v uint64) int {
 	offset -= sovTx(v)
 	base := offset
@@ -331,6 +1850,209 @@ func (m *MsgUpdateParams) Size() (n int) {
 }
 
 func (m *MsgUpdateParamsResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	return n
+}
+
+func (m *MsgPostJob) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Renter)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = m.Spec.Size()
+	n += 1 + l + sovTx(uint64(l))
+	return n
+}
+
+func (m *MsgPostJobResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		n += 1 + sovTx(uint64(m.JobId))
+	}
+	l = m.Deposit.Size()
+	n += 1 + l + sovTx(uint64(l))
+	return n
+}
+
+func (m *MsgCancelJob) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Renter)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.JobId != 0 {
+		n += 1 + sovTx(uint64(m.JobId))
+	}
+	return n
+}
+
+func (m *MsgCancelJobResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	return n
+}
+
+func (m *MsgPlaceBid) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Signer)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.JobId != 0 {
+		n += 1 + sovTx(uint64(m.JobId))
+	}
+	if m.OfferId != 0 {
+		n += 1 + sovTx(uint64(m.OfferId))
+	}
+	l = m.Price.Size()
+	n += 1 + l + sovTx(uint64(l))
+	if m.GpuCount != 0 {
+		n += 1 + sovTx(uint64(m.GpuCount))
+	}
+	return n
+}
+
+func (m *MsgPlaceBidResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	return n
+}
+
+func (m *MsgWithdrawBid) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Signer)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.JobId != 0 {
+		n += 1 + sovTx(uint64(m.JobId))
+	}
+	return n
+}
+
+func (m *MsgWithdrawBidResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	return n
+}
+
+func (m *MsgStartLease) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Signer)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.LeaseId != 0 {
+		n += 1 + sovTx(uint64(m.LeaseId))
+	}
+	return n
+}
+
+func (m *MsgStartLeaseResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	return n
+}
+
+func (m *MsgCloseLease) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Signer)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.LeaseId != 0 {
+		n += 1 + sovTx(uint64(m.LeaseId))
+	}
+	l = len(m.Reason)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	return n
+}
+
+func (m *MsgCloseLeaseResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	return n
+}
+
+func (m *MsgPreemptLease) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Signer)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.LeaseId != 0 {
+		n += 1 + sovTx(uint64(m.LeaseId))
+	}
+	l = len(m.Reason)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	return n
+}
+
+func (m *MsgPreemptLeaseResponse) Size() (n int) {
 	if m == nil {
 		return 0
 	}
@@ -487,6 +2209,1328 @@ func (m *MsgUpdateParamsResponse) Unmarshal(dAtA []byte) error {
 		}
 		if fieldNum <= 0 {
 			return fmt.Errorf("proto: MsgUpdateParamsResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgPostJob) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgPostJob: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgPostJob: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Renter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Renter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Spec", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Spec.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgPostJobResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgPostJobResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgPostJobResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Deposit", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Deposit.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgCancelJob) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgCancelJob: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgCancelJob: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Renter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Renter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgCancelJobResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgCancelJobResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgCancelJobResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgPlaceBid) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgPlaceBid: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgPlaceBid: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signer", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signer = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field OfferId", wireType)
+			}
+			m.OfferId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.OfferId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Price", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Price.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 6:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field GpuCount", wireType)
+			}
+			m.GpuCount = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.GpuCount |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgPlaceBidResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgPlaceBidResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgPlaceBidResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgWithdrawBid) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgWithdrawBid: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgWithdrawBid: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signer", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signer = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgWithdrawBidResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgWithdrawBidResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgWithdrawBidResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgStartLease) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgStartLease: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgStartLease: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signer", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signer = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgStartLeaseResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgStartLeaseResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgStartLeaseResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgCloseLease) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgCloseLease: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgCloseLease: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signer", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signer = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Reason", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Reason = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgCloseLeaseResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgCloseLeaseResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgCloseLeaseResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgPreemptLease) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgPreemptLease: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgPreemptLease: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signer", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signer = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Reason", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Reason = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgPreemptLeaseResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgPreemptLeaseResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgPreemptLeaseResponse: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
 		default:

@@ -3,6 +3,7 @@ package keeper
 import (
 	"context"
 	"math"
+	"slices"
 	"time"
 
 	"cosmossdk.io/collections"
@@ -124,4 +125,40 @@ func fits(o types.Offer, q types.CandidateQuery, now time.Time) ([]string, bool)
 		return nil, false
 	}
 	return o.FreeGPUs(), true
+}
+
+// Fit checks one offer against q as the walk would (OPEN, one of q's
+// models, priced on q's lane in q's denom, and every filter) except the
+// price cap: x/auction uses it for explicit bids, which name their offer
+// and carry their own price. ok is false when it does not fit.
+func (k Keeper) Fit(ctx context.Context, offerID uint64, q types.CandidateQuery) (types.Candidate, bool, error) {
+	if err := q.Validate(); err != nil {
+		return types.Candidate{}, false, err
+	}
+	o, err := k.Offer(ctx, offerID)
+	if err != nil {
+		return types.Candidate{}, false, err
+	}
+	if o.Status != types.OFFER_STATUS_OPEN || (len(q.Models) > 0 && !slices.Contains(q.Models, o.Model)) {
+		return types.Candidate{}, false, nil
+	}
+	price, ok := o.Terms.Price(q.Lane)
+	if !ok || price.Denom != q.MaxPrice.Denom {
+		return types.Candidate{}, false, nil
+	}
+	free, ok := fits(o, q, sdk.UnwrapSDKContext(ctx).BlockTime())
+	if !ok {
+		return types.Candidate{}, false, nil
+	}
+	return types.Candidate{Offer: o, Price: price, FreeGPUs: free}, true, nil
+}
+
+// AcceptsDenom reports whether the market takes payment in denom (the
+// payment_denoms param; x/auction reads it here).
+func (k Keeper) AcceptsDenom(ctx context.Context, denom string) (bool, error) {
+	p, err := k.Params.Get(ctx)
+	if err != nil {
+		return false, err
+	}
+	return p.AcceptsDenom(denom), nil
 }

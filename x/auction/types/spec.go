@@ -1,0 +1,134 @@
+package types
+
+import (
+	"slices"
+	"strings"
+
+	errorsmod "cosmossdk.io/errors"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+)
+
+const (
+	// MaxImageLength bounds the image reference.
+	MaxImageLength = 256
+	// MaxBidWindowBlocks bounds how long a job takes bids (about a day at 1 s blocks).
+	MaxBidWindowBlocks = 100_000
+	// MaxReasonLength bounds the reason of a close or preemption.
+	MaxReasonLength = 256
+)
+
+// Lane is the x/offer lane a tier buys on.
+func (t Tier) Lane() offertypes.Lane {
+	switch t {
+	case TIER_GOLD:
+		return offertypes.LANE_RESERVED
+	case TIER_SILVER:
+		return offertypes.LANE_ON_DEMAND
+	case TIER_BRONZE:
+		return offertypes.LANE_PREEMPTIBLE
+	default:
+		return offertypes.LANE_UNSPECIFIED
+	}
+}
+
+// Validate checks a job spec on its own; whether the market takes its
+// denom is the keeper's to check (x/offer holds payment_denoms).
+func (s JobSpec) Validate(params Params) error {
+	if s.Image == "" || len(s.Image) > MaxImageLength || !printable(s.Image) {
+		return errorsmod.Wrapf(ErrInvalidImage, "image must be 1..%d printable bytes", MaxImageLength)
+	}
+	if !isDigest(s.ImageDigest) {
+		return errorsmod.Wrapf(ErrInvalidImage, "image_digest %q: want sha256: and 64 lowercase hex digits", s.ImageDigest)
+	}
+	if len(s.ManifestHash) != 64 || !isLowerHex(s.ManifestHash) {
+		return errorsmod.Wrapf(ErrInvalidManifestHash, "%q: want the manifest's sha256 as 64 lowercase hex digits", s.ManifestHash)
+	}
+	if !offertypes.IsSingleWorkload(s.Workload) {
+		return errorsmod.Wrapf(ErrInvalidWorkload, "%s", s.Workload)
+	}
+	if s.GpuCount == 0 || s.GpuCount > params.MaxGpusPerJob {
+		return errorsmod.Wrapf(ErrInvalidGPUCount, "%d GPUs: want 1..%d", s.GpuCount, params.MaxGpusPerJob)
+	}
+	if len(s.Models) > offertypes.MaxWalkModels {
+		return errorsmod.Wrapf(ErrInvalidModels, "%d models, at most %d", len(s.Models), offertypes.MaxWalkModels)
+	}
+	for i, m := range s.Models {
+		if m == "" || len(m) > providertypes.MaxModelLength || !printable(m) || slices.Contains(s.Models[:i], m) {
+			return errorsmod.Wrapf(ErrInvalidModels, "model %q: must be 1..%d printable bytes, listed once", m, providertypes.MaxModelLength)
+		}
+	}
+	if len(s.Regions) > offertypes.MaxWalkRegions {
+		return errorsmod.Wrapf(ErrInvalidRegions, "%d regions, at most %d", len(s.Regions), offertypes.MaxWalkRegions)
+	}
+	for i, r := range s.Regions {
+		if err := providertypes.ValidateRegion(r); err != nil || slices.Contains(s.Regions[:i], r) {
+			return errorsmod.Wrapf(ErrInvalidRegions, "region %q: want continent[-country[-site]], listed once", r)
+		}
+	}
+	if s.Tier.Lane() == offertypes.LANE_UNSPECIFIED {
+		return errorsmod.Wrapf(ErrInvalidTier, "%s", s.Tier)
+	}
+	if s.Preemptible != (s.Tier == TIER_BRONZE) {
+		return errorsmod.Wrapf(ErrInvalidTier, "preemptible=%t with %s: BRONZE jobs, and only they, are preemptible", s.Preemptible, s.Tier)
+	}
+	if s.DurationSeconds == 0 || s.DurationSeconds > params.MaxJobDurationSeconds {
+		return errorsmod.Wrapf(ErrInvalidDuration, "%d s: want 1..%d", s.DurationSeconds, params.MaxJobDurationSeconds)
+	}
+	if err := ValidatePrice(s.MaxPrice); err != nil {
+		return err
+	}
+	if s.BidWindowBlocks > MaxBidWindowBlocks {
+		return errorsmod.Wrapf(ErrInvalidBidWindow, "%d blocks, at most %d", s.BidWindowBlocks, MaxBidWindowBlocks)
+	}
+	return nil
+}
+
+// ValidatePrice requires a positive coin whose amount fits MaxPriceBits.
+func ValidatePrice(p sdk.Coin) error {
+	if err := sdk.ValidateDenom(p.Denom); err != nil {
+		return errorsmod.Wrapf(ErrInvalidPrice, "%s: %s", p, err)
+	}
+	if p.Amount.IsNil() || !p.Amount.IsPositive() {
+		return errorsmod.Wrapf(ErrInvalidPrice, "%s: must be positive", p)
+	}
+	if p.Amount.BigIntMut().BitLen() > MaxPriceBits {
+		return errorsmod.Wrapf(ErrInvalidPrice, "%s: above 2^%d base units", p, MaxPriceBits)
+	}
+	return nil
+}
+
+// ValidateReason checks a close or preemption reason.
+func ValidateReason(r string) error {
+	if len(r) > MaxReasonLength || !printable(r) {
+		return errorsmod.Wrapf(ErrInvalidReason, "at most %d printable bytes", MaxReasonLength)
+	}
+	return nil
+}
+
+func isDigest(s string) bool {
+	hex, ok := strings.CutPrefix(s, offertypes.ImageDigestPrefix)
+	return ok && len(hex) == 64 && isLowerHex(hex)
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
