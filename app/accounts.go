@@ -12,7 +12,9 @@ import (
 	protocolpooltypes "github.com/cosmos/cosmos-sdk/x/protocolpool/types"
 	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
 
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
 // moduleAccPerms lists every module account and what it may do with coins.
@@ -28,6 +30,10 @@ var moduleAccPerms = []*authmodulev1.ModuleAccountPermission{
 	{Account: govtypes.ModuleName, Permissions: []string{authtypes.Burner}},
 	// x/provider holds bonded and unbonding stake and burns slashed stake.
 	{Account: providertypes.ModuleName, Permissions: []string{authtypes.Burner}},
+	// x/auction holds renters' deposits until leases are paid or refunded.
+	{Account: auctiontypes.EscrowAccount},
+	// x/settlement receives lease payments and credits providers' rewards.
+	{Account: settlementtypes.ModuleName},
 }
 
 // receivingModules may be sent coins by users; every other module account is

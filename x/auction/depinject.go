@@ -12,7 +12,9 @@ import (
 	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/keeper"
+	"github.com/idlegpu/idlegpu/x/auction/types"
 	modulev1 "github.com/idlegpu/idlegpu/x/auction/types/module"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
 func init() {
@@ -27,6 +29,12 @@ type ModuleInputs struct {
 	Codec        codec.Codec
 	StoreService store.KVStoreService
 	AddressCodec address.Codec
+	// BankKeeper moves deposits, refunds and payouts.
+	BankKeeper types.BankKeeper
+	// ProviderKeeper and OfferKeeper are the market modules the auction
+	// calls, through the narrow interfaces it declares.
+	ProviderKeeper types.ProviderKeeper
+	OfferKeeper    types.OfferKeeper
 }
 
 // ModuleOutputs are what the module gives the app container.
@@ -48,6 +56,8 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 		panic(err)
 	}
 
-	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, authorityAddr)
+	// Lease payments go to x/settlement, which credits each provider.
+	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.BankKeeper, in.ProviderKeeper, in.OfferKeeper,
+		settlementtypes.ModuleName, authorityAddr)
 	return ModuleOutputs{Keeper: k, Module: NewAppModule(k)}
 }

@@ -3,15 +3,58 @@ package keeper
 import (
 	"context"
 
+	"cosmossdk.io/collections"
+
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
 
-// InitGenesis validates gs and writes it to the store.
+// InitGenesis validates gs and writes it, rebuilding the clearing and
+// start queues from the jobs and leases.
 func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 	if err := gs.Validate(); err != nil {
 		return err
 	}
-	return k.Params.Set(ctx, gs.Params)
+	if err := k.Params.Set(ctx, gs.Params); err != nil {
+		return err
+	}
+	for _, s := range []struct {
+		seq collections.Sequence
+		v   uint64
+	}{{k.JobSeq, gs.NextJobId}, {k.LeaseSeq, gs.NextLeaseId}, {k.BidSeq, gs.NextBidSeq}} {
+		if err := s.seq.Set(ctx, s.v); err != nil {
+			return err
+		}
+	}
+	for _, j := range gs.Jobs {
+		if err := k.Jobs.Set(ctx, j.Id, j); err != nil {
+			return err
+		}
+		if j.Status == types.JOB_STATUS_OPEN {
+			if err := k.ClearingQueue.Set(ctx, clearingKey(j)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, b := range gs.Bids {
+		provider, err := k.mustAddress(b.Provider)
+		if err != nil {
+			return err
+		}
+		if err := k.Bids.Set(ctx, collections.Join(b.JobId, provider), b); err != nil {
+			return err
+		}
+	}
+	for _, l := range gs.Leases {
+		if err := k.Leases.Set(ctx, l.Id, l); err != nil {
+			return err
+		}
+		if l.Status == types.LEASE_STATUS_PENDING {
+			if err := k.StartQueue.Set(ctx, collections.Join(l.StartDeadline, l.Id)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ExportGenesis reads the module state back into a genesis state.
@@ -20,5 +63,31 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &types.GenesisState{Params: params}, nil
+	gs := &types.GenesisState{Params: params}
+	for _, s := range []struct {
+		seq collections.Sequence
+		dst *uint64
+	}{{k.JobSeq, &gs.NextJobId}, {k.LeaseSeq, &gs.NextLeaseId}, {k.BidSeq, &gs.NextBidSeq}} {
+		if *s.dst, err = s.seq.Peek(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if gs.Jobs, err = values(ctx, k.Jobs); err != nil {
+		return nil, err
+	}
+	if gs.Bids, err = values(ctx, k.Bids); err != nil {
+		return nil, err
+	}
+	if gs.Leases, err = values(ctx, k.Leases); err != nil {
+		return nil, err
+	}
+	return gs, nil
+}
+
+func values[K, V any](ctx context.Context, m collections.Map[K, V]) ([]V, error) {
+	it, err := m.Iterate(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return it.Values()
 }

@@ -8,7 +8,7 @@ func (s *KeeperTestSuite) TestGenesisRoundTrip() {
 	params := types.DefaultParams()
 	params.DefaultBidWindowBlocks = 0
 	params.StartTimeoutSeconds = 1800
-	gs := &types.GenesisState{Params: params}
+	gs := &types.GenesisState{Params: params, NextJobId: 1, NextLeaseId: 1, NextBidSeq: 1}
 
 	s.Require().NoError(s.keeper.InitGenesis(s.ctx, gs))
 	exported, err := s.keeper.ExportGenesis(s.ctx)

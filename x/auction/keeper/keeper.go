@@ -2,20 +2,28 @@ package keeper
 
 import (
 	"fmt"
+	"time"
 
 	"cosmossdk.io/collections"
 	"cosmossdk.io/core/address"
 	"cosmossdk.io/core/store"
 
 	"github.com/cosmos/cosmos-sdk/codec"
+	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
 
-// Keeper owns the x/auction state.
+// Keeper owns the x/auction state: jobs with their escrow, bids, leases and
+// the queues EndBlock works through.
 type Keeper struct {
 	cdc          codec.BinaryCodec
 	addressCodec address.Codec
+	bank         types.BankKeeper
+	providers    types.ProviderKeeper
+	offers       types.OfferKeeper
+	// payee is the module account PayLease pays (x/settlement, which credits providers).
+	payee string
 
 	// authority may change the params (the gov module account by default).
 	authority string
@@ -24,11 +32,30 @@ type Keeper struct {
 	Schema collections.Schema
 	// Params are the module parameters.
 	Params collections.Item[types.Params]
+	// Jobs maps job id → job.
+	Jobs collections.Map[uint64, types.Job]
+	// JobSeq gives job ids, from 1.
+	JobSeq collections.Sequence
+	// Bids maps (job id, provider) → bid: one per provider per job.
+	Bids collections.Map[collections.Pair[uint64, sdk.AccAddress], types.Bid]
+	// BidSeq orders bids.
+	BidSeq collections.Sequence
+	// Leases maps lease id → lease.
+	Leases collections.Map[uint64, types.Lease]
+	// LeaseSeq gives lease ids, from 1.
+	LeaseSeq collections.Sequence
+	// ClearingQueue holds (bid deadline, job id) of OPEN jobs.
+	ClearingQueue collections.KeySet[collections.Pair[int64, uint64]]
+	// StartQueue holds (start deadline, lease id) of PENDING leases.
+	StartQueue collections.KeySet[collections.Pair[time.Time, uint64]]
 }
 
-// NewKeeper returns the x/auction keeper. It panics on an invalid authority
-// because that is a wiring bug, caught when the app starts.
-func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, addressCodec address.Codec, authority string) Keeper {
+// NewKeeper returns the x/auction keeper; payee is the module account lease
+// payments go to. It panics on an invalid authority because that is a
+// wiring bug, caught when the app starts.
+func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, addressCodec address.Codec,
+	bank types.BankKeeper, providers types.ProviderKeeper, offers types.OfferKeeper, payee, authority string,
+) Keeper {
 	if _, err := addressCodec.StringToBytes(authority); err != nil {
 		panic(fmt.Errorf("invalid %s authority address %q: %w", types.ModuleName, authority, err))
 	}
@@ -37,8 +64,23 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 	k := Keeper{
 		cdc:          cdc,
 		addressCodec: addressCodec,
+		bank:         bank,
+		providers:    providers,
+		offers:       offers,
+		payee:        payee,
 		authority:    authority,
 		Params:       collections.NewItem(sb, types.ParamsKey, "params", codec.CollValue[types.Params](cdc)),
+		Jobs:         collections.NewMap(sb, types.JobsKey, "jobs", collections.Uint64Key, codec.CollValue[types.Job](cdc)),
+		JobSeq:       collections.NewSequence(sb, types.JobSeqKey, "job_seq"),
+		Bids: collections.NewMap(sb, types.BidsKey, "bids",
+			collections.PairKeyCodec(collections.Uint64Key, sdk.AccAddressKey), codec.CollValue[types.Bid](cdc)),
+		BidSeq:   collections.NewSequence(sb, types.BidSeqKey, "bid_seq"),
+		Leases:   collections.NewMap(sb, types.LeasesKey, "leases", collections.Uint64Key, codec.CollValue[types.Lease](cdc)),
+		LeaseSeq: collections.NewSequence(sb, types.LeaseSeqKey, "lease_seq"),
+		ClearingQueue: collections.NewKeySet(sb, types.ClearingQueueKey, "clearing_queue",
+			collections.PairKeyCodec(collections.Int64Key, collections.Uint64Key)),
+		StartQueue: collections.NewKeySet(sb, types.StartQueueKey, "start_queue",
+			collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
 	}
 
 	schema, err := sb.Build()

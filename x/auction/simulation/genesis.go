@@ -30,11 +30,12 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		MaxJobDurationSeconds:  uint64(r.Intn(2000*3600) + 1),
 		StartTimeoutSeconds:    uint64(r.Intn(3600) + 1),
 		TierMinReliability:     types.TierMinReliability{GoldBps: gold, SilverBps: silver, BronzeBps: bronze},
+		MaxGpusPerJob:          uint32(r.Intn(128) + 1),
 	}
 }
 
 // RandomizedGenState writes a random valid x/auction genesis into simState.
 func RandomizedGenState(simState *module.SimulationState) {
-	gs := types.GenesisState{Params: RandomParams(simState.Rand, simState.BondDenom)}
+	gs := types.GenesisState{Params: RandomParams(simState.Rand, simState.BondDenom), NextJobId: 1, NextLeaseId: 1, NextBidSeq: 1}
 	simState.GenState[types.ModuleName] = simState.Cdc.MustMarshalJSON(&gs)
 }

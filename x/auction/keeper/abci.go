@@ -1,0 +1,18 @@
+package keeper
+
+import "context"
+
+// EndBlocker clears the jobs whose bid deadline is this block (and any that
+// rolled over), then closes leases that were never started in time. Each
+// step is bounded by max_clearings_per_block.
+func (k Keeper) EndBlocker(ctx context.Context) error {
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := k.clearDue(ctx, params); err != nil {
+		return err
+	}
+	_, err = k.closeUnstarted(ctx, params)
+	return err
+}

@@ -1,0 +1,240 @@
+package keeper
+
+import (
+	"context"
+	"math"
+
+	"cosmossdk.io/collections"
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/auction/types"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+)
+
+// clearJob clears one OPEN job at its deadline: it gathers the candidates
+// (explicit bids, then standing offers cheapest first), picks the winners
+// and price (types.Clear), and either makes the leases or expires the job
+// with a full refund.
+func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params) error {
+	cands, err := k.candidates(ctx, job, params)
+	if err != nil {
+		return err
+	}
+	spec := job.Spec
+	out, ok := types.Clear(cands, spec.GpuCount, spec.AllowSplit, spec.MaxPrice.Amount, params.ClearingRule)
+	if err := k.dropBids(ctx, job.Id); err != nil {
+		return err
+	}
+	em := sdk.UnwrapSDKContext(ctx).EventManager()
+	if !ok {
+		if err := k.refund(ctx, job.Id, 0, job.Renter, job.Deposit); err != nil {
+			return err
+		}
+		job.Deposit = sdk.NewCoin(job.Deposit.Denom, sdkmath.ZeroInt())
+		job.Status = types.JOB_STATUS_EXPIRED
+		if err := k.Jobs.Set(ctx, job.Id, job); err != nil {
+			return err
+		}
+		return em.EmitTypedEvent(&types.EventJobExpired{JobId: job.Id})
+	}
+
+	price := sdk.NewCoin(spec.MaxPrice.Denom, out.Price)
+	gpus := make([]uint32, len(out.Winners))
+	for i, w := range out.Winners {
+		gpus[i] = uint32(len(w.GPUs))
+	}
+	allot := types.Allotments(price, gpus, spec.DurationSeconds)
+	var total sdkmath.Int = sdkmath.ZeroInt()
+	for _, a := range allot {
+		total = total.Add(a.Amount)
+	}
+	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	for i, w := range out.Winners {
+		if err := k.offers.LeaseGPUs(ctx, w.OfferID, w.GPUs); err != nil {
+			return err
+		}
+		id, err := k.LeaseSeq.Next(ctx)
+		if err != nil {
+			return err
+		}
+		provider, err := k.addressCodec.BytesToString(w.Provider)
+		if err != nil {
+			return err
+		}
+		l := types.Lease{
+			Id: id, JobId: job.Id, Renter: job.Renter, Provider: provider, OfferId: w.OfferID, GpuUuids: w.GPUs,
+			Price: price, Tier: spec.Tier, DurationSeconds: spec.DurationSeconds, Escrow: allot[i],
+			Paid: sdk.NewCoin(price.Denom, sdkmath.ZeroInt()), Status: types.LEASE_STATUS_PENDING,
+			CreatedAt: now, StartDeadline: now.Add(params.StartTimeout()),
+		}
+		if err := k.Leases.Set(ctx, id, l); err != nil {
+			return err
+		}
+		if err := k.StartQueue.Set(ctx, collections.Join(l.StartDeadline, id)); err != nil {
+			return err
+		}
+		job.LeaseIds = append(job.LeaseIds, id)
+	}
+	// Refund at once everything above ceil(price × gpus × duration / 3600).
+	if err := k.refund(ctx, job.Id, 0, job.Renter, job.Deposit.SubAmount(total)); err != nil {
+		return err
+	}
+	job.Deposit = sdk.NewCoin(job.Deposit.Denom, sdkmath.ZeroInt())
+	job.Status = types.JOB_STATUS_MATCHED
+	job.ClearingPrice = price
+	job.OpenLeases = uint32(len(out.Winners))
+	if err := k.Jobs.Set(ctx, job.Id, job); err != nil {
+		return err
+	}
+	return em.EmitTypedEvent(&types.EventJobCleared{
+		JobId: job.Id, ClearingPrice: price, Rule: params.ClearingRule, LeaseIds: job.LeaseIds, Candidates: uint32(len(cands)),
+	})
+}
+
+// candidates gathers the job's eligible candidates: every bid whose
+// provider may still serve the tier and whose offer still fits, then (if
+// include_standing_offers) standing offers from x/offer's walk, cheapest
+// first, at most max_candidates_per_job in all. The walk stops early once
+// no later offer can rank above the candidates already needed.
+func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Params) ([]types.Candidate, error) {
+	spec := job.Spec
+	q := candidateQuery(spec, params)
+	bids, err := k.JobBids(ctx, job.Id)
+	if err != nil {
+		return nil, err
+	}
+	var cands []types.Candidate
+	for _, b := range bids {
+		if uint32(len(cands)) >= params.MaxCandidatesPerJob {
+			break
+		}
+		provider, err := k.mustAddress(b.Provider)
+		if err != nil {
+			return nil, err
+		}
+		r, err := k.eligible(ctx, provider, spec.Tier, params)
+		if err != nil {
+			continue // jailed, tombstoned or less reliable since it bid
+		}
+		bq := q
+		bq.GPUCount, bq.AllowSplit = b.GpuCount, false
+		c, fits, err := k.offers.Fit(ctx, b.OfferId, bq)
+		if err != nil || !fits || c.Offer.Provider != b.Provider || b.Price.Amount.LT(c.Price.Amount) {
+			continue // the offer changed since the bid
+		}
+		cands = append(cands, types.Candidate{
+			Provider: provider, OfferID: b.OfferId, Price: b.Price.Amount, Reliability: r, Seq: b.Seq,
+			FreeGPUs: c.FreeGPUs[:b.GpuCount],
+		})
+	}
+	if !params.IncludeStandingOffers || uint32(len(cands)) >= params.MaxCandidatesPerJob {
+		return cands, nil
+	}
+	q.MaxScan = params.MaxCandidatesPerJob - uint32(len(cands))
+	var walkErr error
+	_, err = k.offers.WalkCandidates(ctx, q, func(c offertypes.Candidate) (bool, error) {
+		if stopWalk(cands, spec, c.Price.Amount) {
+			return true, nil
+		}
+		provider, err := k.mustAddress(c.Offer.Provider)
+		if err != nil {
+			walkErr = err
+			return true, err
+		}
+		r, err := k.eligible(ctx, provider, spec.Tier, params)
+		if err != nil {
+			return false, nil
+		}
+		cands = append(cands, types.Candidate{
+			Provider: provider, OfferID: c.Offer.Id, Price: c.Price.Amount, Reliability: r,
+			Seq: types.StandingOfferSeq, FreeGPUs: c.FreeGPUs,
+		})
+		return false, nil
+	})
+	if walkErr != nil {
+		return nil, walkErr
+	}
+	return cands, err
+}
+
+// stopWalk reports whether a standing offer at price (and every later, at
+// least as expensive one) can no longer change the outcome: the candidates
+// so far fill the job and have a runner-up, and price is above the
+// runner-up's effective price. Since effective ≥ price (reliability ≤
+// 10000), nothing later can rank above the runner-up; a strict comparison
+// keeps equal-score tie-breaks exact.
+func stopWalk(cands []types.Candidate, spec types.JobSpec, price sdkmath.Int) bool {
+	out, ok := types.Clear(cands, spec.GpuCount, spec.AllowSplit, spec.MaxPrice.Amount, types.CLEARING_RULE_FIRST_PRICE)
+	if !ok || out.RunnerUp == nil {
+		return false
+	}
+	ru := out.RunnerUp
+	// price > ru.price × 10000 / ru.reliability, cross-multiplied.
+	return price.MulRaw(int64(ru.Reliability)).GT(ru.Price.MulRaw(10000))
+}
+
+// clearDue clears the OPEN jobs whose deadline has come, oldest first, at
+// most max_clearings_per_block; the rest wait for the next block.
+func (k Keeper) clearDue(ctx context.Context, params types.Params) (int, error) {
+	height := sdk.UnwrapSDKContext(ctx).BlockHeight()
+	rng := new(collections.Range[collections.Pair[int64, uint64]]).
+		EndInclusive(collections.Join(height, uint64(math.MaxUint64)))
+	it, err := k.ClearingQueue.Iterate(ctx, rng)
+	if err != nil {
+		return 0, err
+	}
+	var due []collections.Pair[int64, uint64]
+	for ; it.Valid() && uint32(len(due)) < params.MaxClearingsPerBlock; it.Next() {
+		key, err := it.Key()
+		if err != nil {
+			it.Close()
+			return 0, err
+		}
+		due = append(due, key)
+	}
+	it.Close()
+	for _, key := range due {
+		if err := k.ClearingQueue.Remove(ctx, key); err != nil {
+			return 0, err
+		}
+		job, err := k.Job(ctx, key.K2())
+		if err != nil {
+			return 0, err
+		}
+		if err := k.clearJob(ctx, job, params); err != nil {
+			return 0, err
+		}
+	}
+	return len(due), nil
+}
+
+// closeUnstarted closes PENDING leases past their start deadline with a
+// full refund and no reputation effect, at most max_clearings_per_block.
+func (k Keeper) closeUnstarted(ctx context.Context, params types.Params) (int, error) {
+	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	it, err := k.StartQueue.Iterate(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	var due []uint64
+	for ; it.Valid() && uint32(len(due)) < params.MaxClearingsPerBlock; it.Next() {
+		key, err := it.Key()
+		if err != nil {
+			it.Close()
+			return 0, err
+		}
+		if key.K1().After(now) {
+			break
+		}
+		due = append(due, key.K2())
+	}
+	it.Close()
+	for _, id := range due {
+		if err := k.EndLease(ctx, id, types.LEASE_STATUS_CLOSED, "not started before the start timeout"); err != nil {
+			return 0, err
+		}
+	}
+	return len(due), nil
+}

@@ -1,0 +1,170 @@
+package keeper
+
+import (
+	"context"
+
+	"cosmossdk.io/collections"
+	errorsmod "cosmossdk.io/errors"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/auction/types"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+)
+
+// PlaceBid records (or replaces) a provider's bid on an OPEN job. The bid
+// names one of the provider's offers that can serve the job now, at a price
+// between that offer's floor on the job's lane and the job's max price.
+func (m msgServer) PlaceBid(ctx context.Context, msg *types.MsgPlaceBid) (*types.MsgPlaceBidResponse, error) {
+	signer, err := m.address("signer", msg.Signer)
+	if err != nil {
+		return nil, err
+	}
+	provider, err := m.address("provider", msg.Provider)
+	if err != nil {
+		return nil, err
+	}
+	job, err := m.openJob(ctx, msg.JobId)
+	if err != nil {
+		return nil, err
+	}
+	if err := types.ValidatePrice(msg.Price); err != nil {
+		return nil, err
+	}
+	spec := job.Spec
+	if msg.Price.Denom != spec.MaxPrice.Denom {
+		return nil, errorsmod.Wrapf(types.ErrDenomNotAccepted, "job %d pays in %s, bid is %s", job.Id, spec.MaxPrice.Denom, msg.Price)
+	}
+	if msg.Price.Amount.GT(spec.MaxPrice.Amount) {
+		return nil, errorsmod.Wrapf(types.ErrBidTooHigh, "%s > max %s", msg.Price, spec.MaxPrice)
+	}
+	if msg.GpuCount == 0 || msg.GpuCount > spec.GpuCount || (!spec.AllowSplit && msg.GpuCount != spec.GpuCount) {
+		return nil, errorsmod.Wrapf(types.ErrInvalidGPUCount, "bid of %d GPUs for a job of %d (split allowed: %t)", msg.GpuCount, spec.GpuCount, spec.AllowSplit)
+	}
+	ok, err := m.providers.IsAuthorized(ctx, provider, signer)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "%s may not bid for %s", msg.Signer, msg.Provider)
+	}
+	params, err := m.Params.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := m.eligible(ctx, provider, spec.Tier, params); err != nil {
+		return nil, err
+	}
+	q := candidateQuery(spec, params)
+	q.GPUCount = msg.GpuCount
+	q.AllowSplit = false // the offer must have the GPUs the bid names
+	c, fits, err := m.offers.Fit(ctx, msg.OfferId, q)
+	if err != nil {
+		return nil, err
+	}
+	if !fits || c.Offer.Provider != msg.Provider {
+		return nil, errorsmod.Wrapf(types.ErrOfferUnfit, "offer %d cannot serve job %d for %s", msg.OfferId, job.Id, msg.Provider)
+	}
+	if msg.Price.Amount.LT(c.Price.Amount) {
+		return nil, errorsmod.Wrapf(types.ErrBidBelowFloor, "%s < offer %d's %s on %s", msg.Price, msg.OfferId, c.Price, q.Lane)
+	}
+
+	key := collections.Join(job.Id, provider)
+	replacing, err := m.Bids.Has(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if !replacing {
+		keys, err := m.bidKeys(ctx, job.Id)
+		if err != nil {
+			return nil, err
+		}
+		if uint32(len(keys)) >= params.MaxBidsPerJob {
+			return nil, errorsmod.Wrapf(types.ErrTooManyBids, "job %d has %d bids", job.Id, len(keys))
+		}
+	}
+	seq, err := m.BidSeq.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bid := types.Bid{JobId: job.Id, Provider: msg.Provider, OfferId: msg.OfferId, Price: msg.Price, GpuCount: msg.GpuCount, Seq: seq}
+	if err := m.Bids.Set(ctx, key, bid); err != nil {
+		return nil, err
+	}
+	return &types.MsgPlaceBidResponse{}, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventBidPlaced{Bid: bid})
+}
+
+// WithdrawBid removes a provider's bid from an OPEN job.
+func (m msgServer) WithdrawBid(ctx context.Context, msg *types.MsgWithdrawBid) (*types.MsgWithdrawBidResponse, error) {
+	signer, err := m.address("signer", msg.Signer)
+	if err != nil {
+		return nil, err
+	}
+	provider, err := m.address("provider", msg.Provider)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := m.openJob(ctx, msg.JobId); err != nil {
+		return nil, err
+	}
+	ok, err := m.providers.IsAuthorized(ctx, provider, signer)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "%s may not act for %s", msg.Signer, msg.Provider)
+	}
+	key := collections.Join(msg.JobId, provider)
+	if has, err := m.Bids.Has(ctx, key); err != nil || !has {
+		return nil, errorsmod.Wrapf(types.ErrBidNotFound, "%s on job %d", msg.Provider, msg.JobId)
+	}
+	if err := m.Bids.Remove(ctx, key); err != nil {
+		return nil, err
+	}
+	return &types.MsgWithdrawBidResponse{}, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventBidWithdrawn{JobId: msg.JobId, Provider: msg.Provider})
+}
+
+// openJob loads a job that still takes bids: OPEN and its deadline not past.
+func (k Keeper) openJob(ctx context.Context, id uint64) (types.Job, error) {
+	job, err := k.Job(ctx, id)
+	if err != nil {
+		return job, err
+	}
+	if job.Status != types.JOB_STATUS_OPEN {
+		return job, errorsmod.Wrapf(types.ErrJobNotOpen, "job %d is %s", id, job.Status)
+	}
+	if h := sdk.UnwrapSDKContext(ctx).BlockHeight(); h > job.BidDeadline {
+		return job, errorsmod.Wrapf(types.ErrBidDeadlinePassed, "job %d cleared at height %d", id, job.BidDeadline)
+	}
+	return job, nil
+}
+
+// eligible returns the provider's reliability when it may serve tier: it is
+// ACTIVE and its reliability is positive and at least the tier's floor.
+func (k Keeper) eligible(ctx context.Context, provider sdk.AccAddress, tier types.Tier, params types.Params) (uint32, error) {
+	p, err := k.providers.Provider(ctx, provider)
+	if err != nil {
+		return 0, err
+	}
+	if p.Status != providertypes.PROVIDER_STATUS_ACTIVE {
+		return 0, errorsmod.Wrapf(types.ErrProviderNotEligible, "%s is %s", p.Operator, p.Status)
+	}
+	r, err := k.providers.Reliability(ctx, provider)
+	if err != nil {
+		return 0, err
+	}
+	if r == 0 || r < params.MinReliability(tier) {
+		return 0, errorsmod.Wrapf(types.ErrProviderNotEligible, "%s has reliability %d bps, %s needs %d", p.Operator, r, tier, params.MinReliability(tier))
+	}
+	return r, nil
+}
+
+// candidateQuery is the x/offer walk for a job.
+func candidateQuery(spec types.JobSpec, params types.Params) offertypes.CandidateQuery {
+	return offertypes.CandidateQuery{
+		Lane: spec.Tier.Lane(), Models: spec.Models, MaxPrice: spec.MaxPrice, MinMemoryMiB: spec.MinMemoryMib,
+		Regions: spec.Regions, Workload: spec.Workload, ImageDigest: spec.ImageDigest, GPUCount: spec.GpuCount,
+		AllowSplit: spec.AllowSplit, DurationSeconds: spec.DurationSeconds, MaxScan: params.MaxCandidatesPerJob,
+	}
+}

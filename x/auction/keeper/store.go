@@ -1,0 +1,102 @@
+package keeper
+
+import (
+	"context"
+	"errors"
+
+	"cosmossdk.io/collections"
+	errorsmod "cosmossdk.io/errors"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/auction/types"
+)
+
+// Job returns a job by id, or ErrJobNotFound.
+func (k Keeper) Job(ctx context.Context, id uint64) (types.Job, error) {
+	j, err := k.Jobs.Get(ctx, id)
+	if errors.Is(err, collections.ErrNotFound) {
+		return j, errorsmod.Wrapf(types.ErrJobNotFound, "job %d", id)
+	}
+	return j, err
+}
+
+// Lease returns a lease by id, or ErrLeaseNotFound.
+func (k Keeper) Lease(ctx context.Context, id uint64) (types.Lease, error) {
+	l, err := k.Leases.Get(ctx, id)
+	if errors.Is(err, collections.ErrNotFound) {
+		return l, errorsmod.Wrapf(types.ErrLeaseNotFound, "lease %d", id)
+	}
+	return l, err
+}
+
+// address decodes a bech32 field of a message.
+func (k Keeper) address(field, s string) (sdk.AccAddress, error) {
+	b, err := k.addressCodec.StringToBytes(s)
+	if err != nil {
+		return nil, errorsmod.Wrapf(types.ErrInvalidAddress, "%s %q: %s", field, s, err)
+	}
+	return b, nil
+}
+
+// mustAddress decodes an address stored in state (valid by construction).
+func (k Keeper) mustAddress(s string) (sdk.AccAddress, error) {
+	return k.addressCodec.StringToBytes(s)
+}
+
+// actsFor reports whether signer is the provider's operator or one of its agents.
+func (k Keeper) actsFor(ctx context.Context, signer sdk.AccAddress, provider string) (bool, error) {
+	addr, err := k.mustAddress(provider)
+	if err != nil {
+		return false, err
+	}
+	return k.providers.IsAuthorized(ctx, addr, signer)
+}
+
+// refund pays amount from escrow back to the renter and says so.
+func (k Keeper) refund(ctx context.Context, jobID, leaseID uint64, renter string, amount sdk.Coin) error {
+	if !amount.IsPositive() {
+		return nil
+	}
+	addr, err := k.mustAddress(renter)
+	if err != nil {
+		return err
+	}
+	if err := k.bank.SendCoinsFromModuleToAccount(ctx, types.EscrowAccount, addr, sdk.NewCoins(amount)); err != nil {
+		return err
+	}
+	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEscrowRefunded{
+		JobId: jobID, LeaseId: leaseID, Renter: renter, Amount: amount,
+	})
+}
+
+// dropBids removes every bid on a job (bounded by max_bids_per_job).
+func (k Keeper) dropBids(ctx context.Context, jobID uint64) error {
+	keys, err := k.bidKeys(ctx, jobID)
+	if err != nil {
+		return err
+	}
+	for _, key := range keys {
+		if err := k.Bids.Remove(ctx, key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (k Keeper) bidKeys(ctx context.Context, jobID uint64) ([]collections.Pair[uint64, sdk.AccAddress], error) {
+	it, err := k.Bids.Iterate(ctx, collections.NewPrefixedPairRange[uint64, sdk.AccAddress](jobID))
+	if err != nil {
+		return nil, err
+	}
+	return it.Keys()
+}
+
+// JobBids returns a job's bids in provider order.
+func (k Keeper) JobBids(ctx context.Context, jobID uint64) ([]types.Bid, error) {
+	it, err := k.Bids.Iterate(ctx, collections.NewPrefixedPairRange[uint64, sdk.AccAddress](jobID))
+	if err != nil {
+		return nil, err
+	}
+	return it.Values()
+}

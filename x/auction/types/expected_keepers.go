@@ -1,0 +1,39 @@
+package types
+
+import (
+	"context"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+)
+
+// BankKeeper moves deposits into escrow, refunds and payouts out of it.
+type BankKeeper interface {
+	SendCoinsFromAccountToModule(ctx context.Context, sender sdk.AccAddress, recipientModule string, amt sdk.Coins) error
+	SendCoinsFromModuleToAccount(ctx context.Context, senderModule string, recipient sdk.AccAddress, amt sdk.Coins) error
+	SendCoinsFromModuleToModule(ctx context.Context, senderModule, recipientModule string, amt sdk.Coins) error
+	SpendableCoin(ctx context.Context, addr sdk.AccAddress, denom string) sdk.Coin
+	GetAllBalances(ctx context.Context, addr sdk.AccAddress) sdk.Coins
+}
+
+// ProviderKeeper is the part of x/provider the auction uses: who may act
+// for a provider, whether it may serve, and what its leases did.
+type ProviderKeeper interface {
+	Provider(ctx context.Context, addr sdk.AccAddress) (providertypes.Provider, error)
+	IsAuthorized(ctx context.Context, provider, signer sdk.AccAddress) (bool, error)
+	Reliability(ctx context.Context, provider sdk.AccAddress) (uint32, error)
+	RecordLeaseOutcome(ctx context.Context, provider sdk.AccAddress, outcome providertypes.LeaseOutcome) error
+}
+
+// OfferKeeper is the part of x/offer the auction uses: the market's
+// currencies, the candidate walk, single-offer checks for bids, and GPU
+// occupancy (x/offer/README.md documents each method).
+type OfferKeeper interface {
+	AcceptsDenom(ctx context.Context, denom string) (bool, error)
+	WalkCandidates(ctx context.Context, q offertypes.CandidateQuery, fn func(offertypes.Candidate) (bool, error)) (uint32, error)
+	Fit(ctx context.Context, offerID uint64, q offertypes.CandidateQuery) (offertypes.Candidate, bool, error)
+	LeaseGPUs(ctx context.Context, offerID uint64, uuids []string) error
+	FreeGPUs(ctx context.Context, offerID uint64, uuids []string) error
+}
