@@ -1,0 +1,432 @@
+package keeper_test
+
+import (
+	"time"
+
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/auction/types"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+)
+
+// TestInstantClearingSecondPrice: a job with no bid window clears in the
+// block it is posted against standing offers, reliability-weighted, and
+// pays the second price; the escrow above it comes back at once.
+func (s *KeeperTestSuite) TestInstantClearingSecondPrice() {
+	// p0 asks 2.0 at 10000 bps (effective 2.0); p1 asks 1.9 at 9500
+	// (effective 2.0 exactly → tie broken by... both standing, so by
+	// address bytes); p2 asks 1.8 at 9000 (effective 2.0). Make p1 clearly
+	// best instead: 1.8 at 9600 → 1.875.
+	s.provider(0, "eu-de", 2, 10000, 2_000_000)
+	o1 := s.provider(1, "eu-de", 2, 9600, 1_800_000)
+	s.provider(2, "na-us", 2, 9500, 1_000_000) // cheapest, but the job wants eu
+	renter := 3
+	before := s.renterUSDC(renter)
+
+	sp := spec(2, 2_500_000, 0)
+	sp.Regions = []string{"eu"}
+	res, err := s.msgServer.PostJob(s.ctx, &types.MsgPostJob{Renter: s.operator(renter), Spec: sp})
+	s.Require().NoError(err)
+	// Deposit = ceil(2.5 × 2 GPUs × 7200 s / 3600) = 10 USDC.
+	s.Require().Equal("10000000uusdc", res.Deposit.String())
+	s.Require().Equal(before.SubRaw(10_000_000), s.renterUSDC(renter))
+	s.Require().Equal(sdkmath.NewInt(10_000_000), s.escrowUSDC())
+
+	s.endBlock(time.Second)
+	job := s.job(res.JobId)
+	s.Require().Equal(types.JOB_STATUS_MATCHED, job.Status)
+	// Winner p1 (1.8/0.96 = 1.875 < 2.0). Second price: runner-up p0's
+	// effective 2.0 × 0.96 = 1.92 USDC/GPU-h.
+	s.Require().Equal("1920000uusdc", job.ClearingPrice.String())
+	s.Require().Equal([]uint64{1}, job.LeaseIds)
+	l := s.lease(1)
+	s.Require().Equal(s.operator(1), l.Provider)
+	s.Require().Equal(o1, l.OfferId)
+	s.Require().Equal(types.LEASE_STATUS_PENDING, l.Status)
+	s.Require().Len(l.GpuUuids, 2)
+	// Escrow kept: ceil(1.92 × 2 × 7200 / 3600) = 7.68 USDC; 2.32 refunded now.
+	s.Require().Equal("7680000uusdc", l.Escrow.String())
+	s.Require().Equal(sdkmath.NewInt(7_680_000), s.escrowUSDC())
+	s.Require().Equal(before.SubRaw(7_680_000), s.renterUSDC(renter))
+	// The GPUs are leased in x/offer.
+	offer, err := s.app.OfferKeeper.Offer(s.ctx, o1)
+	s.Require().NoError(err)
+	s.Require().Equal(l.GpuUuids, offer.LeasedGpuUuids)
+
+	// First price would have paid the ask.
+	s.SetupTest()
+	p := s.keeper.Params
+	params, err := p.Get(s.ctx)
+	s.Require().NoError(err)
+	params.ClearingRule = types.CLEARING_RULE_FIRST_PRICE
+	s.Require().NoError(p.Set(s.ctx, params))
+	s.provider(0, "eu-de", 2, 10000, 2_000_000)
+	s.provider(1, "eu-de", 2, 9600, 1_800_000)
+	id := s.post(renter, sp)
+	s.endBlock(time.Second)
+	s.Require().Equal("1800000uusdc", s.job(id).ClearingPrice.String())
+}
+
+// TestLeaseLifecyclePaysExactly: start, pay by the cumulative formula,
+// close by the renter; every unit accounted for.
+func (s *KeeperTestSuite) TestLeaseLifecyclePaysExactly() {
+	s.provider(0, "eu-de", 1, 10000, 1_000_001) // a price that does not divide 3600
+	renter := 3
+	before := s.renterUSDC(renter)
+	id := s.post(renter, spec(1, 1_000_001, 0))
+	s.endBlock(time.Second)
+	l := s.lease(s.job(id).LeaseIds[0])
+	// Single candidate pays its ask; escrow = ceil(1.000001 × 7200 / 3600) = 2000002.
+	s.Require().Equal("2000002uusdc", l.Escrow.String())
+
+	// Paying before the start is refused; the agent starts the lease.
+	_, err := s.keeper.PayLease(s.ctx, l.Id, s.ctx.BlockTime())
+	s.Require().ErrorIs(err, types.ErrInvalidLeaseState)
+	_, err = s.msgServer.StartLease(s.ctx, &types.MsgStartLease{Signer: s.operator(5), LeaseId: l.Id}) // the agent
+	s.Require().NoError(err)
+	start := s.ctx.BlockTime()
+
+	// 1 s in: floor(1000001 / 3600) = 277. 1001 s in: floor(1000001 × 1001 / 3600) = 278055; paid 277 → 277778 more.
+	paid, err := s.keeper.PayLease(s.ctx, l.Id, start.Add(time.Second))
+	s.Require().NoError(err)
+	s.Require().Equal("277uusdc", paid.String())
+	paid, err = s.keeper.PayLease(s.ctx, l.Id, start.Add(1001*time.Second))
+	s.Require().NoError(err)
+	s.Require().Equal("277778uusdc", paid.String())
+	// Paying again for the same instant pays nothing.
+	paid, err = s.keeper.PayLease(s.ctx, l.Id, start.Add(1001*time.Second))
+	s.Require().NoError(err)
+	s.Require().True(paid.IsZero())
+	s.Require().Equal(sdkmath.NewInt(278_055), s.payeeUSDC())
+
+	// The renter closes: what was paid stays paid, the rest comes back.
+	_, err = s.msgServer.CloseLease(s.ctx, &types.MsgCloseLease{Signer: s.operator(renter), LeaseId: l.Id, Reason: "done early"})
+	s.Require().NoError(err)
+	l = s.lease(l.Id)
+	s.Require().Equal(types.LEASE_STATUS_CLOSED, l.Status)
+	s.Require().Equal(before.SubRaw(278_055), s.renterUSDC(renter))
+	s.Require().True(s.escrowUSDC().IsZero())
+	s.Require().Equal(types.JOB_STATUS_COMPLETED, s.job(id).Status)
+	// GPUs free again; no reputation effect for a renter's close.
+	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	s.Require().Zero(rep.LeasesFailed)
+	offer, err := s.app.OfferKeeper.Offer(s.ctx, l.OfferId)
+	s.Require().NoError(err)
+	s.Require().Empty(offer.LeasedGpuUuids)
+}
+
+// TestFullDurationSettlesToTheUnit: paying to (and past) the end pays
+// floor(p × gpus × duration / 3600) in all; EndLease refunds the rounding.
+func (s *KeeperTestSuite) TestFullDurationSettlesToTheUnit() {
+	s.provider(0, "eu-de", 3, 10000, 1_000_001)
+	renter := 3
+	before := s.renterUSDC(renter)
+	sp := spec(3, 1_000_001, 0)
+	sp.DurationSeconds = 5
+	id := s.post(renter, sp)
+	s.endBlock(time.Second)
+	l := s.lease(s.job(id).LeaseIds[0])
+	// ceil(1000001 × 3 × 5 / 3600) = ceil(4166.67) = 4167.
+	s.Require().Equal("4167uusdc", l.Escrow.String())
+	_, err := s.msgServer.StartLease(s.ctx, &types.MsgStartLease{Signer: s.operator(0), LeaseId: l.Id})
+	s.Require().NoError(err)
+	start := s.ctx.BlockTime()
+	total := sdkmath.ZeroInt()
+	for sec := 1; sec <= 9; sec++ { // past the 5 s end
+		p, err := s.keeper.PayLease(s.ctx, l.Id, start.Add(time.Duration(sec)*time.Second))
+		s.Require().NoError(err)
+		total = total.Add(p.Amount)
+	}
+	s.Require().Equal(sdkmath.NewInt(4166), total, "floor(4166.67)")
+	s.Require().NoError(s.keeper.EndLease(s.ctx, l.Id, types.LEASE_STATUS_COMPLETED, "all epochs proven"))
+	s.Require().Equal(before.SubRaw(4166), s.renterUSDC(renter), "the 1-unit rounding went back")
+	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	s.Require().Equal(uint64(1), rep.LeasesCompleted)
+	s.Require().Equal(types.JOB_STATUS_COMPLETED, s.job(id).Status)
+}
+
+// TestNoFitExpiresWithFullRefund.
+func (s *KeeperTestSuite) TestNoFitExpiresWithFullRefund() {
+	s.provider(0, "eu-de", 1, 10000, 3_000_000) // above the job's max
+	renter := 3
+	before := s.renterUSDC(renter)
+	id := s.post(renter, spec(1, 2_000_000, 0))
+	s.endBlock(time.Second)
+	s.Require().Equal(types.JOB_STATUS_EXPIRED, s.job(id).Status)
+	s.Require().Equal(before, s.renterUSDC(renter))
+	s.Require().True(s.escrowUSDC().IsZero())
+}
+
+// TestTierReliabilityAndLanes: SILVER needs 9500 bps; BRONZE buys the
+// preemptible lane at its price and can be preempted without a slash.
+func (s *KeeperTestSuite) TestTierReliabilityAndLanes() {
+	s.provider(0, "eu-de", 1, 9000, 2_000_000) // too unreliable for SILVER
+	renter := 3
+	id := s.post(renter, spec(1, 5_000_000, 0))
+	s.endBlock(time.Second)
+	s.Require().Equal(types.JOB_STATUS_EXPIRED, s.job(id).Status)
+
+	sp := spec(1, 5_000_000, 0)
+	sp.Tier, sp.Preemptible = types.TIER_BRONZE, true
+	id = s.post(renter, sp)
+	s.endBlock(time.Second)
+	job := s.job(id)
+	s.Require().Equal(types.JOB_STATUS_MATCHED, job.Status)
+	s.Require().Equal("1000000uusdc", job.ClearingPrice.String(), "the preemptible price")
+	lid := job.LeaseIds[0]
+	_, err := s.msgServer.StartLease(s.ctx, &types.MsgStartLease{Signer: s.operator(0), LeaseId: lid})
+	s.Require().NoError(err)
+	stakeBefore := s.app.BankKeeper.GetSupply(s.ctx, "ugpu")
+	_, err = s.msgServer.PreemptLease(s.ctx, &types.MsgPreemptLease{Signer: s.operator(5), LeaseId: lid, Reason: "owner needs the GPU"})
+	s.Require().NoError(err)
+	s.Require().Equal(types.LEASE_STATUS_PREEMPTED, s.lease(lid).Status)
+	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	s.Require().Equal(uint64(1), rep.Preemptions)
+	s.Require().Equal(stakeBefore, s.app.BankKeeper.GetSupply(s.ctx, "ugpu"), "no slash")
+}
+
+// TestProviderCloseCountsAsFailure and preempting a SILVER lease is refused.
+func (s *KeeperTestSuite) TestProviderCloseCountsAsFailure() {
+	s.provider(0, "eu-de", 1, 10000, 2_000_000)
+	id := s.post(3, spec(1, 2_000_000, 0))
+	s.endBlock(time.Second)
+	lid := s.job(id).LeaseIds[0]
+	_, err := s.msgServer.PreemptLease(s.ctx, &types.MsgPreemptLease{Signer: s.operator(0), LeaseId: lid})
+	s.Require().ErrorIs(err, types.ErrNotPreemptible)
+	_, err = s.msgServer.CloseLease(s.ctx, &types.MsgCloseLease{Signer: s.operator(4), LeaseId: lid})
+	s.Require().ErrorIs(err, types.ErrUnauthorized, "a stranger")
+	_, err = s.msgServer.CloseLease(s.ctx, &types.MsgCloseLease{Signer: s.operator(0), LeaseId: lid, Reason: "maintenance"})
+	s.Require().NoError(err)
+	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	s.Require().Equal(uint64(1), rep.LeasesFailed)
+	_, err = s.msgServer.CloseLease(s.ctx, &types.MsgCloseLease{Signer: s.operator(0), LeaseId: lid})
+	s.Require().ErrorIs(err, types.ErrInvalidLeaseState)
+}
+
+// TestStartTimeoutRefundsInFull: a lease never started closes by itself.
+func (s *KeeperTestSuite) TestStartTimeoutRefundsInFull() {
+	s.provider(0, "eu-de", 1, 10000, 2_000_000)
+	renter := 3
+	before := s.renterUSDC(renter)
+	id := s.post(renter, spec(1, 2_000_000, 0))
+	s.endBlock(time.Second)
+	lid := s.job(id).LeaseIds[0]
+	s.endBlock(599 * time.Second) // 600 s after clearing: the deadline (default 10 m)
+	s.Require().Equal(types.LEASE_STATUS_PENDING, s.lease(lid).Status)
+	s.endBlock(time.Second)
+	l := s.lease(lid)
+	s.Require().Equal(types.LEASE_STATUS_CLOSED, l.Status)
+	s.Require().Equal(before, s.renterUSDC(renter))
+	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	s.Require().Zero(rep.LeasesFailed, "no reputation effect")
+	_, err = s.msgServer.StartLease(s.ctx, &types.MsgStartLease{Signer: s.operator(0), LeaseId: lid})
+	s.Require().ErrorIs(err, types.ErrInvalidLeaseState)
+}
+
+// TestBidsCompeteWithStandingOffers: an explicit bid below its offer's
+// standing price wins; replacing and withdrawing bids.
+func (s *KeeperTestSuite) TestBidsCompeteWithStandingOffers() {
+	o0 := s.provider(0, "eu-de", 2, 10000, 2_000_000)
+	o1 := s.provider(1, "eu-de", 2, 10000, 1_500_000)
+	renter := 3
+	id := s.post(renter, spec(2, 3_000_000, 2)) // clears at height + 2
+	bid := func(i int, offer uint64, price int64) error {
+		_, err := s.msgServer.PlaceBid(s.ctx, &types.MsgPlaceBid{
+			Signer: s.operator(i), Provider: s.operator(i), JobId: id, OfferId: offer, Price: *usdc(price), GpuCount: 2,
+		})
+		return err
+	}
+	s.Require().ErrorIs(bid(0, o0, 1_000_000), types.ErrBidBelowFloor)
+	s.Require().ErrorIs(bid(0, o0, 3_000_001), types.ErrBidTooHigh)
+	s.Require().ErrorIs(bid(0, o1, 2_000_000), types.ErrOfferUnfit, "another provider's offer")
+	s.Require().NoError(bid(0, o0, 2_500_000))
+	s.Require().NoError(bid(0, o0, 2_200_000)) // replaces
+	bids, err := s.keeper.JobBids(s.ctx, id)
+	s.Require().NoError(err)
+	s.Require().Len(bids, 1)
+	s.Require().Equal("2200000uusdc", bids[0].Price.String())
+	_, err = s.msgServer.WithdrawBid(s.ctx, &types.MsgWithdrawBid{Signer: s.operator(1), Provider: s.operator(1), JobId: id})
+	s.Require().ErrorIs(err, types.ErrBidNotFound)
+
+	s.endBlock(time.Second)
+	s.endBlock(time.Second)
+	s.Require().Equal(types.JOB_STATUS_OPEN, s.job(id).Status, "the deadline is the next block")
+	s.endBlock(time.Second)
+	job := s.job(id)
+	s.Require().Equal(types.JOB_STATUS_MATCHED, job.Status)
+	// p1's standing offer (1.5) wins. p0 competes with its best candidate:
+	// its standing offer at 2.0 (a floor it takes for any job) beats its own
+	// bid of 2.2, so the second price is 2.0.
+	s.Require().Equal(s.operator(1), s.lease(job.LeaseIds[0]).Provider)
+	s.Require().Equal("2000000uusdc", job.ClearingPrice.String())
+	s.Require().ErrorIs(bid(0, o0, 2_000_000), types.ErrJobNotOpen)
+}
+
+// TestMicroPool: a split job takes GPUs from two providers at one price.
+func (s *KeeperTestSuite) TestMicroPool() {
+	s.provider(0, "eu-de", 2, 10000, 1_000_000)
+	s.provider(1, "eu-de", 2, 10000, 1_200_000)
+	s.provider(2, "eu-de", 1, 10000, 1_500_000)
+	renter := 3
+	before := s.renterUSDC(renter)
+	sp := spec(3, 2_000_000, 0)
+	sp.AllowSplit = true
+	id := s.post(renter, sp)
+	s.endBlock(time.Second)
+	job := s.job(id)
+	s.Require().Equal(types.JOB_STATUS_MATCHED, job.Status)
+	s.Require().Len(job.LeaseIds, 2)
+	// Winners p0 (2 GPUs) and p1 (1 GPU); runner-up p2 at 1.5 sets the price.
+	s.Require().Equal("1500000uusdc", job.ClearingPrice.String())
+	a, b := s.lease(job.LeaseIds[0]), s.lease(job.LeaseIds[1])
+	s.Require().Len(a.GpuUuids, 2)
+	s.Require().Len(b.GpuUuids, 1)
+	// Escrow: ceil(1.5 × 3 × 7200 / 3600) = 9 USDC, split 6 + 3.
+	s.Require().Equal("6000000uusdc", a.Escrow.String())
+	s.Require().Equal("3000000uusdc", b.Escrow.String())
+	s.Require().Equal(before.SubRaw(9_000_000), s.renterUSDC(renter))
+	s.Require().Equal(uint32(2), job.OpenLeases)
+
+	// Without split the same job cannot be filled: nobody has three GPUs.
+	sp.AllowSplit = false
+	id = s.post(renter, sp)
+	s.endBlock(time.Second)
+	s.Require().Equal(types.JOB_STATUS_EXPIRED, s.job(id).Status)
+}
+
+// TestCancelJob: before clearing a full refund; after, leases close.
+func (s *KeeperTestSuite) TestCancelJob() {
+	s.provider(0, "eu-de", 1, 10000, 2_000_000)
+	renter := 3
+	before := s.renterUSDC(renter)
+	id := s.post(renter, spec(1, 2_000_000, 5))
+	_, err := s.msgServer.CancelJob(s.ctx, &types.MsgCancelJob{Renter: s.operator(4), JobId: id})
+	s.Require().ErrorIs(err, types.ErrUnauthorized)
+	_, err = s.msgServer.CancelJob(s.ctx, &types.MsgCancelJob{Renter: s.operator(renter), JobId: id})
+	s.Require().NoError(err)
+	s.Require().Equal(before, s.renterUSDC(renter))
+	s.Require().Equal(types.JOB_STATUS_CANCELLED, s.job(id).Status)
+	for range 6 {
+		s.endBlock(time.Second) // the cancelled job is out of the clearing queue
+	}
+	s.Require().Equal(types.JOB_STATUS_CANCELLED, s.job(id).Status)
+
+	id = s.post(renter, spec(1, 2_000_000, 0))
+	s.endBlock(time.Second)
+	lid := s.job(id).LeaseIds[0]
+	_, err = s.msgServer.StartLease(s.ctx, &types.MsgStartLease{Signer: s.operator(0), LeaseId: lid})
+	s.Require().NoError(err)
+	_, err = s.keeper.PayLease(s.ctx, lid, s.ctx.BlockTime().Add(time.Hour))
+	s.Require().NoError(err)
+	_, err = s.msgServer.CancelJob(s.ctx, &types.MsgCancelJob{Renter: s.operator(renter), JobId: id})
+	s.Require().NoError(err)
+	s.Require().Equal(types.LEASE_STATUS_CLOSED, s.lease(lid).Status)
+	s.Require().Equal(before.SubRaw(2_000_000), s.renterUSDC(renter), "one paid hour at 2 USDC")
+	_, err = s.msgServer.CancelJob(s.ctx, &types.MsgCancelJob{Renter: s.operator(renter), JobId: id})
+	s.Require().ErrorIs(err, types.ErrJobNotOpen)
+}
+
+// TestPostJobRejects: each bad input has its typed error and moves nothing.
+func (s *KeeperTestSuite) TestPostJobRejects() {
+	with := func(edit func(*types.JobSpec)) types.JobSpec {
+		sp := spec(1, 2_000_000, 0)
+		edit(&sp)
+		return sp
+	}
+	huge := sdk.Coin{Denom: "uusdc", Amount: sdkmath.NewIntFromUint64(1 << 63).Mul(sdkmath.NewIntFromUint64(1 << 63)).MulRaw(4)}
+	for _, tc := range []struct {
+		name   string
+		spec   types.JobSpec
+		renter int
+		expErr error
+	}{
+		{"zero GPUs", with(func(s *types.JobSpec) { s.GpuCount = 0 }), 3, types.ErrInvalidGPUCount},
+		{"more GPUs than the limit", with(func(s *types.JobSpec) { s.GpuCount = 65 }), 3, types.ErrInvalidGPUCount},
+		{"zero duration", with(func(s *types.JobSpec) { s.DurationSeconds = 0 }), 3, types.ErrInvalidDuration},
+		{"above max duration", with(func(s *types.JobSpec) { s.DurationSeconds = 720*3600 + 1 }), 3, types.ErrInvalidDuration},
+		{"zero max price", with(func(s *types.JobSpec) { s.MaxPrice = *usdc(0) }), 3, types.ErrInvalidPrice},
+		{"overflowing max price", with(func(s *types.JobSpec) { s.MaxPrice = huge }), 3, types.ErrInvalidPrice},
+		{"denom not accepted", with(func(s *types.JobSpec) { s.MaxPrice = sdk.NewInt64Coin("uatom", 5) }), 3, types.ErrDenomNotAccepted},
+		{"unknown tier", with(func(s *types.JobSpec) { s.Tier = 9 }), 3, types.ErrInvalidTier},
+		{"BRONZE without preemptible", with(func(s *types.JobSpec) { s.Tier = types.TIER_BRONZE }), 3, types.ErrInvalidTier},
+		{"image without digest", with(func(s *types.JobSpec) { s.ImageDigest = "latest" }), 3, types.ErrInvalidImage},
+		{"short digest", with(func(s *types.JobSpec) { s.ImageDigest = "sha256:abcd" }), 3, types.ErrInvalidImage},
+		{"no manifest hash", with(func(s *types.JobSpec) { s.ManifestHash = "" }), 3, types.ErrInvalidManifestHash},
+		{"malformed manifest hash", with(func(s *types.JobSpec) { s.ManifestHash = "XYZ" }), 3, types.ErrInvalidManifestHash},
+		{"empty model", with(func(s *types.JobSpec) { s.Models = []string{""} }), 3, types.ErrInvalidModels},
+		{"bad region", with(func(s *types.JobSpec) { s.Regions = []string{"europe"} }), 3, types.ErrInvalidRegions},
+		{"no workload", with(func(s *types.JobSpec) { s.Workload = offertypes.WORKLOAD_UNSPECIFIED }), 3, types.ErrInvalidWorkload},
+		{"bid window too long", with(func(s *types.JobSpec) { s.BidWindowBlocks = 100_001 }), 3, types.ErrInvalidBidWindow},
+		{"deposit the renter cannot pay", with(func(s *types.JobSpec) { s.MaxPrice = *usdc(1_000_000_000_000) }), 3, types.ErrInsufficientFunds},
+	} {
+		s.Run(tc.name, func() {
+			before := s.renterUSDC(tc.renter)
+			escrow := s.escrowUSDC()
+			_, err := s.msgServer.PostJob(s.ctx, &types.MsgPostJob{Renter: s.operator(tc.renter), Spec: tc.spec})
+			s.Require().ErrorIs(err, tc.expErr)
+			s.Require().Equal(before, s.renterUSDC(tc.renter))
+			s.Require().Equal(escrow, s.escrowUSDC())
+			_, err = s.keeper.Job(s.ctx, 1)
+			s.Require().ErrorIs(err, types.ErrJobNotFound)
+		})
+	}
+}
+
+// TestBidEligibility: only authorized signers of an ACTIVE, reliable
+// enough provider may bid.
+func (s *KeeperTestSuite) TestBidEligibility() {
+	o0 := s.provider(0, "eu-de", 1, 10000, 1_000_000)
+	id := s.post(3, spec(1, 2_000_000, 3))
+	place := func(signer int) error {
+		_, err := s.msgServer.PlaceBid(s.ctx, &types.MsgPlaceBid{Signer: s.operator(signer), Provider: s.operator(0), JobId: id, OfferId: o0, Price: *usdc(1_500_000), GpuCount: 1})
+		return err
+	}
+	s.Require().ErrorIs(place(4), types.ErrUnauthorized)
+	s.setReliability(0, 9000)
+	s.Require().ErrorIs(place(0), types.ErrProviderNotEligible)
+	s.setReliability(0, 10000)
+	s.Require().NoError(s.app.ProviderKeeper.Jail(s.ctx, s.accs[0].Address, s.ctx.BlockTime().Add(time.Hour)))
+	s.Require().ErrorIs(place(0), types.ErrProviderNotEligible)
+	_, err := s.msgServer.PlaceBid(s.ctx, &types.MsgPlaceBid{Signer: s.operator(0), Provider: s.operator(0), JobId: id, OfferId: o0, Price: *usdc(1_500_000), GpuCount: 2})
+	s.Require().ErrorIs(err, types.ErrInvalidGPUCount)
+	_ = providertypes.PROVIDER_STATUS_JAILED
+}
+
+// TestBidsOnlyMarket: with standing offers excluded, explicit bids alone
+// compete; the earlier of two equal bids wins.
+func (s *KeeperTestSuite) TestBidsOnlyMarket() {
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	params.IncludeStandingOffers = false
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, params))
+	o0 := s.provider(0, "eu-de", 1, 10000, 1_000_000)
+	o1 := s.provider(1, "eu-de", 1, 10000, 1_000_000)
+	s.provider(2, "eu-de", 1, 10000, 500_000) // cheapest, but it does not bid
+	id := s.post(3, spec(1, 2_000_000, 1))
+	for _, b := range []struct {
+		i     int
+		offer uint64
+	}{{1, o1}, {0, o0}} {
+		_, err := s.msgServer.PlaceBid(s.ctx, &types.MsgPlaceBid{
+			Signer: s.operator(b.i), Provider: s.operator(b.i), JobId: id, OfferId: b.offer, Price: *usdc(1_400_000), GpuCount: 1,
+		})
+		s.Require().NoError(err)
+	}
+	s.endBlock(time.Second)
+	s.endBlock(time.Second)
+	job := s.job(id)
+	s.Require().Equal(types.JOB_STATUS_MATCHED, job.Status)
+	s.Require().Equal(s.operator(1), s.lease(job.LeaseIds[0]).Provider, "the earlier bid")
+	s.Require().Equal("1400000uusdc", job.ClearingPrice.String())
+	bids, err := s.keeper.JobBids(s.ctx, id)
+	s.Require().NoError(err)
+	s.Require().Empty(bids, "bids leave with clearing")
+}
