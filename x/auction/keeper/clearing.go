@@ -69,10 +69,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 			Paid: sdk.NewCoin(price.Denom, sdkmath.ZeroInt()), Status: types.LEASE_STATUS_PENDING,
 			CreatedAt: now, StartDeadline: now.Add(params.StartTimeout()),
 		}
-		if err := k.Leases.Set(ctx, id, l); err != nil {
-			return err
-		}
-		if err := k.StartQueue.Set(ctx, collections.Join(l.StartDeadline, id)); err != nil {
+		if err := k.setNewLease(ctx, l); err != nil {
 			return err
 		}
 		job.LeaseIds = append(job.LeaseIds, id)
@@ -237,4 +234,28 @@ func (k Keeper) closeUnstarted(ctx context.Context, params types.Params) (int, e
 		}
 	}
 	return len(due), nil
+}
+
+// setNewLease stores a lease with its queue and index entries.
+func (k Keeper) setNewLease(ctx context.Context, l types.Lease) error {
+	provider, err := k.mustAddress(l.Provider)
+	if err != nil {
+		return err
+	}
+	renter, err := k.mustAddress(l.Renter)
+	if err != nil {
+		return err
+	}
+	if err := k.Leases.Set(ctx, l.Id, l); err != nil {
+		return err
+	}
+	if l.Status == types.LEASE_STATUS_PENDING {
+		if err := k.StartQueue.Set(ctx, collections.Join(l.StartDeadline, l.Id)); err != nil {
+			return err
+		}
+	}
+	if err := k.ProviderLeases.Set(ctx, collections.Join(provider, l.Id)); err != nil {
+		return err
+	}
+	return k.RenterLeases.Set(ctx, collections.Join(renter, l.Id))
 }

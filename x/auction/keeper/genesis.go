@@ -29,6 +29,13 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 		if err := k.Jobs.Set(ctx, j.Id, j); err != nil {
 			return err
 		}
+		renter, err := k.mustAddress(j.Renter)
+		if err != nil {
+			return err
+		}
+		if err := k.RenterJobs.Set(ctx, collections.Join(renter, j.Id)); err != nil {
+			return err
+		}
 		if j.Status == types.JOB_STATUS_OPEN {
 			if err := k.ClearingQueue.Set(ctx, clearingKey(j)); err != nil {
 				return err
@@ -45,13 +52,8 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 		}
 	}
 	for _, l := range gs.Leases {
-		if err := k.Leases.Set(ctx, l.Id, l); err != nil {
+		if err := k.setNewLease(ctx, l); err != nil {
 			return err
-		}
-		if l.Status == types.LEASE_STATUS_PENDING {
-			if err := k.StartQueue.Set(ctx, collections.Join(l.StartDeadline, l.Id)); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

@@ -48,6 +48,10 @@ type Keeper struct {
 	ClearingQueue collections.KeySet[collections.Pair[int64, uint64]]
 	// StartQueue holds (start deadline, lease id) of PENDING leases.
 	StartQueue collections.KeySet[collections.Pair[time.Time, uint64]]
+	// RenterJobs, ProviderLeases and RenterLeases serve the list queries.
+	RenterJobs     collections.KeySet[collections.Pair[sdk.AccAddress, uint64]]
+	ProviderLeases collections.KeySet[collections.Pair[sdk.AccAddress, uint64]]
+	RenterLeases   collections.KeySet[collections.Pair[sdk.AccAddress, uint64]]
 }
 
 // NewKeeper returns the x/auction keeper; payee is the module account lease
@@ -81,6 +85,12 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 			collections.PairKeyCodec(collections.Int64Key, collections.Uint64Key)),
 		StartQueue: collections.NewKeySet(sb, types.StartQueueKey, "start_queue",
 			collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
+		RenterJobs: collections.NewKeySet(sb, types.RenterJobsKey, "renter_jobs",
+			collections.PairKeyCodec(sdk.AccAddressKey, collections.Uint64Key)),
+		ProviderLeases: collections.NewKeySet(sb, types.ProviderLeasesKey, "provider_leases",
+			collections.PairKeyCodec(sdk.AccAddressKey, collections.Uint64Key)),
+		RenterLeases: collections.NewKeySet(sb, types.RenterLeasesKey, "renter_leases",
+			collections.PairKeyCodec(sdk.AccAddressKey, collections.Uint64Key)),
 	}
 
 	schema, err := sb.Build()

@@ -58,6 +58,9 @@ func (m msgServer) PostJob(ctx context.Context, msg *types.MsgPostJob) (*types.M
 	if err := m.ClearingQueue.Set(ctx, clearingKey(job)); err != nil {
 		return nil, err
 	}
+	if err := m.RenterJobs.Set(ctx, collections.Join(renter, id)); err != nil {
+		return nil, err
+	}
 	if err := sdkCtx.EventManager().EmitTypedEvent(&types.EventJobPosted{Job: job}); err != nil {
 		return nil, err
 	}

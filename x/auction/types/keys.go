@@ -34,4 +34,10 @@ var (
 	ClearingQueueKey = collections.NewPrefix(7)
 	// StartQueueKey is the set of (start deadline, lease id) of PENDING leases.
 	StartQueueKey = collections.NewPrefix(8)
+	// RenterJobsKey is the set of (renter, job id).
+	RenterJobsKey = collections.NewPrefix(9)
+	// ProviderLeasesKey is the set of (provider, lease id).
+	ProviderLeasesKey = collections.NewPrefix(10)
+	// RenterLeasesKey is the set of (renter, lease id).
+	RenterLeasesKey = collections.NewPrefix(11)
 )

@@ -6,6 +6,8 @@ package types
 import (
 	context "context"
 	fmt "fmt"
+	_ "github.com/cosmos/cosmos-proto"
+	query "github.com/cosmos/cosmos-sdk/types/query"
 	_ "github.com/cosmos/cosmos-sdk/types/tx/amino"
 	_ "github.com/cosmos/gogoproto/gogoproto"
 	grpc1 "github.com/cosmos/gogoproto/grpc"
@@ -389,6 +391,308 @@ func (m *QueryLeaseResponse) GetLease() Lease {
 	return Lease{}
 }
 
+// QueryRenterJobsRequest is the request type for Query/RenterJobs.
+type QueryRenterJobsRequest struct {
+	// renter is the renter's address.
+	Renter string `protobuf:"bytes,1,opt,name=renter,proto3" json:"renter,omitempty"`
+	// status keeps jobs in it; UNSPECIFIED keeps all.
+	Status JobStatus `protobuf:"varint,2,opt,name=status,proto3,enum=idlegpu.auction.v1.JobStatus" json:"status,omitempty"`
+	// pagination pages by job id.
+	Pagination *query.PageRequest `protobuf:"bytes,3,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QueryRenterJobsRequest) Reset()         { *m = QueryRenterJobsRequest{} }
+func (m *QueryRenterJobsRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryRenterJobsRequest) ProtoMessage()    {}
+func (*QueryRenterJobsRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4fda7cb1efc265ed, []int{8}
+}
+func (m *QueryRenterJobsRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryRenterJobsRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryRenterJobsRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryRenterJobsRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryRenterJobsRequest.Merge(m, src)
+}
+func (m *QueryRenterJobsRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryRenterJobsRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryRenterJobsRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryRenterJobsRequest proto.InternalMessageInfo
+
+func (m *QueryRenterJobsRequest) GetRenter() string {
+	if m != nil {
+		return m.Renter
+	}
+	return ""
+}
+
+func (m *QueryRenterJobsRequest) GetStatus() JobStatus {
+	if m != nil {
+		return m.Status
+	}
+	return JOB_STATUS_UNSPECIFIED
+}
+
+func (m *QueryRenterJobsRequest) GetPagination() *query.PageRequest {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
+// QueryRenterJobsResponse is the response type for Query/RenterJobs.
+type QueryRenterJobsResponse struct {
+	// jobs are the matches.
+	Jobs []Job `protobuf:"bytes,1,rep,name=jobs,proto3" json:"jobs"`
+	// pagination is the next page.
+	Pagination *query.PageResponse `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QueryRenterJobsResponse) Reset()         { *m = QueryRenterJobsResponse{} }
+func (m *QueryRenterJobsResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryRenterJobsResponse) ProtoMessage()    {}
+func (*QueryRenterJobsResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4fda7cb1efc265ed, []int{9}
+}
+func (m *QueryRenterJobsResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryRenterJobsResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryRenterJobsResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryRenterJobsResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryRenterJobsResponse.Merge(m, src)
+}
+func (m *QueryRenterJobsResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryRenterJobsResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryRenterJobsResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryRenterJobsResponse proto.InternalMessageInfo
+
+func (m *QueryRenterJobsResponse) GetJobs() []Job {
+	if m != nil {
+		return m.Jobs
+	}
+	return nil
+}
+
+func (m *QueryRenterJobsResponse) GetPagination() *query.PageResponse {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
+// QueryProviderLeasesRequest is the request type for Query/ProviderLeases.
+type QueryProviderLeasesRequest struct {
+	// provider is the provider's operator address.
+	Provider string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	// status keeps leases in it; UNSPECIFIED keeps all.
+	Status LeaseStatus `protobuf:"varint,2,opt,name=status,proto3,enum=idlegpu.auction.v1.LeaseStatus" json:"status,omitempty"`
+	// pagination pages by lease id.
+	Pagination *query.PageRequest `protobuf:"bytes,3,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QueryProviderLeasesRequest) Reset()         { *m = QueryProviderLeasesRequest{} }
+func (m *QueryProviderLeasesRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryProviderLeasesRequest) ProtoMessage()    {}
+func (*QueryProviderLeasesRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4fda7cb1efc265ed, []int{10}
+}
+func (m *QueryProviderLeasesRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryProviderLeasesRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryProviderLeasesRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryProviderLeasesRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryProviderLeasesRequest.Merge(m, src)
+}
+func (m *QueryProviderLeasesRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryProviderLeasesRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryProviderLeasesRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryProviderLeasesRequest proto.InternalMessageInfo
+
+func (m *QueryProviderLeasesRequest) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *QueryProviderLeasesRequest) GetStatus() LeaseStatus {
+	if m != nil {
+		return m.Status
+	}
+	return LEASE_STATUS_UNSPECIFIED
+}
+
+func (m *QueryProviderLeasesRequest) GetPagination() *query.PageRequest {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
+// QueryRenterLeasesRequest is the request type for Query/RenterLeases.
+type QueryRenterLeasesRequest struct {
+	// renter is the renter's address.
+	Renter string `protobuf:"bytes,1,opt,name=renter,proto3" json:"renter,omitempty"`
+	// status keeps leases in it; UNSPECIFIED keeps all.
+	Status LeaseStatus `protobuf:"varint,2,opt,name=status,proto3,enum=idlegpu.auction.v1.LeaseStatus" json:"status,omitempty"`
+	// pagination pages by lease id.
+	Pagination *query.PageRequest `protobuf:"bytes,3,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QueryRenterLeasesRequest) Reset()         { *m = QueryRenterLeasesRequest{} }
+func (m *QueryRenterLeasesRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryRenterLeasesRequest) ProtoMessage()    {}
+func (*QueryRenterLeasesRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4fda7cb1efc265ed, []int{11}
+}
+func (m *QueryRenterLeasesRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryRenterLeasesRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryRenterLeasesRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryRenterLeasesRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryRenterLeasesRequest.Merge(m, src)
+}
+func (m *QueryRenterLeasesRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryRenterLeasesRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryRenterLeasesRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryRenterLeasesRequest proto.InternalMessageInfo
+
+func (m *QueryRenterLeasesRequest) GetRenter() string {
+	if m != nil {
+		return m.Renter
+	}
+	return ""
+}
+
+func (m *QueryRenterLeasesRequest) GetStatus() LeaseStatus {
+	if m != nil {
+		return m.Status
+	}
+	return LEASE_STATUS_UNSPECIFIED
+}
+
+func (m *QueryRenterLeasesRequest) GetPagination() *query.PageRequest {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
+// QueryLeasesResponse is the response type for the lease list queries.
+type QueryLeasesResponse struct {
+	// leases are the matches.
+	Leases []Lease `protobuf:"bytes,1,rep,name=leases,proto3" json:"leases"`
+	// pagination is the next page.
+	Pagination *query.PageResponse `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QueryLeasesResponse) Reset()         { *m = QueryLeasesResponse{} }
+func (m *QueryLeasesResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryLeasesResponse) ProtoMessage()    {}
+func (*QueryLeasesResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4fda7cb1efc265ed, []int{12}
+}
+func (m *QueryLeasesResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryLeasesResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryLeasesResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryLeasesResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryLeasesResponse.Merge(m, src)
+}
+func (m *QueryLeasesResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryLeasesResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryLeasesResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryLeasesResponse proto.InternalMessageInfo
+
+func (m *QueryLeasesResponse) GetLeases() []Lease {
+	if m != nil {
+		return m.Leases
+	}
+	return nil
+}
+
+func (m *QueryLeasesResponse) GetPagination() *query.PageResponse {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
 func init() {
 	proto.RegisterType((*QueryParamsRequest)(nil), "idlegpu.auction.v1.QueryParamsRequest")
 	proto.RegisterType((*QueryParamsResponse)(nil), "idlegpu.auction.v1.QueryParamsResponse")
@@ -398,46 +702,72 @@ func init() {
 	proto.RegisterType((*QueryJobBidsResponse)(nil), "idlegpu.auction.v1.QueryJobBidsResponse")
 	proto.RegisterType((*QueryLeaseRequest)(nil), "idlegpu.auction.v1.QueryLeaseRequest")
 	proto.RegisterType((*QueryLeaseResponse)(nil), "idlegpu.auction.v1.QueryLeaseResponse")
+	proto.RegisterType((*QueryRenterJobsRequest)(nil), "idlegpu.auction.v1.QueryRenterJobsRequest")
+	proto.RegisterType((*QueryRenterJobsResponse)(nil), "idlegpu.auction.v1.QueryRenterJobsResponse")
+	proto.RegisterType((*QueryProviderLeasesRequest)(nil), "idlegpu.auction.v1.QueryProviderLeasesRequest")
+	proto.RegisterType((*QueryRenterLeasesRequest)(nil), "idlegpu.auction.v1.QueryRenterLeasesRequest")
+	proto.RegisterType((*QueryLeasesResponse)(nil), "idlegpu.auction.v1.QueryLeasesResponse")
 }
 
 func init() { proto.RegisterFile("idlegpu/auction/v1/query.proto", fileDescriptor_4fda7cb1efc265ed) }
 
 var fileDescriptor_4fda7cb1efc265ed = []byte{
-	// 531 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x84, 0x94, 0xdf, 0x6b, 0xd3, 0x50,
-	0x14, 0xc7, 0x9b, 0xfe, 0x12, 0xaf, 0xa0, 0xee, 0x58, 0x51, 0xc3, 0x4c, 0xb7, 0xcc, 0xb5, 0x65,
-	0x48, 0x2e, 0x9b, 0xe2, 0x83, 0xe0, 0x4b, 0xf1, 0x41, 0x8b, 0xc8, 0x2c, 0x3e, 0xf9, 0x22, 0xb9,
-	0x4b, 0x88, 0xb7, 0xb4, 0x39, 0x59, 0x93, 0x4c, 0x87, 0x14, 0xc1, 0x67, 0x41, 0xc1, 0x7f, 0xc2,
-	0x47, 0xff, 0x8c, 0x3d, 0x0e, 0x7c, 0xf1, 0x49, 0xa4, 0x15, 0xfc, 0x37, 0x46, 0x6e, 0x4e, 0xbb,
-	0x8c, 0x25, 0xeb, 0x4b, 0x1b, 0xee, 0xfd, 0x9e, 0xef, 0xe7, 0x7b, 0x72, 0x0e, 0x61, 0x86, 0x74,
-	0x86, 0xae, 0x17, 0xc4, 0xdc, 0x8e, 0xf7, 0x22, 0x89, 0x3e, 0x3f, 0xd8, 0xe6, 0xfb, 0xb1, 0x3b,
-	0x3e, 0xb4, 0x82, 0x31, 0x46, 0x08, 0x40, 0xf7, 0x16, 0xdd, 0x5b, 0x07, 0xdb, 0xfa, 0x8a, 0x3d,
-	0x92, 0x3e, 0x72, 0xf5, 0x9b, 0xca, 0xf4, 0x86, 0x87, 0x1e, 0xaa, 0x47, 0x9e, 0x3c, 0xd1, 0xe9,
-	0xaa, 0x87, 0xe8, 0x0d, 0x5d, 0x6e, 0x07, 0x92, 0xdb, 0xbe, 0x8f, 0x91, 0x9d, 0x58, 0x84, 0x74,
-	0xbb, 0x96, 0x83, 0x9e, 0x53, 0x52, 0x45, 0x33, 0x47, 0x11, 0xd8, 0x63, 0x7b, 0x44, 0x16, 0x66,
-	0x83, 0xc1, 0xab, 0x24, 0xec, 0xae, 0x3a, 0xec, 0xbb, 0xfb, 0xb1, 0x1b, 0x46, 0xe6, 0x6b, 0x76,
-	0xe3, 0xcc, 0x69, 0x18, 0xa0, 0x1f, 0xba, 0xf0, 0x84, 0xd5, 0xd3, 0xe2, 0xdb, 0xda, 0x9a, 0xd6,
-	0xb9, 0xb2, 0xa3, 0x5b, 0xe7, 0x7b, 0xb3, 0xd2, 0x9a, 0xee, 0xe5, 0xa3, 0x3f, 0xcd, 0xd2, 0x8f,
-	0xff, 0x3f, 0xb7, 0xb4, 0x3e, 0x15, 0x99, 0xeb, 0xec, 0x9a, 0x72, 0xed, 0xa1, 0x20, 0x10, 0x5c,
-	0x65, 0x65, 0xe9, 0x28, 0xb7, 0x6a, 0xbf, 0x2c, 0x1d, 0xf3, 0x19, 0xbb, 0x7e, 0x2a, 0x21, 0xea,
-	0x43, 0x56, 0x19, 0xa0, 0x20, 0xe4, 0xad, 0x3c, 0x64, 0x0f, 0x45, 0x96, 0x97, 0xc8, 0xcd, 0xfb,
-	0xd4, 0x42, 0x72, 0x27, 0x9d, 0x79, 0x67, 0x70, 0x93, 0xd5, 0x07, 0x28, 0xde, 0x2e, 0xa0, 0xb5,
-	0x01, 0x8a, 0xe7, 0x8e, 0xf9, 0x92, 0x35, 0xce, 0xaa, 0x89, 0xfd, 0x88, 0x55, 0x85, 0x74, 0x92,
-	0x7e, 0x2b, 0x45, 0xf0, 0xae, 0x74, 0xb2, 0x70, 0xa5, 0x37, 0x37, 0xd8, 0x8a, 0xf2, 0x7b, 0xe1,
-	0xda, 0xa1, 0x5b, 0xd4, 0xec, 0x2e, 0xbd, 0x7b, 0x12, 0x11, 0xf2, 0x31, 0xab, 0x0d, 0x93, 0x03,
-	0x6a, 0xf8, 0x4e, 0x1e, 0x53, 0x55, 0x64, 0xa9, 0x69, 0xc9, 0xce, 0xd7, 0x2a, 0xab, 0x29, 0x4b,
-	0x98, 0xb0, 0x7a, 0x3a, 0x08, 0x68, 0xe5, 0x19, 0x9c, 0x9f, 0xb9, 0xde, 0x5e, 0xaa, 0x4b, 0x03,
-	0x9a, 0xe6, 0xe7, 0x5f, 0xff, 0xbe, 0x97, 0x57, 0x41, 0xe7, 0x85, 0xcb, 0x05, 0xef, 0x59, 0xa5,
-	0x87, 0x02, 0x36, 0x0a, 0x3d, 0x4f, 0x77, 0x40, 0xbf, 0x77, 0xb1, 0x88, 0xa8, 0x9b, 0x8a, 0xda,
-	0x84, 0xbb, 0x79, 0xd4, 0x01, 0x8a, 0x90, 0x7f, 0x94, 0xce, 0x04, 0xbe, 0x68, 0xec, 0x12, 0x0d,
-	0x11, 0xda, 0x17, 0x19, 0x67, 0x96, 0x42, 0xef, 0x2c, 0x17, 0x52, 0x0a, 0x4b, 0xa5, 0xe8, 0x40,
-	0xab, 0x38, 0x45, 0xba, 0x5e, 0x13, 0x9e, 0xec, 0x01, 0x7c, 0x62, 0x35, 0x35, 0x2b, 0xd8, 0x2c,
-	0x44, 0x64, 0x57, 0x44, 0x6f, 0x2d, 0x93, 0x51, 0x8e, 0xb6, 0xca, 0xb1, 0x0e, 0xcd, 0xbc, 0x1c,
-	0x6a, 0x17, 0xd2, 0xf7, 0xd1, 0x7d, 0x7a, 0x34, 0x35, 0xb4, 0xe3, 0xa9, 0xa1, 0xfd, 0x9d, 0x1a,
-	0xda, 0xb7, 0x99, 0x51, 0x3a, 0x9e, 0x19, 0xa5, 0xdf, 0x33, 0xa3, 0xf4, 0x66, 0xcb, 0x93, 0xd1,
-	0xbb, 0x58, 0x58, 0x7b, 0x38, 0x5a, 0x98, 0xcc, 0xff, 0x3f, 0x2c, 0xec, 0xa2, 0xc3, 0xc0, 0x0d,
-	0x45, 0x5d, 0x7d, 0x2c, 0x1e, 0x9c, 0x04, 0x00, 0x00, 0xff, 0xff, 0x7a, 0xdc, 0xbe, 0xa3, 0xec,
-	0x04, 0x00, 0x00,
+	// 879 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xc4, 0x56, 0xcf, 0x6f, 0xeb, 0x44,
+	0x10, 0xce, 0x26, 0x4d, 0x4a, 0x07, 0x54, 0xe8, 0x12, 0x68, 0x6a, 0xb5, 0x49, 0xeb, 0xd2, 0x24,
+	0xa4, 0xad, 0x97, 0xb4, 0x85, 0x4a, 0x08, 0x0e, 0x44, 0x88, 0x1f, 0x11, 0x42, 0x25, 0xe5, 0xc4,
+	0xa5, 0xb2, 0x6b, 0xcb, 0x38, 0x6a, 0xbc, 0xae, 0xed, 0x04, 0xaa, 0x2a, 0x42, 0xe2, 0xcc, 0x01,
+	0x89, 0x0b, 0xaa, 0x38, 0x71, 0xe2, 0xc8, 0x81, 0x3f, 0xa2, 0x1c, 0x90, 0x2a, 0x7a, 0xe1, 0x84,
+	0x50, 0x8b, 0xf4, 0x2e, 0xef, 0x8f, 0x78, 0xf2, 0xee, 0x3a, 0x71, 0x1a, 0x3b, 0xe9, 0x7b, 0x7a,
+	0x4f, 0xef, 0xd2, 0xda, 0xb3, 0xdf, 0xcc, 0xf7, 0xcd, 0xec, 0xcc, 0x38, 0x50, 0xb4, 0xf4, 0x13,
+	0xc3, 0x74, 0xba, 0x44, 0xed, 0x1e, 0xfb, 0x16, 0xb5, 0x49, 0xaf, 0x4e, 0x4e, 0xbb, 0x86, 0x7b,
+	0xa6, 0x38, 0x2e, 0xf5, 0x29, 0xc6, 0xe2, 0x5c, 0x11, 0xe7, 0x4a, 0xaf, 0x2e, 0x2d, 0xa8, 0x1d,
+	0xcb, 0xa6, 0x84, 0xfd, 0xe5, 0x30, 0xa9, 0x76, 0x4c, 0xbd, 0x0e, 0xf5, 0x88, 0xa6, 0x7a, 0x06,
+	0xf7, 0x27, 0xbd, 0xba, 0x66, 0xf8, 0x6a, 0x9d, 0x38, 0xaa, 0x69, 0xd9, 0x2a, 0xf3, 0xe5, 0xd8,
+	0x25, 0x8e, 0x3d, 0x62, 0x6f, 0x84, 0xbf, 0x88, 0xa3, 0xbc, 0x49, 0x4d, 0xca, 0xed, 0xc1, 0x93,
+	0xb0, 0x2e, 0x9b, 0x94, 0x9a, 0x27, 0x06, 0x51, 0x1d, 0x8b, 0xa8, 0xb6, 0x4d, 0x7d, 0x16, 0x2d,
+	0xf4, 0x59, 0x8d, 0xc9, 0x20, 0x14, 0xcb, 0x11, 0xa5, 0x18, 0x84, 0xa3, 0xba, 0x6a, 0x47, 0x84,
+	0x90, 0xf3, 0x80, 0xbf, 0x08, 0x34, 0x1f, 0x30, 0x63, 0xcb, 0x38, 0xed, 0x1a, 0x9e, 0x2f, 0x7f,
+	0x09, 0xaf, 0x8e, 0x58, 0x3d, 0x87, 0xda, 0x9e, 0x81, 0xdf, 0x87, 0x1c, 0x77, 0x2e, 0xa0, 0x55,
+	0x54, 0x7d, 0x71, 0x47, 0x52, 0xc6, 0x4b, 0xa4, 0x70, 0x9f, 0xc6, 0xdc, 0xe5, 0xbf, 0xa5, 0xd4,
+	0x6f, 0x0f, 0x7e, 0xaf, 0xa1, 0x96, 0x70, 0x92, 0xd7, 0xe0, 0x65, 0x16, 0xb5, 0x49, 0x35, 0x41,
+	0x84, 0xe7, 0x21, 0x6d, 0xe9, 0x2c, 0xda, 0x4c, 0x2b, 0x6d, 0xe9, 0xf2, 0x27, 0xf0, 0xca, 0x10,
+	0x22, 0x58, 0xf7, 0x20, 0xd3, 0xa6, 0x9a, 0xa0, 0x5c, 0x8c, 0xa3, 0x6c, 0x52, 0x2d, 0xca, 0x17,
+	0xc0, 0xe5, 0x2d, 0x91, 0x42, 0x70, 0x66, 0xe9, 0x61, 0x66, 0xf8, 0x35, 0xc8, 0xb5, 0xa9, 0x76,
+	0x34, 0x20, 0xcd, 0xb6, 0xa9, 0xf6, 0xa9, 0x2e, 0x7f, 0x0e, 0xf9, 0x51, 0xb4, 0xe0, 0x7e, 0x07,
+	0x66, 0x34, 0x4b, 0x0f, 0xf2, 0xcd, 0x24, 0x91, 0x37, 0x2c, 0x3d, 0x4a, 0xce, 0xf0, 0xf2, 0x3a,
+	0x2c, 0xb0, 0x78, 0x9f, 0x19, 0xaa, 0x67, 0x24, 0x25, 0x7b, 0x20, 0x6a, 0x2f, 0x40, 0x82, 0xf2,
+	0x5d, 0xc8, 0x9e, 0x04, 0x06, 0x91, 0xf0, 0x52, 0x1c, 0x27, 0xf3, 0x88, 0xb2, 0x72, 0x17, 0xf9,
+	0x4f, 0x04, 0xaf, 0xb3, 0x90, 0x2d, 0xc3, 0xf6, 0x0d, 0xb7, 0x49, 0xb5, 0x41, 0xe2, 0x6f, 0x41,
+	0xce, 0x65, 0x46, 0x16, 0x77, 0xae, 0x51, 0xf8, 0xfb, 0x8f, 0xed, 0xbc, 0xe8, 0xc0, 0x0f, 0x74,
+	0xdd, 0x35, 0x3c, 0xef, 0xd0, 0x77, 0x2d, 0xdb, 0x6c, 0x09, 0x1c, 0x7e, 0x1b, 0x72, 0x9e, 0xaf,
+	0xfa, 0x5d, 0xaf, 0x90, 0x5e, 0x45, 0xd5, 0xf9, 0x9d, 0x95, 0x84, 0xd2, 0x1f, 0x32, 0x50, 0x4b,
+	0x80, 0xf1, 0x47, 0x00, 0xc3, 0xbe, 0x2f, 0x64, 0x58, 0x12, 0x65, 0x45, 0x30, 0x05, 0x43, 0xa2,
+	0xf0, 0x21, 0x13, 0x43, 0xa2, 0x1c, 0xa8, 0x66, 0x58, 0xa1, 0x56, 0xc4, 0x53, 0xbe, 0x40, 0xb0,
+	0x38, 0x96, 0xcb, 0xf0, 0x5a, 0xda, 0x54, 0x9b, 0x78, 0x2d, 0x77, 0x7a, 0x82, 0xe1, 0xf1, 0xc7,
+	0x23, 0xda, 0xd2, 0x4c, 0x5b, 0x65, 0xaa, 0x36, 0x4e, 0x3a, 0x22, 0xee, 0x1a, 0x81, 0xc4, 0x27,
+	0xc4, 0xa5, 0x3d, 0x4b, 0x37, 0x5c, 0x76, 0x23, 0x83, 0x62, 0xef, 0xc1, 0x0b, 0x8e, 0x38, 0x98,
+	0x5a, 0xee, 0x01, 0x12, 0xef, 0xdf, 0x29, 0x78, 0x29, 0xf1, 0xea, 0x9f, 0x51, 0xc9, 0xff, 0x42,
+	0x50, 0x88, 0x94, 0x7c, 0x34, 0xa7, 0xc7, 0x6f, 0xa0, 0xe7, 0x9e, 0xcf, 0x2f, 0x48, 0x2c, 0x81,
+	0x30, 0x13, 0xd1, 0x3e, 0xef, 0x41, 0x8e, 0xcd, 0x4b, 0xd8, 0x40, 0xf7, 0x9b, 0x31, 0xe1, 0xf3,
+	0xd4, 0x9a, 0x68, 0xe7, 0xe1, 0x2c, 0x64, 0x99, 0x3c, 0xdc, 0x87, 0x1c, 0x5f, 0x9b, 0xb8, 0x1c,
+	0x27, 0x65, 0x7c, 0x43, 0x4b, 0x95, 0xa9, 0x38, 0x4e, 0x28, 0xcb, 0xdf, 0x5f, 0xff, 0xff, 0x53,
+	0x7a, 0x19, 0x4b, 0x24, 0xf1, 0x53, 0x80, 0xbf, 0x81, 0x4c, 0x93, 0x6a, 0x78, 0x3d, 0x31, 0xe6,
+	0x70, 0x63, 0x4b, 0x6f, 0x4c, 0x06, 0x09, 0xd6, 0x0d, 0xc6, 0x5a, 0xc2, 0x2b, 0x71, 0xac, 0xc1,
+	0x28, 0x92, 0x73, 0x4b, 0xef, 0xe3, 0x1f, 0x10, 0xcc, 0x8a, 0x95, 0x8b, 0x2b, 0x93, 0x02, 0x47,
+	0x56, 0xb8, 0x54, 0x9d, 0x0e, 0x14, 0x2a, 0x14, 0xa6, 0xa2, 0x8a, 0xcb, 0xc9, 0x2a, 0xf8, 0xc7,
+	0xa0, 0x4f, 0x82, 0xad, 0x8d, 0xbf, 0x83, 0x2c, 0xbb, 0x75, 0xbc, 0x91, 0x48, 0x11, 0x5d, 0xe8,
+	0x52, 0x79, 0x1a, 0x4c, 0xe8, 0xa8, 0x30, 0x1d, 0x6b, 0xb8, 0x14, 0xa7, 0x83, 0x77, 0x15, 0xaf,
+	0xc7, 0xcf, 0x08, 0x60, 0xb8, 0xee, 0x70, 0x2d, 0x31, 0xfe, 0xd8, 0x7e, 0x97, 0x36, 0xef, 0x85,
+	0x15, 0x82, 0xea, 0x4c, 0xd0, 0x26, 0x7e, 0x33, 0x4e, 0x10, 0x9f, 0x5e, 0x8f, 0x9c, 0xf3, 0x87,
+	0x3e, 0xab, 0x14, 0xfe, 0x15, 0xc1, 0xfc, 0xe8, 0xb2, 0xc3, 0x4a, 0x72, 0x0f, 0xc6, 0x6d, 0xc5,
+	0x09, 0x3d, 0x3b, 0x3a, 0x9f, 0xf2, 0x3e, 0x93, 0x57, 0xc7, 0x24, 0xb6, 0x67, 0x45, 0x6c, 0x8f,
+	0x9c, 0x87, 0x8f, 0x7d, 0x51, 0x44, 0x7c, 0x81, 0xe0, 0xa5, 0xe8, 0xee, 0xc2, 0x5b, 0x53, 0xaa,
+	0xf2, 0x84, 0x02, 0x77, 0x99, 0xc0, 0x6d, 0xbc, 0x79, 0xaf, 0xfa, 0x71, 0x71, 0x8d, 0x0f, 0x2f,
+	0x6f, 0x8a, 0xe8, 0xea, 0xa6, 0x88, 0xfe, 0xbb, 0x29, 0xa2, 0x1f, 0x6f, 0x8b, 0xa9, 0xab, 0xdb,
+	0x62, 0xea, 0x9f, 0xdb, 0x62, 0xea, 0xab, 0x9a, 0x69, 0xf9, 0x5f, 0x77, 0x35, 0xe5, 0x98, 0x76,
+	0x06, 0x01, 0xc3, 0xff, 0xdf, 0x0e, 0x42, 0xfb, 0x67, 0x8e, 0xe1, 0x69, 0x39, 0xf6, 0xbb, 0x6d,
+	0xf7, 0x51, 0x00, 0x00, 0x00, 0xff, 0xff, 0xe0, 0x87, 0x4b, 0x05, 0xbe, 0x0a, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -460,6 +790,12 @@ type QueryClient interface {
 	JobBids(ctx context.Context, in *QueryJobBidsRequest, opts ...grpc.CallOption) (*QueryJobBidsResponse, error)
 	// Lease returns one lease.
 	Lease(ctx context.Context, in *QueryLeaseRequest, opts ...grpc.CallOption) (*QueryLeaseResponse, error)
+	// RenterJobs pages through a renter's jobs by id, optionally of one status.
+	RenterJobs(ctx context.Context, in *QueryRenterJobsRequest, opts ...grpc.CallOption) (*QueryRenterJobsResponse, error)
+	// ProviderLeases pages through a provider's leases by id, optionally of one status.
+	ProviderLeases(ctx context.Context, in *QueryProviderLeasesRequest, opts ...grpc.CallOption) (*QueryLeasesResponse, error)
+	// RenterLeases pages through a renter's leases by id, optionally of one status.
+	RenterLeases(ctx context.Context, in *QueryRenterLeasesRequest, opts ...grpc.CallOption) (*QueryLeasesResponse, error)
 }
 
 type queryClient struct {
@@ -506,6 +842,33 @@ func (c *queryClient) Lease(ctx context.Context, in *QueryLeaseRequest, opts ...
 	return out, nil
 }
 
+func (c *queryClient) RenterJobs(ctx context.Context, in *QueryRenterJobsRequest, opts ...grpc.CallOption) (*QueryRenterJobsResponse, error) {
+	out := new(QueryRenterJobsResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Query/RenterJobs", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) ProviderLeases(ctx context.Context, in *QueryProviderLeasesRequest, opts ...grpc.CallOption) (*QueryLeasesResponse, error) {
+	out := new(QueryLeasesResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Query/ProviderLeases", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) RenterLeases(ctx context.Context, in *QueryRenterLeasesRequest, opts ...grpc.CallOption) (*QueryLeasesResponse, error) {
+	out := new(QueryLeasesResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Query/RenterLeases", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // QueryServer is the server API for Query service.
 type QueryServer interface {
 	// Params returns the module parameters.
@@ -516,6 +879,12 @@ type QueryServer interface {
 	JobBids(context.Context, *QueryJobBidsRequest) (*QueryJobBidsResponse, error)
 	// Lease returns one lease.
 	Lease(context.Context, *QueryLeaseRequest) (*QueryLeaseResponse, error)
+	// RenterJobs pages through a renter's jobs by id, optionally of one status.
+	RenterJobs(context.Context, *QueryRenterJobsRequest) (*QueryRenterJobsResponse, error)
+	// ProviderLeases pages through a provider's leases by id, optionally of one status.
+	ProviderLeases(context.Context, *QueryProviderLeasesRequest) (*QueryLeasesResponse, error)
+	// RenterLeases pages through a renter's leases by id, optionally of one status.
+	RenterLeases(context.Context, *QueryRenterLeasesRequest) (*QueryLeasesResponse, error)
 }
 
 // UnimplementedQueryServer can be embedded to have forward compatible implementations.
@@ -533,6 +902,15 @@ func (*UnimplementedQueryServer) JobBids(ctx context.Context, req *QueryJobBidsR
 }
 func (*UnimplementedQueryServer) Lease(ctx context.Context, req *QueryLeaseRequest) (*QueryLeaseResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Lease not implemented")
+}
+func (*UnimplementedQueryServer) RenterJobs(ctx context.Context, req *QueryRenterJobsRequest) (*QueryRenterJobsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RenterJobs not implemented")
+}
+func (*UnimplementedQueryServer) ProviderLeases(ctx context.Context, req *QueryProviderLeasesRequest) (*QueryLeasesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ProviderLeases not implemented")
+}
+func (*UnimplementedQueryServer) RenterLeases(ctx context.Context, req *QueryRenterLeasesRequest) (*QueryLeasesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RenterLeases not implemented")
 }
 
 func RegisterQueryServer(s grpc1.Server, srv QueryServer) {
@@ -611,6 +989,60 @@ func _Query_Lease_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Query_RenterJobs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryRenterJobsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).RenterJobs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Query/RenterJobs",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).RenterJobs(ctx, req.(*QueryRenterJobsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_ProviderLeases_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryProviderLeasesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).ProviderLeases(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Query/ProviderLeases",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).ProviderLeases(ctx, req.(*QueryProviderLeasesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_RenterLeases_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryRenterLeasesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).RenterLeases(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Query/RenterLeases",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).RenterLeases(ctx, req.(*QueryRenterLeasesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var Query_serviceDesc = _Query_serviceDesc
 var _Query_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "idlegpu.auction.v1.Query",
@@ -631,6 +1063,18 @@ var _Query_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Lease",
 			Handler:    _Query_Lease_Handler,
+		},
+		{
+			MethodName: "RenterJobs",
+			Handler:    _Query_RenterJobs_Handler,
+		},
+		{
+			MethodName: "ProviderLeases",
+			Handler:    _Query_ProviderLeases_Handler,
+		},
+		{
+			MethodName: "RenterLeases",
+			Handler:    _Query_RenterLeases_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
@@ -880,6 +1324,245 @@ func (m *QueryLeaseResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *QueryRenterJobsRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryRenterJobsRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryRenterJobsRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.Status != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Status))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Renter) > 0 {
+		i -= len(m.Renter)
+		copy(dAtA[i:], m.Renter)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Renter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryRenterJobsResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryRenterJobsResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryRenterJobsResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Jobs) > 0 {
+		for iNdEx := len(m.Jobs) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Jobs[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintQuery(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryProviderLeasesRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryProviderLeasesRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryProviderLeasesRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.Status != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Status))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryRenterLeasesRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryRenterLeasesRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryRenterLeasesRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.Status != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Status))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Renter) > 0 {
+		i -= len(m.Renter)
+		copy(dAtA[i:], m.Renter)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Renter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryLeasesResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryLeasesResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryLeasesResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Leases) > 0 {
+		for iNdEx := len(m.Leases) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Leases[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintQuery(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
 func encodeVarintQuery(dAtA []byte, offset int, v uint64) int {
 	offset -= sovQuery(v)
 	base := offset
@@ -981,6 +1664,104 @@ func (m *QueryLeaseResponse) Size() (n int) {
 	_ = l
 	l = m.Lease.Size()
 	n += 1 + l + sovQuery(uint64(l))
+	return n
+}
+
+func (m *QueryRenterJobsRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Renter)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	if m.Status != 0 {
+		n += 1 + sovQuery(uint64(m.Status))
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryRenterJobsResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Jobs) > 0 {
+		for _, e := range m.Jobs {
+			l = e.Size()
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryProviderLeasesRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	if m.Status != 0 {
+		n += 1 + sovQuery(uint64(m.Status))
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryRenterLeasesRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Renter)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	if m.Status != 0 {
+		n += 1 + sovQuery(uint64(m.Status))
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryLeasesResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Leases) > 0 {
+		for _, e := range m.Leases {
+			l = e.Size()
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
 	return n
 }
 
@@ -1556,6 +2337,657 @@ func (m *QueryLeaseResponse) Unmarshal(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if err := m.Lease.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryRenterJobsRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryRenterJobsRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryRenterJobsRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Renter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Renter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Status", wireType)
+			}
+			m.Status = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Status |= JobStatus(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageRequest{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryRenterJobsResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryRenterJobsResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryRenterJobsResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Jobs", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Jobs = append(m.Jobs, Job{})
+			if err := m.Jobs[len(m.Jobs)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageResponse{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryProviderLeasesRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryProviderLeasesRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryProviderLeasesRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Status", wireType)
+			}
+			m.Status = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Status |= LeaseStatus(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageRequest{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryRenterLeasesRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryRenterLeasesRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryRenterLeasesRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Renter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Renter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Status", wireType)
+			}
+			m.Status = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Status |= LeaseStatus(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageRequest{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryLeasesResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryLeasesResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryLeasesResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Leases", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Leases = append(m.Leases, Lease{})
+			if err := m.Leases[len(m.Leases)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageResponse{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex
