@@ -193,7 +193,7 @@ func TestMakeNode(t *testing.T) {
 		require.Contains(t, compact(t, n.cli("q", "bank", "balance", to, "ugpu", "-o", "json")), `"amount":"4242"`)
 	})
 
-	t.Run("a provider registers, binds two GPUs, bonds, unbonds and offers a GPU", func(t *testing.T) {
+	t.Run("a provider registers, binds two GPUs, bonds, unbonds and offers a GPU; a job matches it", func(t *testing.T) {
 		out, err := exec.Command(idlegpud, "keys", "show", "alice", "-a", "--keyring-backend", "test", "--home", n.home).Output()
 		require.NoError(t, err)
 		alice := strings.TrimSpace(string(out))
@@ -243,6 +243,24 @@ func TestMakeNode(t *testing.T) {
 		require.Contains(t, cands, `"offer_id":"1"`)
 		require.Contains(t, compact(t, n.cli("q", "offer", "fill-rate", alice, "-o", "json")), `"offered_gpus":1`)
 		require.NotContains(t, compact(t, n.cli("q", "offer", "search", "--model", "NVIDIA A100-SXM4-40GB", "-o", "json")), `"id"`)
+
+		// A renter's BRONZE job with no bid window clears against the offer
+		// in the block it is posted; the lease shows the clearing price (a
+		// single candidate is paid its ask: the preemptible 0.9 USDC).
+		manifest := filepath.Join(t.TempDir(), "job.json")
+		require.NoError(t, os.WriteFile(manifest, []byte(`{"command":["python","train.py"]}`), 0o600))
+		n.tx("auction", "post-job", "--gpus", "1", "--model", "NVIDIA H100 80GB HBM3", "--min-memory", "80GB",
+			"--region", "eu", "--tier", "bronze", "--duration", "1h", "--max-price", "1usdc/gpu-h", "--bid-window", "0",
+			"--image", "ghcr.io/acme/train@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+			"--manifest", manifest, "--workload", "training")
+		job := compact(t, n.cli("q", "auction", "job", "1", "-o", "json"))
+		require.Contains(t, job, `"status":"JOB_STATUS_MATCHED"`)
+		require.Contains(t, job, `"manifest_hash":"`)
+		lease := compact(t, n.cli("q", "auction", "lease", "1", "-o", "json"))
+		require.Contains(t, lease, `"status":"LEASE_STATUS_PENDING"`)
+		require.Contains(t, lease, `"price":{"denom":"uusdc","amount":"900000"}`)
+		require.Contains(t, lease, `"escrow":{"denom":"uusdc","amount":"900000"}`)
+		require.Contains(t, lease, `"gpu_uuids":["GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab"]`)
 	})
 
 	// Ctrl-C stops the node and the script cleanly.

@@ -1,0 +1,172 @@
+// Package cli holds `tx auction post-job`, which takes human units and
+// hashes the manifest locally (the manifest itself never goes on chain).
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmos/cosmos-sdk/client"
+	"github.com/cosmos/cosmos-sdk/client/flags"
+	"github.com/cosmos/cosmos-sdk/client/tx"
+	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
+
+	"github.com/idlegpu/idlegpu/x/auction/types"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+)
+
+// NewTxCmd returns `tx auction`; autocli adds the other commands to it.
+func NewTxCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:                        types.ModuleName,
+		Short:                      "x/auction transactions: post jobs, bid, run and end leases",
+		DisableFlagParsing:         true,
+		SuggestionsMinimumDistance: 2,
+		RunE:                       client.ValidateCmd,
+	}
+	cmd.AddCommand(PostJobCmd())
+	return cmd
+}
+
+const (
+	flagGPUs       = "gpus"
+	flagModel      = "model"
+	flagMinMemory  = "min-memory"
+	flagRegion     = "region"
+	flagTier       = "tier"
+	flagDuration   = "duration"
+	flagMaxPrice   = "max-price"
+	flagImage      = "image"
+	flagManifest   = "manifest"
+	flagWorkload   = "workload"
+	flagBidWindow  = "bid-window"
+	flagAllowSplit = "allow-split"
+)
+
+// PostJobCmd is `tx auction post-job`.
+func PostJobCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "post-job",
+		Short: "Post a GPU job: its deposit goes into escrow until it clears",
+		Long: `Post a job. The deposit escrowed is max price × GPUs × duration (rounded up); at
+clearing everything above the clearing price comes back at once.
+
+The manifest file (command, env, secrets) stays on this machine: only its
+sha256 goes on chain. Send it to the winning provider's agent once the lease
+exists (idlegpud lease send-manifest, coming with the agent).
+
+Prices take the chain's display units (1.5usdc/gpu-h) or base units
+(1500000uusdc). Memory takes MiB or units: an "80GB" card reports about
+81559 MiB, so --min-memory 80GB takes it and 80GiB (81920 MiB) does not.`,
+		Example: `idlegpud tx auction post-job --gpus 2 --model "NVIDIA H100 80GB HBM3" --min-memory 80GB --region eu \
+  --tier silver --duration 2h --max-price 1.5usdc/gpu-h --image ghcr.io/acme/train@sha256:<64 hex> \
+  --manifest job.json --workload training --from renter`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			clientCtx, err := client.GetClientTxContext(cmd)
+			if err != nil {
+				return err
+			}
+			spec, err := specFromFlags(cmd, clientCtx)
+			if err != nil {
+				return err
+			}
+			msg := &types.MsgPostJob{Renter: clientCtx.GetFromAddress().String(), Spec: spec}
+			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), msg)
+		},
+	}
+	f := cmd.Flags()
+	f.Uint32(flagGPUs, 1, "GPUs the job needs")
+	f.StringArray(flagModel, nil, "acceptable GPU model, exactly as NVML names it; repeatable (none: any)")
+	f.String(flagMinMemory, "0", "least memory per GPU: MiB, or with a unit (80GB, 79GiB)")
+	f.StringArray(flagRegion, nil, "acceptable region, e.g. eu or eu-de; repeatable (none: any)")
+	f.String(flagTier, "silver", "gold (reserved), silver (on-demand) or bronze (preemptible)")
+	f.String(flagDuration, "", "how long the job runs, e.g. 90m or 2h")
+	f.String(flagMaxPrice, "", "most paid per GPU-hour, e.g. 1.5usdc/gpu-h")
+	f.String(flagImage, "", "container image pinned by digest: repo@sha256:<64 hex>")
+	f.String(flagManifest, "", "manifest file; only its sha256 goes on chain")
+	f.String(flagWorkload, "batch", "inference, training, batch or render")
+	f.Int64(flagBidWindow, -1, "blocks to take bids; 0 clears against standing offers in the same block (default: the chain's default_bid_window_blocks)")
+	f.Bool(flagAllowSplit, false, "let several providers serve the job (a micro-pool)")
+	for _, req := range []string{flagDuration, flagMaxPrice, flagImage, flagManifest} {
+		_ = cmd.MarkFlagRequired(req)
+	}
+	flags.AddTxFlagsToCmd(cmd)
+	return cmd
+}
+
+func specFromFlags(cmd *cobra.Command, clientCtx client.Context) (types.JobSpec, error) {
+	f := cmd.Flags()
+	var spec types.JobSpec
+	var err error
+	spec.GpuCount, _ = f.GetUint32(flagGPUs)
+	spec.Models, _ = f.GetStringArray(flagModel)
+	spec.Regions, _ = f.GetStringArray(flagRegion)
+	spec.AllowSplit, _ = f.GetBool(flagAllowSplit)
+	mem, _ := f.GetString(flagMinMemory)
+	if spec.MinMemoryMib, err = ParseMemoryMiB(mem); err != nil {
+		return spec, err
+	}
+	tier, _ := f.GetString(flagTier)
+	if spec.Tier, err = ParseTier(tier); err != nil {
+		return spec, err
+	}
+	spec.Preemptible = spec.Tier == types.TIER_BRONZE
+	dur, _ := f.GetString(flagDuration)
+	if spec.DurationSeconds, err = ParseDurationSeconds(dur); err != nil {
+		return spec, fmt.Errorf("--%s: %w", flagDuration, err)
+	}
+	image, _ := f.GetString(flagImage)
+	if spec.Image, spec.ImageDigest, err = ParseImage(image); err != nil {
+		return spec, err
+	}
+	path, _ := f.GetString(flagManifest)
+	manifest, err := os.ReadFile(path)
+	if err != nil {
+		return spec, fmt.Errorf("reading the manifest: %w", err)
+	}
+	spec.ManifestHash = ManifestHash(manifest)
+	w, _ := f.GetString(flagWorkload)
+	wl, ok := offertypes.Workload_value["WORKLOAD_"+upper(w)]
+	if !ok || wl == 0 {
+		return spec, fmt.Errorf("workload %q: want inference, training, batch or render", w)
+	}
+	spec.Workload = offertypes.Workload(wl)
+
+	// Human prices need the chain's denom metadata; the default bid window
+	// is a chain param.
+	ctx := cmd.Context()
+	metas, err := banktypes.NewQueryClient(clientCtx).DenomsMetadata(ctx, &banktypes.QueryDenomsMetadataRequest{})
+	if err != nil {
+		return spec, fmt.Errorf("reading denom metadata: %w", err)
+	}
+	price, _ := f.GetString(flagMaxPrice)
+	if spec.MaxPrice, err = ParsePrice(price, metas.Metadatas); err != nil {
+		return spec, err
+	}
+	window, _ := f.GetInt64(flagBidWindow)
+	if window < 0 {
+		params, err := types.NewQueryClient(clientCtx).Params(ctx, &types.QueryParamsRequest{})
+		if err != nil {
+			return spec, fmt.Errorf("reading the default bid window: %w", err)
+		}
+		window = int64(params.Params.DefaultBidWindowBlocks)
+	}
+	if window > types.MaxBidWindowBlocks {
+		return spec, fmt.Errorf("--%s: at most %d blocks", flagBidWindow, types.MaxBidWindowBlocks)
+	}
+	spec.BidWindowBlocks = uint32(window)
+	return spec, nil
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
