@@ -130,29 +130,39 @@ func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Para
 		return cands, nil
 	}
 	q.MaxScan = params.MaxCandidatesPerJob - uint32(len(cands))
-	var walkErr error
+	// A provider often has many offers in one walk: decode its address and
+	// check its eligibility once.
+	type seen struct {
+		addr        sdk.AccAddress
+		reliability uint32 // 0: not eligible
+	}
+	providers := map[string]seen{}
 	_, err = k.offers.WalkCandidates(ctx, q, func(c offertypes.Candidate) (bool, error) {
 		if stopWalk(cands, spec, c.Price.Amount) {
 			return true, nil
 		}
-		provider, err := k.mustAddress(c.Offer.Provider)
-		if err != nil {
-			walkErr = err
-			return true, err
+		p, ok := providers[c.Offer.Provider]
+		if !ok {
+			addr, err := k.mustAddress(c.Offer.Provider)
+			if err != nil {
+				return true, err
+			}
+			r, err := k.eligible(ctx, addr, spec.Tier, params)
+			if err != nil {
+				r = 0
+			}
+			p = seen{addr, r}
+			providers[c.Offer.Provider] = p
 		}
-		r, err := k.eligible(ctx, provider, spec.Tier, params)
-		if err != nil {
+		if p.reliability == 0 {
 			return false, nil
 		}
 		cands = append(cands, types.Candidate{
-			Provider: provider, OfferID: c.Offer.Id, Price: c.Price.Amount, Reliability: r,
+			Provider: p.addr, OfferID: c.Offer.Id, Price: c.Price.Amount, Reliability: p.reliability,
 			Seq: types.StandingOfferSeq, FreeGPUs: c.FreeGPUs,
 		})
 		return false, nil
 	})
-	if walkErr != nil {
-		return nil, walkErr
-	}
 	return cands, err
 }
 

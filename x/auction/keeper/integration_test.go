@@ -1,0 +1,73 @@
+package keeper_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/x/auction/types"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+)
+
+// TestSignedMarketTransactions runs the market as clients do — signed
+// transactions through the ante handler and router in real blocks — and
+// reports the gas MsgPostJob and MsgPlaceBid use (docs/benchmarks.md).
+func TestSignedMarketTransactions(t *testing.T) {
+	funds := sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance), sdk.NewCoin(app.USDCDenom, startBalance))
+	accs := apptesting.NewAccounts(2, funds)
+	a := apptesting.NewApp(t)
+	gen := apptesting.Genesis(t, a, apptesting.NewValidator(), accs)
+	og := offertypes.DefaultGenesis()
+	og.Params.PaymentDenoms = []string{app.BondDenom, app.USDCDenom}
+	gen[offertypes.ModuleName] = a.AppCodec().MustMarshalJSON(og)
+	apptesting.InitChain(t, a, gen)
+	apptesting.NextBlock(t, a)
+
+	op, renter := accs[0].Address.String(), accs[1].Address.String()
+	gpu := providertypes.GPUInfo{Uuid: "GPU-00000001-1111-2222-3333-444455556666", Model: h100, MemoryMib: 81559,
+		PciBusId: "00000000:01:00.0", DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01"}
+	res := apptesting.DeliverTx(t, a, accs[0],
+		&providertypes.MsgRegisterProvider{Operator: op, Moniker: "rack", Region: "eu-de", Endpoint: "https://gpu.example.com", TlsCertSha256: certHash},
+		&providertypes.MsgRegisterGPUs{Signer: op, Provider: op, Gpus: []providertypes.GPUInfo{gpu}},
+		&providertypes.MsgBond{Operator: op, Amount: sdk.NewInt64Coin(app.BondDenom, stakePerGPU)},
+		&offertypes.MsgCreateOffer{Signer: op, Provider: op, GpuUuids: []string{gpu.Uuid}, Terms: offertypes.OfferTerms{
+			PriceOnDemand: usdc(1_000_000), PricePreemptible: usdc(500_000), Lanes: offertypes.AllLanes, Workloads: offertypes.AllWorkloads,
+		}},
+	)
+	require.Zero(t, res.Code, res.Log)
+
+	sp := spec(1, 2_000_000, 2)
+	sp.Tier, sp.Preemptible = types.TIER_BRONZE, true // a new provider's 9000 bps serves BRONZE
+	post := apptesting.DeliverTx(t, a, accs[1], &types.MsgPostJob{Renter: renter, Spec: sp})
+	require.Zero(t, post.Code, post.Log)
+	bid := apptesting.DeliverTx(t, a, accs[0], &types.MsgPlaceBid{
+		Signer: op, Provider: op, JobId: 1, OfferId: 1, Price: *usdc(600_000), GpuCount: 1,
+	})
+	require.Zero(t, bid.Code, bid.Log)
+	fmt.Printf("gas used: MsgPostJob %d, MsgPlaceBid %d\n", post.GasUsed, bid.GasUsed)
+	require.Less(t, post.GasUsed, int64(150_000))
+	require.Less(t, bid.GasUsed, int64(150_000))
+
+	// A bid below the floor fails with x/auction's code; fee paid, nothing else.
+	bad := apptesting.DeliverTx(t, a, accs[0], &types.MsgPlaceBid{Signer: op, Provider: op, JobId: 1, OfferId: 1, Price: *usdc(1), GpuCount: 1})
+	require.Equal(t, types.ModuleName, bad.Codespace)
+	require.Equal(t, types.ErrBidBelowFloor.ABCICode(), bad.Code)
+
+	// The deadline block clears the job. One provider competes with its
+	// best candidate — its standing offer at 0.5 beats its own 0.6 bid — and
+	// a single candidate is paid its ask.
+	apptesting.NextBlock(t, a)
+	ctx := a.NewContext(true)
+	job, err := a.AuctionKeeper.Job(ctx, 1)
+	require.NoError(t, err)
+	require.Equal(t, types.JOB_STATUS_MATCHED, job.Status)
+	require.Equal(t, "500000uusdc", job.ClearingPrice.String())
+	require.NoError(t, a.AuctionKeeper.CheckInvariants(ctx))
+	require.NoError(t, a.OfferKeeper.CheckInvariants(ctx))
+}
