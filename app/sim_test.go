@@ -83,6 +83,7 @@ func checkInvariants(tb testing.TB, ti simsx.TestInstance[*app.App], _ []simtype
 	ctx := ti.App.NewContextLegacy(true, cmtproto.Header{Height: ti.App.LastBlockHeight()})
 	require.NoError(tb, ti.App.ProviderKeeper.CheckInvariants(ctx))
 	require.NoError(tb, ti.App.OfferKeeper.CheckInvariants(ctx))
+	require.NoError(tb, ti.App.AuctionKeeper.CheckInvariants(ctx))
 }
 
 // TestAppImportExport exports a simulated chain, imports it into a fresh app

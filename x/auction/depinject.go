@@ -59,5 +59,5 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 	// Lease payments go to x/settlement, which credits each provider.
 	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.BankKeeper, in.ProviderKeeper, in.OfferKeeper,
 		settlementtypes.ModuleName, authorityAddr)
-	return ModuleOutputs{Keeper: k, Module: NewAppModule(k)}
+	return ModuleOutputs{Keeper: k, Module: NewAppModule(k, in.OfferKeeper)}
 }

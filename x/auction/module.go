@@ -37,11 +37,13 @@ var (
 // AppModule is the x/auction module.
 type AppModule struct {
 	keeper keeper.Keeper
+	offers types.OfferKeeper
 }
 
-// NewAppModule returns the module around its keeper.
-func NewAppModule(k keeper.Keeper) AppModule {
-	return AppModule{keeper: k}
+// NewAppModule returns the module around its keeper; offers is x/offer's
+// keeper, which the simulator reads.
+func NewAppModule(k keeper.Keeper, offers types.OfferKeeper) AppModule {
+	return AppModule{keeper: k, offers: offers}
 }
 
 // IsAppModule implements appmodule.AppModule.

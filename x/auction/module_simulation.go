@@ -26,8 +26,18 @@ func (AppModule) ProposalMsgsX(weights simsx.WeightSource, reg simsx.Registry) {
 	reg.Add(weights.Get("msg_update_auction_params", 50), simulation.MsgUpdateParamsFactory())
 }
 
-// WeightedOperations returns nothing: simsx uses WeightedOperationsX, which
-// the module adds with its first user message.
+// WeightedOperationsX registers the module's messages with the simulator
+// (bids are not simulated yet: standing offers already compete at clearing).
+func (am AppModule) WeightedOperationsX(weights simsx.WeightSource, reg simsx.Registry) {
+	reg.Add(weights.Get("msg_post_job", 40), simulation.MsgPostJobFactory(am.keeper, am.offers))
+	reg.Add(weights.Get("msg_cancel_job", 5), simulation.MsgCancelJobFactory(am.keeper))
+	reg.Add(weights.Get("msg_start_lease", 30), simulation.MsgStartLeaseFactory(am.keeper))
+	reg.Add(weights.Get("msg_close_lease", 10), simulation.MsgCloseLeaseFactory(am.keeper))
+	reg.Add(weights.Get("msg_preempt_lease", 5), simulation.MsgPreemptLeaseFactory(am.keeper))
+}
+
+// WeightedOperations is the legacy simulator hook; simsx uses
+// WeightedOperationsX instead.
 func (AppModule) WeightedOperations(module.SimulationState) []simtypes.WeightedOperation {
 	return nil
 }
