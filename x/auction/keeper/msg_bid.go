@@ -17,11 +17,7 @@ import (
 // names one of the provider's offers that can serve the job now, at a price
 // between that offer's floor on the job's lane and the job's max price.
 func (m msgServer) PlaceBid(ctx context.Context, msg *types.MsgPlaceBid) (*types.MsgPlaceBidResponse, error) {
-	signer, err := m.address("signer", msg.Signer)
-	if err != nil {
-		return nil, err
-	}
-	provider, err := m.address("provider", msg.Provider)
+	provider, err := m.bidder(ctx, msg.Signer, msg.Provider)
 	if err != nil {
 		return nil, err
 	}
@@ -41,13 +37,6 @@ func (m msgServer) PlaceBid(ctx context.Context, msg *types.MsgPlaceBid) (*types
 	}
 	if msg.GpuCount == 0 || msg.GpuCount > spec.GpuCount || (!spec.AllowSplit && msg.GpuCount != spec.GpuCount) {
 		return nil, errorsmod.Wrapf(types.ErrInvalidGPUCount, "bid of %d GPUs for a job of %d (split allowed: %t)", msg.GpuCount, spec.GpuCount, spec.AllowSplit)
-	}
-	ok, err := m.providers.IsAuthorized(ctx, provider, signer)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "%s may not bid for %s", msg.Signer, msg.Provider)
 	}
 	params, err := m.Params.Get(ctx)
 	if err != nil {
@@ -97,23 +86,12 @@ func (m msgServer) PlaceBid(ctx context.Context, msg *types.MsgPlaceBid) (*types
 
 // WithdrawBid removes a provider's bid from an OPEN job.
 func (m msgServer) WithdrawBid(ctx context.Context, msg *types.MsgWithdrawBid) (*types.MsgWithdrawBidResponse, error) {
-	signer, err := m.address("signer", msg.Signer)
-	if err != nil {
-		return nil, err
-	}
-	provider, err := m.address("provider", msg.Provider)
+	provider, err := m.bidder(ctx, msg.Signer, msg.Provider)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := m.openJob(ctx, msg.JobId); err != nil {
 		return nil, err
-	}
-	ok, err := m.providers.IsAuthorized(ctx, provider, signer)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "%s may not act for %s", msg.Signer, msg.Provider)
 	}
 	key := collections.Join(msg.JobId, provider)
 	if has, err := m.Bids.Has(ctx, key); err != nil || !has {
@@ -123,6 +101,27 @@ func (m msgServer) WithdrawBid(ctx context.Context, msg *types.MsgWithdrawBid) (
 		return nil, err
 	}
 	return &types.MsgWithdrawBidResponse{}, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventBidWithdrawn{JobId: msg.JobId, Provider: msg.Provider})
+}
+
+// bidder resolves (signer, provider) of a bid message: both valid
+// addresses, the signer the provider's operator or one of its agents.
+func (k Keeper) bidder(ctx context.Context, signerStr, providerStr string) (sdk.AccAddress, error) {
+	signer, err := k.address("signer", signerStr)
+	if err != nil {
+		return nil, err
+	}
+	provider, err := k.address("provider", providerStr)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := k.providers.IsAuthorized(ctx, provider, signer)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "%s may not act for %s", signerStr, providerStr)
+	}
+	return provider, nil
 }
 
 // openJob loads a job that still takes bids: OPEN and its deadline not past.

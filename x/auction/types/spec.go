@@ -44,7 +44,7 @@ func (s JobSpec) Validate(params Params) error {
 	if !isDigest(s.ImageDigest) {
 		return errorsmod.Wrapf(ErrInvalidImage, "image_digest %q: want sha256: and 64 lowercase hex digits", s.ImageDigest)
 	}
-	if len(s.ManifestHash) != 64 || !isLowerHex(s.ManifestHash) {
+	if len(s.ManifestHash) != 64 || !offertypes.IsLowerHex(s.ManifestHash) {
 		return errorsmod.Wrapf(ErrInvalidManifestHash, "%q: want the manifest's sha256 as 64 lowercase hex digits", s.ManifestHash)
 	}
 	if !offertypes.IsSingleWorkload(s.Workload) {
@@ -111,17 +111,7 @@ func ValidateReason(r string) error {
 
 func isDigest(s string) bool {
 	hex, ok := strings.CutPrefix(s, offertypes.ImageDigestPrefix)
-	return ok && len(hex) == 64 && isLowerHex(hex)
-}
-
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return ok && len(hex) == 64 && offertypes.IsLowerHex(hex)
 }
 
 func printable(s string) bool {

@@ -152,7 +152,7 @@ func validateAllowlist(list []string) error {
 	}
 	for i, e := range list {
 		hex, ok := strings.CutPrefix(e, ImageDigestPrefix)
-		if !ok || len(hex) < MinImagePrefixHex || len(hex) > 64 || !isLowerHex(hex) {
+		if !ok || len(hex) < MinImagePrefixHex || len(hex) > 64 || !IsLowerHex(hex) {
 			return errorsmod.Wrapf(ErrInvalidImageAllowlist,
 				"entry %d %q: must be %q followed by %d–64 lowercase hex digits", i, e, ImageDigestPrefix, MinImagePrefixHex)
 		}
@@ -165,7 +165,8 @@ func validateAllowlist(list []string) error {
 	return nil
 }
 
-func isLowerHex(s string) bool {
+// IsLowerHex reports whether s is only lowercase hex digits.
+func IsLowerHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
