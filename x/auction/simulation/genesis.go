@@ -21,10 +21,12 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 	silver := bronze + uint32(r.Intn(int(10_000-bronze)+1))
 	gold := silver + uint32(r.Intn(int(10_000-silver)+1))
 	return types.Params{
-		MaxClearingsPerBlock:   uint32(r.Intn(1000) + 1),
-		MaxBidsPerJob:          uint32(r.Intn(200) + 1),
-		MaxCandidatesPerJob:    uint32(r.Intn(512) + 1),
-		IncludeStandingOffers:  r.Intn(2) == 0,
+		MaxClearingsPerBlock: uint32(r.Intn(1000) + 1),
+		MaxBidsPerJob:        uint32(r.Intn(200) + 1),
+		MaxCandidatesPerJob:  uint32(r.Intn(512) + 1),
+		// Bids are not simulated yet, so standing offers stay on or no job
+		// would ever clear (TestBidsOnlyMarket covers the off switch).
+		IncludeStandingOffers:  true,
 		ClearingRule:           rule,
 		DefaultBidWindowBlocks: uint32(r.Intn(10)),
 		MaxJobDurationSeconds:  uint64(r.Intn(2000*3600) + 1),
