@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"cosmossdk.io/collections"
@@ -107,18 +108,27 @@ func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Para
 		if uint32(len(cands)) >= params.MaxCandidatesPerJob {
 			break
 		}
-		provider, err := k.mustAddress(b.Provider)
+		provider, err := k.storedAddress(b.Provider)
 		if err != nil {
 			return nil, err
 		}
 		r, err := k.eligible(ctx, provider, spec.Tier, params)
-		if err != nil {
+		if errors.Is(err, types.ErrProviderNotEligible) {
 			continue // jailed, tombstoned or less reliable since it bid
+		}
+		if err != nil {
+			return nil, err
 		}
 		bq := q
 		bq.GPUCount, bq.AllowSplit = b.GpuCount, false
 		c, fits, err := k.offers.Fit(ctx, b.OfferId, bq)
-		if err != nil || !fits || c.Offer.Provider != b.Provider || b.Price.Amount.LT(c.Price.Amount) {
+		if errors.Is(err, offertypes.ErrOfferNotFound) {
+			continue // the offer was closed since the bid
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !fits || c.Offer.Provider != b.Provider || b.Price.Amount.LT(c.Price.Amount) {
 			continue // the offer changed since the bid
 		}
 		cands = append(cands, types.Candidate{
@@ -143,13 +153,13 @@ func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Para
 		}
 		p, ok := providers[c.Offer.Provider]
 		if !ok {
-			addr, err := k.mustAddress(c.Offer.Provider)
+			addr, err := k.storedAddress(c.Offer.Provider)
 			if err != nil {
 				return true, err
 			}
 			r, err := k.eligible(ctx, addr, spec.Tier, params)
-			if err != nil {
-				r = 0
+			if err != nil && !errors.Is(err, types.ErrProviderNotEligible) {
+				return true, err
 			}
 			p = seen{addr, r}
 			providers[c.Offer.Provider] = p
@@ -248,11 +258,11 @@ func (k Keeper) closeUnstarted(ctx context.Context, params types.Params) (int, e
 
 // setNewLease stores a lease with its queue and index entries.
 func (k Keeper) setNewLease(ctx context.Context, l types.Lease) error {
-	provider, err := k.mustAddress(l.Provider)
+	provider, err := k.storedAddress(l.Provider)
 	if err != nil {
 		return err
 	}
-	renter, err := k.mustAddress(l.Renter)
+	renter, err := k.storedAddress(l.Renter)
 	if err != nil {
 		return err
 	}

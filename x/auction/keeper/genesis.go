@@ -29,7 +29,7 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 		if err := k.Jobs.Set(ctx, j.Id, j); err != nil {
 			return err
 		}
-		renter, err := k.mustAddress(j.Renter)
+		renter, err := k.storedAddress(j.Renter)
 		if err != nil {
 			return err
 		}
@@ -43,7 +43,7 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 		}
 	}
 	for _, b := range gs.Bids {
-		provider, err := k.mustAddress(b.Provider)
+		provider, err := k.storedAddress(b.Provider)
 		if err != nil {
 			return err
 		}

@@ -93,7 +93,7 @@ func (k Keeper) EndLease(ctx context.Context, leaseID uint64, status types.Lease
 		return err
 	}
 	if outcome != providertypes.LEASE_OUTCOME_UNSPECIFIED {
-		provider, err := k.mustAddress(l.Provider)
+		provider, err := k.storedAddress(l.Provider)
 		if err != nil {
 			return err
 		}
@@ -169,7 +169,7 @@ func (m msgServer) CloseLease(ctx context.Context, msg *types.MsgCloseLease) (*t
 		return nil, err
 	}
 	if byProvider {
-		provider, err := m.mustAddress(l.Provider)
+		provider, err := m.storedAddress(l.Provider)
 		if err != nil {
 			return nil, err
 		}

@@ -430,3 +430,34 @@ func (s *KeeperTestSuite) TestBidsOnlyMarket() {
 	s.Require().NoError(err)
 	s.Require().Empty(bids, "bids leave with clearing")
 }
+
+// TestStaleBidsAreSkipped: a bid whose offer was closed, or whose provider
+// was jailed, before the deadline does not win; with nothing else, the job
+// expires with a full refund.
+func (s *KeeperTestSuite) TestStaleBidsAreSkipped() {
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	params.IncludeStandingOffers = false
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, params))
+	o0 := s.provider(0, "eu-de", 1, 10000, 1_000_000)
+	o1 := s.provider(1, "eu-de", 1, 10000, 1_000_000)
+	renter := 3
+	before := s.renterUSDC(renter)
+	id := s.post(renter, spec(1, 2_000_000, 1))
+	for _, b := range []struct {
+		i     int
+		offer uint64
+	}{{0, o0}, {1, o1}} {
+		_, err := s.msgServer.PlaceBid(s.ctx, &types.MsgPlaceBid{
+			Signer: s.operator(b.i), Provider: s.operator(b.i), JobId: id, OfferId: b.offer, Price: *usdc(1_500_000), GpuCount: 1,
+		})
+		s.Require().NoError(err)
+	}
+	_, err = s.offers.CloseOffer(s.ctx, &offertypes.MsgCloseOffer{Signer: s.operator(0), OfferId: o0})
+	s.Require().NoError(err)
+	s.Require().NoError(s.app.ProviderKeeper.Jail(s.ctx, s.accs[1].Address, s.ctx.BlockTime().Add(time.Hour)))
+	s.endBlock(time.Second)
+	s.endBlock(time.Second)
+	s.Require().Equal(types.JOB_STATUS_EXPIRED, s.job(id).Status)
+	s.Require().Equal(before, s.renterUSDC(renter))
+}

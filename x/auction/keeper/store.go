@@ -39,14 +39,14 @@ func (k Keeper) address(field, s string) (sdk.AccAddress, error) {
 	return b, nil
 }
 
-// mustAddress decodes an address stored in state (valid by construction).
-func (k Keeper) mustAddress(s string) (sdk.AccAddress, error) {
+// storedAddress decodes an address read from state (valid by construction).
+func (k Keeper) storedAddress(s string) (sdk.AccAddress, error) {
 	return k.addressCodec.StringToBytes(s)
 }
 
 // actsFor reports whether signer is the provider's operator or one of its agents.
 func (k Keeper) actsFor(ctx context.Context, signer sdk.AccAddress, provider string) (bool, error) {
-	addr, err := k.mustAddress(provider)
+	addr, err := k.storedAddress(provider)
 	if err != nil {
 		return false, err
 	}
@@ -58,7 +58,7 @@ func (k Keeper) refund(ctx context.Context, jobID, leaseID uint64, renter string
 	if !amount.IsPositive() {
 		return nil
 	}
-	addr, err := k.mustAddress(renter)
+	addr, err := k.storedAddress(renter)
 	if err != nil {
 		return err
 	}

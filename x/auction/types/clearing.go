@@ -126,8 +126,10 @@ func bestPerProvider(cands []Candidate) []Candidate {
 		return 0
 	})
 	out := make([]Candidate, 0, len(ranked))
-	for i, c := range ranked {
-		if !slices.ContainsFunc(ranked[:i], func(p Candidate) bool { return bytes.Equal(p.Provider, c.Provider) }) {
+	kept := make(map[string]bool, len(ranked))
+	for _, c := range ranked {
+		if !kept[string(c.Provider)] {
+			kept[string(c.Provider)] = true
 			out = append(out, c)
 		}
 	}

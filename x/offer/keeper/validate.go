@@ -2,7 +2,9 @@ package keeper
 
 import (
 	"context"
+	"errors"
 
+	"cosmossdk.io/collections"
 	errorsmod "cosmossdk.io/errors"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
@@ -50,8 +52,12 @@ func (k Keeper) offeredGPUs(ctx context.Context, provider providertypes.Provider
 		if err != nil {
 			return "", 0, err
 		}
-		if id, err := k.GPUOffers.Get(ctx, u); err == nil {
+		id, err := k.GPUOffers.Get(ctx, u)
+		if err == nil {
 			return "", 0, errorsmod.Wrapf(types.ErrGPUInOffer, "%s is in offer %d", u, id)
+		}
+		if !errors.Is(err, collections.ErrNotFound) {
+			return "", 0, err
 		}
 		if i == 0 {
 			model, memory = g.Model, g.MemoryMib
