@@ -25,7 +25,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 	}
 	spec := job.Spec
 	out, ok := types.Clear(cands, spec.GpuCount, spec.AllowSplit, spec.MaxPrice.Amount, params.ClearingRule)
-	if err := k.dropBids(ctx, job.Id); err != nil {
+	if err := k.dropBids(ctx, &job); err != nil {
 		return err
 	}
 	em := sdk.UnwrapSDKContext(ctx).EventManager()
@@ -99,9 +99,12 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Params) ([]types.Candidate, error) {
 	spec := job.Spec
 	q := candidateQuery(spec, params)
-	bids, err := k.JobBids(ctx, job.Id)
-	if err != nil {
-		return nil, err
+	var bids []types.Bid
+	if job.Bids > 0 {
+		var err error
+		if bids, err = k.JobBids(ctx, job.Id); err != nil {
+			return nil, err
+		}
 	}
 	var cands []types.Candidate
 	for _, b := range bids {
@@ -147,7 +150,7 @@ func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Para
 		reliability uint32 // 0: not eligible
 	}
 	providers := map[string]seen{}
-	_, err = k.offers.WalkCandidates(ctx, q, func(c offertypes.Candidate) (bool, error) {
+	_, err := k.offers.WalkCandidates(ctx, q, func(c offertypes.Candidate) (bool, error) {
 		if stopWalk(cands, spec, c.Price.Amount) {
 			return true, nil
 		}

@@ -64,8 +64,9 @@ func (k Keeper) EscrowInvariant(ctx context.Context) error {
 	return nil
 }
 
-// LeasesInvariant: each job's open_leases equals its live leases, every
-// lease is listed by its job, and nothing is paid beyond its escrow.
+// LeasesInvariant: each job's open_leases equals its live leases and its
+// bids count its stored bids, every lease is listed by its job, and nothing
+// is paid beyond its escrow.
 func (k Keeper) LeasesInvariant(ctx context.Context) error {
 	leases, err := values(ctx, k.Leases)
 	if err != nil {
@@ -95,9 +96,20 @@ func (k Keeper) LeasesInvariant(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	bids, err := values(ctx, k.Bids)
+	if err != nil {
+		return err
+	}
+	bidCount := map[uint64]uint32{}
+	for _, b := range bids {
+		bidCount[b.JobId]++
+	}
 	for _, j := range jobs {
 		if j.OpenLeases != open[j.Id] {
 			return fmt.Errorf("job %d counts %d open leases, %d are live", j.Id, j.OpenLeases, open[j.Id])
+		}
+		if j.Bids != bidCount[j.Id] {
+			return fmt.Errorf("job %d counts %d bids, the store holds %d", j.Id, j.Bids, bidCount[j.Id])
 		}
 	}
 	return nil

@@ -461,3 +461,47 @@ func (s *KeeperTestSuite) TestStaleBidsAreSkipped() {
 	s.Require().Equal(types.JOB_STATUS_EXPIRED, s.job(id).Status)
 	s.Require().Equal(before, s.renterUSDC(renter))
 }
+
+// TestBidLimitAndCount: max_bids_per_job counts providers, not bids (a
+// replacement is free, a withdrawal frees a place), and the job's bid count
+// follows the store until clearing empties it.
+func (s *KeeperTestSuite) TestBidLimitAndCount() {
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	params.MaxBidsPerJob = 2
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, params))
+	offers := []uint64{
+		s.provider(0, "eu-de", 1, 10000, 1_000_000),
+		s.provider(1, "eu-de", 1, 10000, 1_000_000),
+		s.provider(2, "eu-de", 1, 10000, 1_000_000),
+	}
+	id := s.post(3, spec(1, 2_000_000, 1))
+	bid := func(i int, price int64) error {
+		_, err := s.msgServer.PlaceBid(s.ctx, &types.MsgPlaceBid{
+			Signer: s.operator(i), Provider: s.operator(i), JobId: id, OfferId: offers[i], Price: *usdc(price), GpuCount: 1,
+		})
+		return err
+	}
+	s.Require().NoError(bid(0, 1_500_000))
+	s.Require().NoError(bid(1, 1_400_000))
+	s.Require().EqualValues(2, s.job(id).Bids)
+	s.Require().ErrorIs(bid(2, 1_300_000), types.ErrTooManyBids)
+	s.Require().NoError(bid(0, 1_200_000), "a replacement takes no new place")
+	s.Require().EqualValues(2, s.job(id).Bids)
+	_, err = s.msgServer.WithdrawBid(s.ctx, &types.MsgWithdrawBid{Signer: s.operator(1), Provider: s.operator(1), JobId: id})
+	s.Require().NoError(err)
+	s.Require().EqualValues(1, s.job(id).Bids)
+	s.Require().NoError(bid(2, 1_300_000))
+	s.Require().EqualValues(2, s.job(id).Bids)
+	s.Require().NoError(s.keeper.CheckInvariants(s.ctx))
+
+	s.endBlock(time.Second)
+	s.endBlock(time.Second)
+	job := s.job(id)
+	s.Require().Equal(types.JOB_STATUS_MATCHED, job.Status)
+	s.Require().Zero(job.Bids)
+	bids, err := s.keeper.JobBids(s.ctx, id)
+	s.Require().NoError(err)
+	s.Require().Empty(bids)
+	s.Require().NoError(s.keeper.CheckInvariants(s.ctx))
+}

@@ -65,12 +65,12 @@ func (m msgServer) PlaceBid(ctx context.Context, msg *types.MsgPlaceBid) (*types
 		return nil, err
 	}
 	if !replacing {
-		keys, err := m.bidKeys(ctx, job.Id)
-		if err != nil {
-			return nil, err
+		if job.Bids >= params.MaxBidsPerJob {
+			return nil, errorsmod.Wrapf(types.ErrTooManyBids, "job %d has %d bids", job.Id, job.Bids)
 		}
-		if uint32(len(keys)) >= params.MaxBidsPerJob {
-			return nil, errorsmod.Wrapf(types.ErrTooManyBids, "job %d has %d bids", job.Id, len(keys))
+		job.Bids++
+		if err := m.Jobs.Set(ctx, job.Id, job); err != nil {
+			return nil, err
 		}
 	}
 	seq, err := m.BidSeq.Next(ctx)
@@ -90,7 +90,8 @@ func (m msgServer) WithdrawBid(ctx context.Context, msg *types.MsgWithdrawBid) (
 	if err != nil {
 		return nil, err
 	}
-	if _, err := m.openJob(ctx, msg.JobId); err != nil {
+	job, err := m.openJob(ctx, msg.JobId)
+	if err != nil {
 		return nil, err
 	}
 	key := collections.Join(msg.JobId, provider)
@@ -98,6 +99,10 @@ func (m msgServer) WithdrawBid(ctx context.Context, msg *types.MsgWithdrawBid) (
 		return nil, errorsmod.Wrapf(types.ErrBidNotFound, "%s on job %d", msg.Provider, msg.JobId)
 	}
 	if err := m.Bids.Remove(ctx, key); err != nil {
+		return nil, err
+	}
+	job.Bids--
+	if err := m.Jobs.Set(ctx, job.Id, job); err != nil {
 		return nil, err
 	}
 	return &types.MsgWithdrawBidResponse{}, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventBidWithdrawn{JobId: msg.JobId, Provider: msg.Provider})

@@ -85,7 +85,7 @@ func (m msgServer) CancelJob(ctx context.Context, msg *types.MsgCancelJob) (*typ
 		if err := m.ClearingQueue.Remove(ctx, clearingKey(job)); err != nil {
 			return nil, err
 		}
-		if err := m.dropBids(ctx, job.Id); err != nil {
+		if err := m.dropBids(ctx, &job); err != nil {
 			return nil, err
 		}
 		if err := m.refund(ctx, job.Id, 0, job.Renter, job.Deposit); err != nil {

@@ -71,8 +71,12 @@ func (k Keeper) refund(ctx context.Context, jobID, leaseID uint64, renter string
 }
 
 // dropBids removes every bid on a job (bounded by max_bids_per_job).
-func (k Keeper) dropBids(ctx context.Context, jobID uint64) error {
-	keys, err := k.bidKeys(ctx, jobID)
+func (k Keeper) dropBids(ctx context.Context, job *types.Job) error {
+	if job.Bids == 0 {
+		return nil // no iterator: opening one on a dirty block cache is not free
+	}
+	job.Bids = 0
+	keys, err := k.bidKeys(ctx, job.Id)
 	if err != nil {
 		return err
 	}

@@ -68,6 +68,15 @@ func (gs GenesisState) validate() error {
 			return fmt.Errorf("bid of %s on job %d: seq must be in [1, next_bid_seq)", b.Provider, b.JobId)
 		}
 	}
+	bidCount := map[uint64]uint32{}
+	for _, b := range gs.Bids {
+		bidCount[b.JobId]++
+	}
+	for _, j := range gs.Jobs {
+		if j.Bids != bidCount[j.Id] {
+			return fmt.Errorf("job %d: bids is %d, genesis holds %d bids on it", j.Id, j.Bids, bidCount[j.Id])
+		}
+	}
 	openLeases := map[uint64]uint32{}
 	for i, l := range gs.Leases {
 		if l.Id == 0 || l.Id >= gs.NextLeaseId || (i > 0 && l.Id <= gs.Leases[i-1].Id) {
