@@ -1,6 +1,8 @@
 package app
 
 import (
+	"os"
+
 	sdk "github.com/cosmos/cosmos-sdk/types"
 )
 
@@ -40,6 +42,15 @@ func init() {
 // global config. It is idempotent, and seals the config so nothing later can
 // change it under a running node.
 func SetSDKConfig() {
+	// Without a scope, every sdk.GetConfig() (one per address decoded: bank
+	// sends, bech32 codecs) calls os.Executable and os.Hostname to find its
+	// per-process config; that was 8% of a clearing block. One process runs
+	// one chain, so a fixed scope is the same config at no syscall cost.
+	if os.Getenv(sdk.EnvConfigScope) == "" {
+		if err := os.Setenv(sdk.EnvConfigScope, "idlegpu"); err != nil {
+			panic(err)
+		}
+	}
 	cfg := sdk.GetConfig()
 	if cfg.GetBech32AccountAddrPrefix() != Bech32Prefix {
 		cfg.SetBech32PrefixForAccount(Bech32Prefix, Bech32PrefixAccPub)

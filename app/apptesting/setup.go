@@ -143,7 +143,15 @@ func InitChain(tb testing.TB, a *app.App, gen map[string]json.RawMessage) *abci.
 // funded, and one committed block.
 func Setup(tb testing.TB, accs []Account) *app.App {
 	tb.Helper()
-	a := NewApp(tb)
+	return SetupWithDB(tb, dbm.NewMemDB(), accs)
+}
+
+// SetupWithDB is Setup over db. Benchmarks use a goleveldb database, as a
+// node does: cosmos-db's MemDB iterates through a goroutine and a channel,
+// which would dominate (and add noise to) any timing of range scans.
+func SetupWithDB(tb testing.TB, db dbm.DB, accs []Account) *app.App {
+	tb.Helper()
+	a := NewAppWithDB(tb, db)
 	InitChain(tb, a, Genesis(tb, a, NewValidator(), accs))
 	NextBlock(tb, a)
 	return a

@@ -18,8 +18,8 @@ import (
 // (explicit bids, then standing offers cheapest first), picks the winners
 // and price (types.Clear), and either makes the leases or expires the job
 // with a full refund.
-func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params) error {
-	cands, err := k.candidates(ctx, job, params)
+func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params, pc providerCache) error {
+	cands, err := k.candidates(ctx, job, params, pc)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 // include_standing_offers) standing offers from x/offer's walk, cheapest
 // first, at most max_candidates_per_job in all. The walk stops early once
 // no later offer can rank above the candidates already needed.
-func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Params) ([]types.Candidate, error) {
+func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Params, pc providerCache) ([]types.Candidate, error) {
 	spec := job.Spec
 	q := candidateQuery(spec, params)
 	var bids []types.Bid
@@ -111,16 +111,13 @@ func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Para
 		if uint32(len(cands)) >= params.MaxCandidatesPerJob {
 			break
 		}
-		provider, err := k.storedAddress(b.Provider)
+		p, err := k.providerOf(ctx, pc, b.Provider)
 		if err != nil {
 			return nil, err
 		}
-		r, err := k.eligible(ctx, provider, spec.Tier, params)
-		if errors.Is(err, types.ErrProviderNotEligible) {
+		provider, r := p.addr, p.reliability
+		if r == 0 || r < params.MinReliability(spec.Tier) {
 			continue // jailed, tombstoned or less reliable since it bid
-		}
-		if err != nil {
-			return nil, err
 		}
 		bq := q
 		bq.GPUCount, bq.AllowSplit = b.GpuCount, false
@@ -143,32 +140,17 @@ func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Para
 		return cands, nil
 	}
 	q.MaxScan = params.MaxCandidatesPerJob - uint32(len(cands))
-	// A provider often has many offers in one walk: decode its address and
-	// check its eligibility once.
-	type seen struct {
-		addr        sdk.AccAddress
-		reliability uint32 // 0: not eligible
-	}
-	providers := map[string]seen{}
+	stop := stopRule{spec: spec, checkAt: 2}
 	_, err := k.offers.WalkCandidates(ctx, q, func(c offertypes.Candidate) (bool, error) {
-		if stopWalk(cands, spec, c.Price.Amount) {
+		if stop.reached(cands, c.Price.Amount) {
 			return true, nil
 		}
-		p, ok := providers[c.Offer.Provider]
-		if !ok {
-			addr, err := k.storedAddress(c.Offer.Provider)
-			if err != nil {
-				return true, err
-			}
-			r, err := k.eligible(ctx, addr, spec.Tier, params)
-			if err != nil && !errors.Is(err, types.ErrProviderNotEligible) {
-				return true, err
-			}
-			p = seen{addr, r}
-			providers[c.Offer.Provider] = p
+		p, err := k.providerOf(ctx, pc, c.Offer.Provider)
+		if err != nil {
+			return true, err
 		}
-		if p.reliability == 0 {
-			return false, nil
+		if p.reliability == 0 || p.reliability < params.MinReliability(spec.Tier) {
+			return false, nil // not ACTIVE, or not reliable enough for the tier
 		}
 		cands = append(cands, types.Candidate{
 			Provider: p.addr, OfferID: c.Offer.Id, Price: c.Price.Amount, Reliability: p.reliability,
@@ -179,20 +161,81 @@ func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Para
 	return cands, err
 }
 
-// stopWalk reports whether a standing offer at price (and every later, at
-// least as expensive one) can no longer change the outcome: the candidates
-// so far fill the job and have a runner-up, and price is above the
-// runner-up's effective price. Since effective ≥ price (reliability ≤
-// 10000), nothing later can rank above the runner-up; a strict comparison
-// keeps equal-score tie-breaks exact.
-func stopWalk(cands []types.Candidate, spec types.JobSpec, price sdkmath.Int) bool {
-	out, ok := types.Clear(cands, spec.GpuCount, spec.AllowSplit, spec.MaxPrice.Amount, types.CLEARING_RULE_FIRST_PRICE)
-	if !ok || out.RunnerUp == nil {
+// stopRule decides when a cheapest-first walk can stop: once the
+// candidates so far fill the job and have a runner-up, and the next price is
+// above the runner-up's effective price. Since effective ≥ price
+// (reliability ≤ 10000), nothing later can rank above the runner-up; a
+// strict comparison keeps equal-score tie-breaks exact.
+//
+// Clearing the candidates at every step would cost O(n² log n) per job, so
+// the threshold (the runner-up's effective price) is recomputed only when
+// the candidates have doubled, and a price above the cached threshold is
+// confirmed against a fresh one before stopping. So every stop is one the
+// per-step rule takes too, perhaps a few candidates later, and candidates
+// past that point rank below the runner-up: the outcome is the one an
+// exhaustive walk gives (TestStopRuleMatchesExhaustiveClearing).
+type stopRule struct {
+	spec    types.JobSpec
+	checkAt int
+	// ru is the runner-up at the last check; nil: the job was not filled.
+	ru *types.Candidate
+}
+
+func (s *stopRule) reached(cands []types.Candidate, price sdkmath.Int) bool {
+	if len(cands) >= s.checkAt {
+		s.refresh(cands)
+		s.checkAt = 2 * len(cands)
+	}
+	if s.ru == nil || !above(price, s.ru) {
 		return false
 	}
-	ru := out.RunnerUp
-	// price > ru.price × 10000 / ru.reliability, cross-multiplied.
+	s.refresh(cands)
+	return s.ru != nil && above(price, s.ru)
+}
+
+func (s *stopRule) refresh(cands []types.Candidate) {
+	out, ok := types.Clear(cands, s.spec.GpuCount, s.spec.AllowSplit, s.spec.MaxPrice.Amount, types.CLEARING_RULE_FIRST_PRICE)
+	s.ru = nil
+	if ok {
+		s.ru = out.RunnerUp
+	}
+}
+
+// above reports price > ru.price × 10000 / ru.reliability, cross-multiplied.
+func above(price sdkmath.Int, ru *types.Candidate) bool {
 	return price.MulRaw(int64(ru.Reliability)).GT(ru.Price.MulRaw(10000))
+}
+
+// providerSeen is a provider as clearing needs it: its address bytes and
+// reliability, 0 when it is not ACTIVE.
+type providerSeen struct {
+	addr        sdk.AccAddress
+	reliability uint32
+}
+
+// providerCache holds the providers one EndBlock's clearings have looked
+// up: clearing changes no provider's status or reliability, and a large
+// market shows each job many offers of the same providers.
+type providerCache map[string]providerSeen
+
+// providerOf returns a provider's address and reliability through pc.
+func (k Keeper) providerOf(ctx context.Context, pc providerCache, operator string) (providerSeen, error) {
+	if p, ok := pc[operator]; ok {
+		return p, nil
+	}
+	addr, err := k.storedAddress(operator)
+	if err != nil {
+		return providerSeen{}, err
+	}
+	r, err := k.activeReliability(ctx, addr)
+	if errors.Is(err, types.ErrProviderNotEligible) {
+		r = 0
+	} else if err != nil {
+		return providerSeen{}, err
+	}
+	p := providerSeen{addr, r}
+	pc[operator] = p
+	return p, nil
 }
 
 // clearDue clears the OPEN jobs whose deadline has come, oldest first, at
@@ -215,6 +258,7 @@ func (k Keeper) clearDue(ctx context.Context, params types.Params) (int, error) 
 		due = append(due, key)
 	}
 	it.Close()
+	pc := providerCache{}
 	for _, key := range due {
 		if err := k.ClearingQueue.Remove(ctx, key); err != nil {
 			return 0, err
@@ -223,7 +267,7 @@ func (k Keeper) clearDue(ctx context.Context, params types.Params) (int, error) 
 		if err != nil {
 			return 0, err
 		}
-		if err := k.clearJob(ctx, job, params); err != nil {
+		if err := k.clearJob(ctx, job, params, pc); err != nil {
 			return 0, err
 		}
 	}

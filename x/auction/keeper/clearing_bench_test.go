@@ -3,10 +3,13 @@ package keeper_test
 import (
 	"fmt"
 	"math/rand"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
+	dbm "github.com/cosmos/cosmos-db"
 
 	sdkmath "cosmossdk.io/math"
 
@@ -35,7 +38,8 @@ func benchModel(i int) string { return fmt.Sprintf("NVIDIA Bench GPU %02d", i) }
 // markets of 1k, 10k and 100k standing offers over 20 models with random
 // regions and prices, in the real app: each clearing walks x/offer's index,
 // checks providers in x/provider, leases GPUs, splits escrow and refunds
-// through x/bank. The state is committed to IAVL before timing.
+// through x/bank. The state is committed to IAVL over goleveldb (a node's
+// default backend) before timing.
 //
 //	go test ./x/auction/keeper -run '^$' -bench BenchmarkEndBlockClearing -benchtime 5x
 func BenchmarkEndBlockClearing(b *testing.B) {
@@ -81,6 +85,27 @@ func BenchmarkEndBlockClearing(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(matched), "matched/op")
+				// Candidates gathered per cleared job (the reliability band the
+				// stop rule must see), from the EventJobCleared events.
+				cands, cleared := 0, 0
+				for _, ev := range ctx.EventManager().Events() {
+					if ev.Type != "idlegpu.auction.v1.EventJobCleared" {
+						continue
+					}
+					for _, attr := range ev.Attributes {
+						if attr.Key == "candidates" {
+							n, err := strconv.Atoi(strings.Trim(attr.Value, `"`))
+							if err != nil {
+								b.Fatal(err)
+							}
+							cands += n
+							cleared++
+						}
+					}
+				}
+				if cleared > 0 {
+					b.ReportMetric(float64(cands)/float64(cleared), "candidates/job")
+				}
 				b.StartTimer()
 			}
 		})
@@ -93,7 +118,11 @@ func BenchmarkEndBlockClearing(b *testing.B) {
 func benchApp(b *testing.B, n int) (*app.App, string) {
 	b.Helper()
 	accs := apptesting.NewAccounts(1, sdk.NewCoins(sdk.NewCoin(app.BondDenom, sdkmath.NewInt(1e15)), sdk.NewCoin(app.USDCDenom, sdkmath.NewInt(1e15))))
-	a := apptesting.Setup(b, accs)
+	db, err := dbm.NewGoLevelDB("application", b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := apptesting.SetupWithDB(b, db, accs)
 	ctx := a.NewNextBlockContext(cmtproto.Header{ChainID: apptesting.ChainID, Height: a.LastBlockHeight() + 1, Time: apptesting.LastBlockTime(a).Add(time.Second)})
 	r := rand.New(rand.NewSource(42))
 	now := ctx.BlockTime()

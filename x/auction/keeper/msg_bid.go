@@ -147,6 +147,19 @@ func (k Keeper) openJob(ctx context.Context, id uint64) (types.Job, error) {
 // eligible returns the provider's reliability when it may serve tier: it is
 // ACTIVE and its reliability is positive and at least the tier's floor.
 func (k Keeper) eligible(ctx context.Context, provider sdk.AccAddress, tier types.Tier, params types.Params) (uint32, error) {
+	r, err := k.activeReliability(ctx, provider)
+	if err != nil {
+		return 0, err
+	}
+	if r < params.MinReliability(tier) {
+		return 0, errorsmod.Wrapf(types.ErrProviderNotEligible, "%s has reliability %d bps, %s needs %d", provider, r, tier, params.MinReliability(tier))
+	}
+	return r, nil
+}
+
+// activeReliability returns an ACTIVE provider's reliability, or
+// ErrProviderNotEligible when it is not ACTIVE or has none.
+func (k Keeper) activeReliability(ctx context.Context, provider sdk.AccAddress) (uint32, error) {
 	p, err := k.providers.Provider(ctx, provider)
 	if err != nil {
 		return 0, err
@@ -158,8 +171,8 @@ func (k Keeper) eligible(ctx context.Context, provider sdk.AccAddress, tier type
 	if err != nil {
 		return 0, err
 	}
-	if r == 0 || r < params.MinReliability(tier) {
-		return 0, errorsmod.Wrapf(types.ErrProviderNotEligible, "%s has reliability %d bps, %s needs %d", p.Operator, r, tier, params.MinReliability(tier))
+	if r == 0 {
+		return 0, errorsmod.Wrapf(types.ErrProviderNotEligible, "%s has reliability 0", p.Operator)
 	}
 	return r, nil
 }

@@ -2,7 +2,9 @@ package types
 
 import (
 	"bytes"
+	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 
 	sdkmath "cosmossdk.io/math"
@@ -27,9 +29,7 @@ type Candidate struct {
 // price × 10000 / reliability (compared exactly, by cross-multiplying, so
 // no rounding decides), then the earlier bid, then lower provider bytes.
 func Better(a, b Candidate) bool {
-	l := a.Price.Mul(sdkmath.NewIntFromUint64(uint64(b.Reliability)))
-	r := b.Price.Mul(sdkmath.NewIntFromUint64(uint64(a.Reliability)))
-	if c := l.BigIntMut().Cmp(r.BigIntMut()); c != 0 {
+	if c := cmpEffective(a, b); c != 0 {
 		return c < 0
 	}
 	if a.Seq != b.Seq {
@@ -39,6 +39,24 @@ func Better(a, b Candidate) bool {
 		return c < 0
 	}
 	return a.OfferID < b.OfferID
+}
+
+// cmpEffective compares a.price × b.reliability with b.price ×
+// a.reliability: exactly, in 128-bit arithmetic when both prices fit in 64
+// bits (every real price), else in big integers. Clearing sorts candidates
+// with it, so it must not allocate in the common case.
+func cmpEffective(a, b Candidate) int {
+	if a.Price.IsUint64() && b.Price.IsUint64() {
+		lh, ll := bits.Mul64(a.Price.Uint64(), uint64(b.Reliability))
+		rh, rl := bits.Mul64(b.Price.Uint64(), uint64(a.Reliability))
+		if lh != rh {
+			return cmp.Compare(lh, rh)
+		}
+		return cmp.Compare(ll, rl)
+	}
+	l := a.Price.Mul(sdkmath.NewIntFromUint64(uint64(b.Reliability)))
+	r := b.Price.Mul(sdkmath.NewIntFromUint64(uint64(a.Reliability)))
+	return l.BigIntMut().Cmp(r.BigIntMut())
 }
 
 // Winner is a candidate that serves part of a job with GPUs.

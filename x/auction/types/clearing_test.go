@@ -2,7 +2,9 @@ package types_test
 
 import (
 	"fmt"
+	"math"
 	"math/big"
+	"math/rand"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -157,3 +159,31 @@ func (big128) max() *big.Int {
 
 func coin(n int64) sdk.Coin          { return sdk.NewInt64Coin("uusdc", n) }
 func coinAmt(a sdkmath.Int) sdk.Coin { return sdk.NewCoin("uusdc", a) }
+
+// TestBetterIsExactAtEveryMagnitude: the score comparison agrees with
+// big-integer cross-multiplication for prices near and beyond 2^64, where
+// a 64-bit product would overflow.
+func TestBetterIsExactAtEveryMagnitude(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	edges := []*big.Int{big.NewInt(1), big.NewInt(9999), new(big.Int).SetUint64(math.MaxUint64), new(big.Int).SetUint64(math.MaxUint64 - 1), new(big.Int).Lsh(big.NewInt(1), 64), new(big.Int).Lsh(big.NewInt(1), 100)}
+	price := func() *big.Int {
+		if r.Intn(2) == 0 {
+			return edges[r.Intn(len(edges))]
+		}
+		return new(big.Int).Rand(r, new(big.Int).Lsh(big.NewInt(1), uint(1+r.Intn(70))))
+	}
+	for range 20_000 {
+		a := types.Candidate{Provider: []byte{1}, Price: sdkmath.NewIntFromBigInt(new(big.Int).Add(price(), big.NewInt(1))), Reliability: uint32(1 + r.Intn(10000)), Seq: 1}
+		b := types.Candidate{Provider: []byte{2}, Price: sdkmath.NewIntFromBigInt(new(big.Int).Add(price(), big.NewInt(1))), Reliability: uint32(1 + r.Intn(10000)), Seq: 1}
+		l := new(big.Int).Mul(a.Price.BigInt(), big.NewInt(int64(b.Reliability)))
+		rr := new(big.Int).Mul(b.Price.BigInt(), big.NewInt(int64(a.Reliability)))
+		switch l.Cmp(rr) {
+		case -1:
+			require.True(t, types.Better(a, b), "%s@%d vs %s@%d", a.Price, a.Reliability, b.Price, b.Reliability)
+		case 1:
+			require.False(t, types.Better(a, b), "%s@%d vs %s@%d", a.Price, a.Reliability, b.Price, b.Reliability)
+		default:
+			require.True(t, types.Better(a, b), "equal scores: lower provider bytes")
+		}
+	}
+}

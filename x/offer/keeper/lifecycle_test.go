@@ -18,8 +18,8 @@ func (s *KeeperTestSuite) TestUpdateOfferMovesTheIndex() {
 	s.advance(10 * time.Second)
 	_, err := s.msgServer.UpdateOffer(s.ctx, &types.MsgUpdateOffer{Signer: s.operator(4), OfferId: id, Terms: t})
 	s.Require().NoError(err)
-	s.Require().Equal([]string{`LANE_ON_DEMAND/"NVIDIA H100 80GB HBM3"/uusdc/3000000/1`}, s.indexKeys(false))
-	s.Require().Equal([]string{`LANE_ON_DEMAND/""/uusdc/3000000/1`}, s.indexKeys(true))
+	s.Require().Equal([]string{`LANE_ON_DEMAND/"NVIDIA H100 80GB HBM3"/""/uusdc/3000000/1`, `LANE_ON_DEMAND/"NVIDIA H100 80GB HBM3"/"eu"/uusdc/3000000/1`}, s.indexKeys(false))
+	s.Require().Equal([]string{`LANE_ON_DEMAND/""/""/uusdc/3000000/1`, `LANE_ON_DEMAND/""/"eu"/uusdc/3000000/1`}, s.indexKeys(true))
 	o := s.offer(id)
 	s.Require().Equal(types.OFFER_STATUS_OPEN, o.Status)
 	s.Require().Equal(s.ctx.BlockTime(), o.UpdatedAt)
@@ -47,9 +47,9 @@ func (s *KeeperTestSuite) TestUpdateOfferMovesTheIndex() {
 	_, err = s.msgServer.UpdateOffer(s.ctx, &types.MsgUpdateOffer{Signer: s.operator(0), OfferId: id, Terms: terms(1_000_000), Status: types.OFFER_STATUS_OPEN})
 	s.Require().NoError(err)
 	s.Require().Equal([]string{
-		`LANE_ON_DEMAND/"NVIDIA H100 80GB HBM3"/uusdc/1000000/1`,
-		`LANE_PREEMPTIBLE/"NVIDIA H100 80GB HBM3"/uusdc/500000/1`,
-		`LANE_RESERVED/"NVIDIA H100 80GB HBM3"/uusdc/1000000/1`,
+		`LANE_ON_DEMAND/"NVIDIA H100 80GB HBM3"/""/uusdc/1000000/1`, `LANE_ON_DEMAND/"NVIDIA H100 80GB HBM3"/"eu"/uusdc/1000000/1`,
+		`LANE_PREEMPTIBLE/"NVIDIA H100 80GB HBM3"/""/uusdc/500000/1`, `LANE_PREEMPTIBLE/"NVIDIA H100 80GB HBM3"/"eu"/uusdc/500000/1`,
+		`LANE_RESERVED/"NVIDIA H100 80GB HBM3"/""/uusdc/1000000/1`, `LANE_RESERVED/"NVIDIA H100 80GB HBM3"/"eu"/uusdc/1000000/1`,
 	}, s.indexKeys(false))
 }
 

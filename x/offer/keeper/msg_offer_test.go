@@ -37,17 +37,17 @@ func (s *KeeperTestSuite) TestCreateOffer() {
 		s.Require().NoError(err)
 		s.Require().Equal(i < 3, g.Committed, u)
 	}
-	// One key per lane in each index: RESERVED and ON_DEMAND at the
+	// Two keys (every region, and eu) per lane in each index: RESERVED and ON_DEMAND at the
 	// on-demand price, PREEMPTIBLE at its own.
 	s.Require().Equal([]string{
-		`LANE_ON_DEMAND/"NVIDIA H100 80GB HBM3"/uusdc/2000000/1`,
-		`LANE_PREEMPTIBLE/"NVIDIA H100 80GB HBM3"/uusdc/1000000/1`,
-		`LANE_RESERVED/"NVIDIA H100 80GB HBM3"/uusdc/2000000/1`,
+		`LANE_ON_DEMAND/"NVIDIA H100 80GB HBM3"/""/uusdc/2000000/1`, `LANE_ON_DEMAND/"NVIDIA H100 80GB HBM3"/"eu"/uusdc/2000000/1`,
+		`LANE_PREEMPTIBLE/"NVIDIA H100 80GB HBM3"/""/uusdc/1000000/1`, `LANE_PREEMPTIBLE/"NVIDIA H100 80GB HBM3"/"eu"/uusdc/1000000/1`,
+		`LANE_RESERVED/"NVIDIA H100 80GB HBM3"/""/uusdc/2000000/1`, `LANE_RESERVED/"NVIDIA H100 80GB HBM3"/"eu"/uusdc/2000000/1`,
 	}, s.indexKeys(false))
 	s.Require().Equal([]string{
-		`LANE_ON_DEMAND/""/uusdc/2000000/1`,
-		`LANE_PREEMPTIBLE/""/uusdc/1000000/1`,
-		`LANE_RESERVED/""/uusdc/2000000/1`,
+		`LANE_ON_DEMAND/""/""/uusdc/2000000/1`, `LANE_ON_DEMAND/""/"eu"/uusdc/2000000/1`,
+		`LANE_PREEMPTIBLE/""/""/uusdc/1000000/1`, `LANE_PREEMPTIBLE/""/"eu"/uusdc/1000000/1`,
+		`LANE_RESERVED/""/""/uusdc/2000000/1`, `LANE_RESERVED/""/"eu"/uusdc/2000000/1`,
 	}, s.indexKeys(true))
 
 	st, bps, err := s.keeper.FillRate(s.ctx, s.accs[0].Address)

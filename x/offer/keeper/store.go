@@ -57,22 +57,31 @@ func (k Keeper) saveOffer(ctx context.Context, before, after *types.Offer) error
 	return k.Offers.Set(ctx, after.Id, *after)
 }
 
-// moveIndex removes before's index keys and adds after's (a price change
-// moves the offer within the index in the same write batch).
+// moveIndex removes before's index keys that after lacks and adds after's
+// new ones (a price change moves the offer within the index in the same
+// write batch). Keys in both are left alone: most saves (a GPU leased or
+// freed) change no key, and rewriting one would still dirty the IAVL tree.
 func (k Keeper) moveIndex(ctx context.Context, before, after *types.Offer) error {
 	for _, idx := range []struct {
 		set      collections.KeySet[types.IndexKey]
 		anyModel bool
 	}{{k.MarketIndex, false}, {k.AnyModelIndex, true}} {
+		var old, cur []types.IndexKey
 		if before != nil {
-			for _, key := range before.IndexKeys(idx.anyModel) {
+			old = before.IndexKeys(idx.anyModel)
+		}
+		if after != nil {
+			cur = after.IndexKeys(idx.anyModel)
+		}
+		for _, key := range old {
+			if !slices.ContainsFunc(cur, key.Equal) {
 				if err := idx.set.Remove(ctx, key); err != nil {
 					return err
 				}
 			}
 		}
-		if after != nil {
-			for _, key := range after.IndexKeys(idx.anyModel) {
+		for _, key := range cur {
+			if !slices.ContainsFunc(old, key.Equal) {
 				if err := idx.set.Set(ctx, key); err != nil {
 					return err
 				}

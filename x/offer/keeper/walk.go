@@ -16,10 +16,12 @@ import (
 
 // WalkCandidates visits the OPEN offers that fit q, cheapest first on q's
 // lane (ties by offer id), calling fn for each until fn returns stop or
-// MaxScan index entries were visited. Each model's offers are one range scan
-// of the market index bounded by q.MaxPrice, merged across q.Models; a job
-// that takes any model walks the any-model index. So reaching the first fit
-// costs O(log n + k) for k entries skipped, whatever n is.
+// MaxScan index entries were visited. Each (model, continent) is one range
+// scan of the market index bounded by q.MaxPrice, merged across q.Models and
+// the continents of q.Regions; a job that takes any model walks the
+// any-model index. So reaching the first fit costs O(log n + k) for k
+// entries skipped, whatever n is, and offers on other continents are never
+// among the k.
 //
 // Filters applied here, so the caller need not: model, denom, price ≤ max,
 // lane, memory, region, workload, image allowlist, a window covering
@@ -81,23 +83,26 @@ func (k Keeper) WalkCandidates(ctx context.Context, q types.CandidateQuery, fn f
 	return scanned, nil
 }
 
-// openWalk opens one price-bounded range iterator per model (or one on the
-// any-model index).
+// openWalk opens one price-bounded range iterator per model and continent
+// (the any-model index when q takes any model; continent "" when q takes
+// any region).
 func (k Keeper) openWalk(ctx context.Context, q types.CandidateQuery) ([]collections.KeySetIterator[types.IndexKey], error) {
 	index, models := k.MarketIndex, q.Models
 	if len(models) == 0 {
 		index, models = k.AnyModelIndex, []string{""}
 	}
-	iters := make([]collections.KeySetIterator[types.IndexKey], 0, len(models))
+	continents := q.WalkContinents()
+	iters := make([]collections.KeySetIterator[types.IndexKey], 0, len(models)*len(continents))
 	for _, m := range models {
-		rng := new(collections.Range[types.IndexKey]).
-			StartInclusive(types.IndexKey{Lane: q.Lane, Model: m, Denom: q.MaxPrice.Denom, Price: sdkmath.ZeroInt(), OfferID: 0}).
-			EndInclusive(types.IndexKey{Lane: q.Lane, Model: m, Denom: q.MaxPrice.Denom, Price: q.MaxPrice.Amount, OfferID: math.MaxUint64})
-		it, err := index.Iterate(ctx, rng)
-		if err != nil {
-			return iters, err
+		for _, c := range continents {
+			lo := types.IndexKey{Lane: q.Lane, Model: m, Continent: c, Denom: q.MaxPrice.Denom, Price: sdkmath.ZeroInt(), OfferID: 0}
+			hi := types.IndexKey{Lane: q.Lane, Model: m, Continent: c, Denom: q.MaxPrice.Denom, Price: q.MaxPrice.Amount, OfferID: math.MaxUint64}
+			it, err := index.Iterate(ctx, new(collections.Range[types.IndexKey]).StartInclusive(lo).EndInclusive(hi))
+			if err != nil {
+				return iters, err
+			}
+			iters = append(iters, it)
 		}
-		iters = append(iters, it)
 	}
 	return iters, nil
 }

@@ -24,14 +24,15 @@ import (
 
 const (
 	benchModels  = 20
-	benchSkipped = 10 // the cheapest offers of the walked model are fully leased
+	benchSkipped = 10 // the cheapest offers of the walked model take no training jobs
 )
 
 // BenchmarkWalkCandidates measures the clearing walk to the first fit over
 // markets of 1k, 10k and 100k OPEN offers spread over 20 models, read from a
 // committed IAVL store as a block would. The 10 cheapest offers (of the
-// model, and overall) have no free GPU, so each walk skips k = 10 entries
-// first: the cost should grow with log n, not n.
+// model, and overall) take inference jobs only, so each walk of a training
+// job skips k = 10 entries first: the cost should grow with log n, not n.
+// (Fully leased offers leave the index, so they would not be skipped.)
 //
 //	go test ./x/offer/keeper -run '^$' -bench BenchmarkWalkCandidates -benchmem
 func BenchmarkWalkCandidates(b *testing.B) {
@@ -88,7 +89,7 @@ func benchMarket(b *testing.B, n int) (sdk.Context, Keeper) {
 		for i := start; i < min(n, start+batch); i++ {
 			model := i % benchModels
 			// Prices spread over [1.0, 2.0) USDC; the first benchSkipped offers of
-			// model 0 are the cheapest in the market and fully leased.
+			// model 0 are the cheapest in the market and take inference only.
 			price := int64(1_000_000 + (i*7919)%1_000_000)
 			uuid := fmt.Sprintf("GPU-%08x-0000-0000-0000-000000000000", i)
 			o := types.Offer{
@@ -102,7 +103,7 @@ func benchMarket(b *testing.B, n int) (sdk.Context, Keeper) {
 			}
 			if model == 0 && i/benchModels < benchSkipped {
 				o.Terms.PriceOnDemand.Amount = math.NewInt(int64(1 + i/benchModels))
-				o.LeasedGpuUuids = o.GpuUuids
+				o.Terms.Workloads = uint32(types.WORKLOAD_INFERENCE)
 			}
 			if err := k.saveOffer(ctx, nil, &o); err != nil {
 				b.Fatal(err)
@@ -131,7 +132,7 @@ func BenchmarkCheapestByFullScan(b *testing.B) {
 				var best types.Offer
 				var bestPrice math.Int
 				err := k.Offers.Walk(ctx, nil, func(_ uint64, o types.Offer) (bool, error) {
-					if o.Model != benchModel(0) || len(o.LeasedGpuUuids) == len(o.GpuUuids) {
+					if o.Model != benchModel(0) || !o.Terms.AcceptsWorkload(types.WORKLOAD_TRAINING) {
 						return false, nil
 					}
 					if p := o.Terms.PriceOnDemand.Amount; best.Id == 0 || p.LT(bestPrice) {

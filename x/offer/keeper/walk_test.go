@@ -123,11 +123,19 @@ func (s *KeeperTestSuite) TestWalkCandidatesSkipsLeasedAndStopsEarly() {
 		Lane: types.LANE_ON_DEMAND, Models: []string{h100}, MaxPrice: *usdc(10_000_000),
 		Workload: types.WORKLOAD_INFERENCE, ImageDigest: "sha256:abcd", GPUCount: 1, DurationSeconds: 60, MaxScan: 1000,
 	}
-	// Lease offer 2's only GPU: it is skipped, but still scanned.
-	s.Require().NoError(s.keeper.LeaseGPUs(s.ctx, 2, uuids[2:3]))
 	got, scanned := s.walk(q)
+	s.Require().Equal([]uint64{2, 1}, got)
+	s.Require().Equal(uint32(3), scanned, "offers 2, 3 and 1 are in range (3 is at 2.0 after 2 by id; its window has not begun)")
+	// Lease offer 2's only GPU: a full offer leaves the index, so it is not even scanned.
+	s.Require().NoError(s.keeper.LeaseGPUs(s.ctx, 2, uuids[2:3]))
+	got, scanned = s.walk(q)
 	s.Require().Equal([]uint64{1}, got)
-	s.Require().Equal(uint32(3), scanned, "offers 3, 2 and 1 are in range (3 is at 2.0 after 2 by id)")
+	s.Require().Equal(uint32(2), scanned, "offers 3 and 1")
+	// Freed, it is back in the index.
+	s.Require().NoError(s.keeper.FreeGPUs(s.ctx, 2, uuids[2:3]))
+	got, _ = s.walk(q)
+	s.Require().Equal([]uint64{2, 1}, got)
+	s.Require().NoError(s.keeper.LeaseGPUs(s.ctx, 2, uuids[2:3]))
 
 	// fn can stop the walk at the first fit.
 	var first []uint64
@@ -139,10 +147,10 @@ func (s *KeeperTestSuite) TestWalkCandidatesSkipsLeasedAndStopsEarly() {
 	s.Require().Equal([]uint64{1}, first)
 
 	// MaxScan bounds the entries visited, fits or not.
-	q.MaxScan = 2
+	q.MaxScan = 1
 	got, scanned = s.walk(q)
 	s.Require().Empty(got)
-	s.Require().Equal(uint32(2), scanned)
+	s.Require().Equal(uint32(1), scanned)
 }
 
 func (s *KeeperTestSuite) TestWalkCandidatesRejectsMalformedQueries() {
@@ -165,4 +173,41 @@ func (s *KeeperTestSuite) TestWalkCandidatesRejectsMalformedQueries() {
 		_, err := s.keeper.WalkCandidates(s.ctx, q, func(types.Candidate) (bool, error) { return false, nil })
 		s.Require().ErrorIs(err, types.ErrInvalidQuery, name)
 	}
+}
+
+// TestWalkCandidatesScansOnlyTheJobsContinents: a job bound to regions walks
+// its continents' index ranges, so offers elsewhere are not even scanned; a
+// query too wide for per-continent ranges walks every region and filters,
+// with the same result.
+func (s *KeeperTestSuite) TestWalkCandidatesScansOnlyTheJobsContinents() {
+	s.market()
+	q := types.CandidateQuery{
+		Lane: types.LANE_ON_DEMAND, MaxPrice: *usdc(10_000_000), Workload: types.WORKLOAD_INFERENCE,
+		ImageDigest: "sha256:abcdef", GPUCount: 1, DurationSeconds: 1800,
+	}
+	got, scanned := s.walk(q)
+	s.Require().Equal([]uint64{4, 2, 1}, got)
+	s.Require().Equal(uint32(4), scanned, "every uusdc offer: 4, 2, 3 (window not begun) and 1")
+
+	q.Regions = []string{"eu-de"}
+	got, scanned = s.walk(q)
+	s.Require().Equal([]uint64{2, 1}, got)
+	s.Require().Equal(uint32(2), scanned, "the na-us offers are not in the eu range")
+
+	q.Regions = []string{"na", "eu-de-fra1"}
+	got, scanned = s.walk(q)
+	s.Require().Equal([]uint64{4, 2, 1}, got)
+	s.Require().Equal(uint32(4), scanned, "two continents merged in price order")
+
+	// 9 models × 2 continents > MaxWalkIterators: one every-region range per
+	// model, the region filter does the rest.
+	q.Models = []string{h100, a100}
+	for i := range 7 {
+		q.Models = append(q.Models, "NVIDIA X"+string(rune('0'+i)))
+	}
+	q.Regions = []string{"eu", "oc"}
+	s.Require().Equal([]string{""}, q.WalkContinents())
+	got, scanned = s.walk(q)
+	s.Require().Equal([]uint64{2, 1}, got)
+	s.Require().Equal(uint32(4), scanned, "the na-us offers are scanned and filtered")
 }

@@ -85,6 +85,29 @@ func (q CandidateQuery) Validate() error {
 	return nil
 }
 
+// MaxWalkIterators bounds the index ranges one walk merges (models ×
+// continents); a wider query walks the every-region keys and filters.
+const MaxWalkIterators = 16
+
+// WalkContinents returns the continent segments of the index keys the walk
+// scans: the distinct continents of q.Regions, or "" (every region) when q
+// takes any region or would need more than MaxWalkIterators ranges.
+func (q CandidateQuery) WalkContinents() []string {
+	if len(q.Regions) == 0 {
+		return []string{""}
+	}
+	var cs []string
+	for _, r := range q.Regions {
+		if c := providertypes.RegionContinent(r); !slices.Contains(cs, c) {
+			cs = append(cs, c)
+		}
+	}
+	if max(len(q.Models), 1)*len(cs) > MaxWalkIterators {
+		return []string{""}
+	}
+	return cs
+}
+
 // RegionAccepted reports whether region is in one of the accepted regions.
 func (q CandidateQuery) RegionAccepted(region string) bool {
 	if len(q.Regions) == 0 {

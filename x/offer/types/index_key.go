@@ -13,14 +13,25 @@ import (
 )
 
 // IndexKey orders OPEN offers for the clearing walk: within one (lane,
-// model, denom) the keys sort by price, then offer id, so a range scan visits
-// the cheapest offer first and stops at the job's max price.
+// model, continent, denom) the keys sort by price, then offer id, so a range
+// scan visits the cheapest offer first and stops at the job's max price.
+//
+// Each offer is indexed twice per lane: under Continent "" (every region,
+// for jobs that take any) and under its region's continent, so a job bound
+// to one continent never scans the others' offers.
 type IndexKey struct {
-	Lane    Lane
-	Model   string // "" in the any-model index
-	Denom   string
-	Price   math.Int
-	OfferID uint64
+	Lane      Lane
+	Model     string // "" in the any-model index
+	Continent string // "" for the every-region keys
+	Denom     string
+	Price     math.Int
+	OfferID   uint64
+}
+
+// Equal reports whether two keys are the same index entry.
+func (k IndexKey) Equal(o IndexKey) bool {
+	return k.Lane == o.Lane && k.Model == o.Model && k.Continent == o.Continent && k.Denom == o.Denom &&
+		k.OfferID == o.OfferID && k.Price.Equal(o.Price)
 }
 
 // maxPriceBytes bounds the big-endian price magnitude (math.Int holds 256 bits).
@@ -28,7 +39,7 @@ const maxPriceBytes = 32
 
 // IndexKeyCodec encodes IndexKey so that byte order is key order:
 //
-//	lane (1 byte) | model | 0x00 | denom | 0x00 | len(price) (1 byte) | price big-endian | offer id (8 bytes)
+//	lane (1 byte) | model | 0x00 | continent | 0x00 | denom | 0x00 | len(price) (1 byte) | price big-endian | offer id (8 bytes)
 //
 // The price has no leading zero bytes, so a shorter magnitude is a smaller
 // number and the length byte sorts before the digits. Decoding rejects any
@@ -40,7 +51,7 @@ type indexKeyCodec struct{}
 var errIndexKey = errors.New("offer index key")
 
 func (indexKeyCodec) Size(k IndexKey) int {
-	return 1 + len(k.Model) + 1 + len(k.Denom) + 1 + 1 + priceLen(k.Price) + 8
+	return 1 + len(k.Model) + 1 + len(k.Continent) + 1 + len(k.Denom) + 1 + 1 + priceLen(k.Price) + 8
 }
 
 func priceLen(p math.Int) int {
@@ -67,7 +78,7 @@ func (c indexKeyCodec) Encode(buf []byte, k IndexKey) (int, error) {
 	n := 0
 	buf[n] = byte(k.Lane)
 	n++
-	for _, s := range []string{k.Model, k.Denom} {
+	for _, s := range []string{k.Model, k.Continent, k.Denom} {
 		if bytes.IndexByte([]byte(s), 0) >= 0 {
 			return 0, fmt.Errorf("%w: %q holds a NUL byte", errIndexKey, s)
 		}
@@ -90,7 +101,7 @@ func (indexKeyCodec) Decode(buf []byte) (int, IndexKey, error) {
 	}
 	k.Lane = Lane(buf[0])
 	n := 1
-	var strs [2]string
+	var strs [3]string
 	for i := range strs {
 		end := bytes.IndexByte(buf[n:], 0)
 		if end < 0 {
@@ -99,7 +110,7 @@ func (indexKeyCodec) Decode(buf []byte) (int, IndexKey, error) {
 		strs[i] = string(buf[n : n+end])
 		n += end + 1
 	}
-	k.Model, k.Denom = strs[0], strs[1]
+	k.Model, k.Continent, k.Denom = strs[0], strs[1], strs[2]
 	if len(buf) < n+1 {
 		return 0, k, fmt.Errorf("%w: no price length", errIndexKey)
 	}
@@ -130,15 +141,16 @@ func (c indexKeyCodec) DecodeNonTerminal(buf []byte) (int, IndexKey, error) {
 func (c indexKeyCodec) SizeNonTerminal(k IndexKey) int { return c.Size(k) }
 
 type indexKeyJSON struct {
-	Lane    Lane   `json:"lane"`
-	Model   string `json:"model"`
-	Denom   string `json:"denom"`
-	Price   string `json:"price"`
-	OfferID uint64 `json:"offer_id,string"`
+	Lane      Lane   `json:"lane"`
+	Model     string `json:"model"`
+	Continent string `json:"continent"`
+	Denom     string `json:"denom"`
+	Price     string `json:"price"`
+	OfferID   uint64 `json:"offer_id,string"`
 }
 
 func (indexKeyCodec) EncodeJSON(k IndexKey) ([]byte, error) {
-	return json.Marshal(indexKeyJSON{k.Lane, k.Model, k.Denom, k.Price.String(), k.OfferID})
+	return json.Marshal(indexKeyJSON{k.Lane, k.Model, k.Continent, k.Denom, k.Price.String(), k.OfferID})
 }
 
 func (indexKeyCodec) DecodeJSON(b []byte) (IndexKey, error) {
@@ -150,11 +162,11 @@ func (indexKeyCodec) DecodeJSON(b []byte) (IndexKey, error) {
 	if !ok {
 		return IndexKey{}, fmt.Errorf("%w: price %q", errIndexKey, j.Price)
 	}
-	return IndexKey{j.Lane, j.Model, j.Denom, p, j.OfferID}, nil
+	return IndexKey{j.Lane, j.Model, j.Continent, j.Denom, p, j.OfferID}, nil
 }
 
 func (indexKeyCodec) Stringify(k IndexKey) string {
-	return fmt.Sprintf("%s/%q/%s/%s/%d", k.Lane, k.Model, k.Denom, k.Price, k.OfferID)
+	return fmt.Sprintf("%s/%q/%q/%s/%s/%d", k.Lane, k.Model, k.Continent, k.Denom, k.Price, k.OfferID)
 }
 
 func (indexKeyCodec) KeyType() string { return "idlegpu.offer.IndexKey" }

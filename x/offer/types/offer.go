@@ -1,6 +1,10 @@
 package types
 
-import "slices"
+import (
+	"slices"
+
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+)
 
 // FreeGPUs returns the offer's GPUs in no lease, in gpu_uuids order.
 func (o Offer) FreeGPUs() []string {
@@ -30,11 +34,12 @@ func (o Offer) Live() bool {
 	return o.Status == OFFER_STATUS_OPEN || o.Status == OFFER_STATUS_PAUSED
 }
 
-// IndexKeys returns the offer's market index keys, one per lane it sells
-// on; anyModel gives the any-model index's keys (model left empty). An offer
-// that is not OPEN has none.
+// IndexKeys returns the offer's market index keys, two per lane it sells
+// on (every-region and its continent's); anyModel gives the any-model
+// index's keys (model left empty). An offer that is not OPEN, or has every
+// GPU in a lease, has none: a busy market's walk never scans full offers.
 func (o Offer) IndexKeys(anyModel bool) []IndexKey {
-	if o.Status != OFFER_STATUS_OPEN {
+	if o.Status != OFFER_STATUS_OPEN || len(o.LeasedGpuUuids) >= len(o.GpuUuids) {
 		return nil
 	}
 	model := o.Model
@@ -47,7 +52,9 @@ func (o Offer) IndexKeys(anyModel bool) []IndexKey {
 		if !ok {
 			continue
 		}
-		keys = append(keys, IndexKey{Lane: l, Model: model, Denom: p.Denom, Price: p.Amount, OfferID: o.Id})
+		for _, c := range []string{"", providertypes.RegionContinent(o.Region)} {
+			keys = append(keys, IndexKey{Lane: l, Model: model, Continent: c, Denom: p.Denom, Price: p.Amount, OfferID: o.Id})
+		}
 	}
 	return keys
 }

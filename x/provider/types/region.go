@@ -39,6 +39,12 @@ func ValidateRegion(region string) error {
 	return nil
 }
 
+// RegionContinent returns a region's first segment: "eu" for "eu-de-fra1".
+func RegionContinent(region string) string {
+	c, _, _ := strings.Cut(region, "-")
+	return c
+}
+
 // RegionMatches reports whether region lies within want at a segment
 // boundary: "eu" matches "eu", "eu-de" and "eu-de-fra1", never "europe".
 func RegionMatches(want, region string) bool {
