@@ -26,10 +26,11 @@ func (AppModule) ProposalMsgsX(weights simsx.WeightSource, reg simsx.Registry) {
 	reg.Add(weights.Get("msg_update_auction_params", 50), simulation.MsgUpdateParamsFactory())
 }
 
-// WeightedOperationsX registers the module's messages with the simulator
-// (bids are not simulated yet: standing offers already compete at clearing).
+// WeightedOperationsX registers the module's messages with the simulator.
 func (am AppModule) WeightedOperationsX(weights simsx.WeightSource, reg simsx.Registry) {
 	reg.Add(weights.Get("msg_post_job", 40), simulation.MsgPostJobFactory(am.keeper, am.offers))
+	reg.Add(weights.Get("msg_place_bid", 30), simulation.MsgPlaceBidFactory(am.keeper, am.offers))
+	reg.Add(weights.Get("msg_withdraw_bid", 5), simulation.MsgWithdrawBidFactory(am.keeper))
 	reg.Add(weights.Get("msg_cancel_job", 5), simulation.MsgCancelJobFactory(am.keeper))
 	reg.Add(weights.Get("msg_start_lease", 30), simulation.MsgStartLeaseFactory(am.keeper))
 	reg.Add(weights.Get("msg_close_lease", 10), simulation.MsgCloseLeaseFactory(am.keeper))

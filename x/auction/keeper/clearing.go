@@ -98,7 +98,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 // no later offer can rank above the candidates already needed.
 func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Params, pc providerCache) ([]types.Candidate, error) {
 	spec := job.Spec
-	q := candidateQuery(spec, params)
+	q := spec.CandidateQuery(params)
 	var bids []types.Bid
 	if job.Bids > 0 {
 		var err error

@@ -9,7 +9,6 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
-	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -45,7 +44,7 @@ func (m msgServer) PlaceBid(ctx context.Context, msg *types.MsgPlaceBid) (*types
 	if _, err := m.eligible(ctx, provider, spec.Tier, params); err != nil {
 		return nil, err
 	}
-	q := candidateQuery(spec, params)
+	q := spec.CandidateQuery(params)
 	q.GPUCount = msg.GpuCount
 	q.AllowSplit = false // the offer must have the GPUs the bid names
 	c, fits, err := m.offers.Fit(ctx, msg.OfferId, q)
@@ -177,11 +176,13 @@ func (k Keeper) activeReliability(ctx context.Context, provider sdk.AccAddress) 
 	return r, nil
 }
 
-// candidateQuery is the x/offer walk for a job.
-func candidateQuery(spec types.JobSpec, params types.Params) offertypes.CandidateQuery {
-	return offertypes.CandidateQuery{
-		Lane: spec.Tier.Lane(), Models: spec.Models, MaxPrice: spec.MaxPrice, MinMemoryMiB: spec.MinMemoryMib,
-		Regions: spec.Regions, Workload: spec.Workload, ImageDigest: spec.ImageDigest, GPUCount: spec.GpuCount,
-		AllowSplit: spec.AllowSplit, DurationSeconds: spec.DurationSeconds, MaxScan: params.MaxCandidatesPerJob,
+// Eligible returns a provider's reliability if it may serve (or bid on)
+// a job of tier now: ACTIVE, and reliability ≥ the tier's floor; else
+// ErrProviderNotEligible.
+func (k Keeper) Eligible(ctx context.Context, provider sdk.AccAddress, tier types.Tier) (uint32, error) {
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return 0, err
 	}
+	return k.eligible(ctx, provider, tier, params)
 }

@@ -24,9 +24,8 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		MaxClearingsPerBlock: uint32(r.Intn(1000) + 1),
 		MaxBidsPerJob:        uint32(r.Intn(200) + 1),
 		MaxCandidatesPerJob:  uint32(r.Intn(512) + 1),
-		// Bids are not simulated yet, so standing offers stay on or no job
-		// would ever clear (TestBidsOnlyMarket covers the off switch).
-		IncludeStandingOffers:  true,
+		// Mostly on: with standing offers off only simulated bids clear jobs.
+		IncludeStandingOffers:  r.Intn(5) != 0,
 		ClearingRule:           rule,
 		DefaultBidWindowBlocks: uint32(r.Intn(10)),
 		MaxJobDurationSeconds:  uint64(r.Intn(2000*3600) + 1),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"cosmossdk.io/collections"
 	"cosmossdk.io/math"
 
 	"github.com/cosmos/cosmos-sdk/testutil/simsx"
@@ -142,5 +143,88 @@ func MsgPreemptLeaseFactory(k keeper.Keeper) simsx.SimMsgFactoryFn[*types.MsgPre
 			return nil, nil
 		}
 		return []simsx.SimAccount{provider}, &types.MsgPreemptLease{Signer: provider.AddressBech32, LeaseId: l.Id, Reason: "sim"}
+	}
+}
+
+// MsgPlaceBidFactory bids on an OPEN job as a sim provider that may serve
+// it, naming one of its offers the clearing walk would accept, at a price
+// between that offer's floor and the job's max.
+func MsgPlaceBidFactory(k keeper.Keeper, offers types.OfferKeeper) simsx.SimMsgFactoryFn[*types.MsgPlaceBid] {
+	return func(ctx context.Context, testData *simsx.ChainDataSource, reporter simsx.SimulationReporter) ([]simsx.SimAccount, *types.MsgPlaceBid) {
+		r := testData.Rand()
+		params, err := k.Params.Get(ctx)
+		if err != nil {
+			reporter.Skip(err.Error())
+			return nil, nil
+		}
+		var open []types.Job
+		if err := k.Jobs.Walk(ctx, nil, func(_ uint64, j types.Job) (bool, error) {
+			if j.Status == types.JOB_STATUS_OPEN && j.BidDeadline > sdk.UnwrapSDKContext(ctx).BlockHeight() {
+				open = append(open, j)
+			}
+			return len(open) >= 64, nil
+		}); err != nil || len(open) == 0 {
+			reporter.Skip("no job open for bids")
+			return nil, nil
+		}
+		job := open[r.Intn(len(open))]
+		if job.Bids >= params.MaxBidsPerJob {
+			reporter.Skip("the job has all the bids it takes")
+			return nil, nil
+		}
+		gpus := job.Spec.GpuCount
+		if job.Spec.AllowSplit {
+			gpus = uint32(r.Intn(int(gpus))) + 1
+		}
+		q := job.Spec.CandidateQuery(params)
+		q.GPUCount, q.AllowSplit = gpus, false
+		var fits []offertypes.Candidate
+		if _, err := offers.WalkCandidates(ctx, q, func(c offertypes.Candidate) (bool, error) {
+			if testData.HasAccount(c.Offer.Provider) {
+				fits = append(fits, c)
+			}
+			return false, nil
+		}); err != nil || len(fits) == 0 {
+			reporter.Skip("no sim provider's offer fits the job")
+			return nil, nil
+		}
+		c := fits[r.Intn(len(fits))]
+		provider := testData.GetAccount(reporter, c.Offer.Provider)
+		if reporter.IsSkipped() {
+			return nil, nil
+		}
+		if _, err := k.Eligible(ctx, provider.Address, job.Spec.Tier); err != nil {
+			reporter.Skip(err.Error())
+			return nil, nil
+		}
+		// floor + a random part of (max − floor).
+		span := job.Spec.MaxPrice.Amount.Sub(c.Price.Amount)
+		price := c.Price.Amount.Add(span.MulRaw(int64(r.Intn(101))).QuoRaw(100))
+		return []simsx.SimAccount{provider}, &types.MsgPlaceBid{
+			Signer: provider.AddressBech32, Provider: provider.AddressBech32, JobId: job.Id, OfferId: c.Offer.Id,
+			Price: sdk.NewCoin(c.Price.Denom, price), GpuCount: gpus,
+		}
+	}
+}
+
+// MsgWithdrawBidFactory withdraws a sim provider's bid from an OPEN job.
+func MsgWithdrawBidFactory(k keeper.Keeper) simsx.SimMsgFactoryFn[*types.MsgWithdrawBid] {
+	return func(ctx context.Context, testData *simsx.ChainDataSource, reporter simsx.SimulationReporter) ([]simsx.SimAccount, *types.MsgWithdrawBid) {
+		var bids []types.Bid
+		if err := k.Bids.Walk(ctx, nil, func(_ collections.Pair[uint64, sdk.AccAddress], b types.Bid) (bool, error) {
+			if testData.HasAccount(b.Provider) {
+				bids = append(bids, b)
+			}
+			return len(bids) >= 64, nil
+		}); err != nil || len(bids) == 0 {
+			reporter.Skip("no bid to withdraw")
+			return nil, nil
+		}
+		b := bids[testData.Rand().Intn(len(bids))]
+		provider := testData.GetAccount(reporter, b.Provider)
+		if reporter.IsSkipped() {
+			return nil, nil
+		}
+		return []simsx.SimAccount{provider}, &types.MsgWithdrawBid{Signer: provider.AddressBech32, Provider: b.Provider, JobId: b.JobId}
 	}
 }

@@ -122,3 +122,13 @@ func printable(s string) bool {
 	}
 	return true
 }
+
+// CandidateQuery is x/offer's clearing walk for a job of this spec: the
+// tier's lane and every filter, at most max_candidates_per_job entries.
+func (s JobSpec) CandidateQuery(params Params) offertypes.CandidateQuery {
+	return offertypes.CandidateQuery{
+		Lane: s.Tier.Lane(), Models: s.Models, MaxPrice: s.MaxPrice, MinMemoryMiB: s.MinMemoryMib,
+		Regions: s.Regions, Workload: s.Workload, ImageDigest: s.ImageDigest, GPUCount: s.GpuCount,
+		AllowSplit: s.AllowSplit, DurationSeconds: s.DurationSeconds, MaxScan: params.MaxCandidatesPerJob,
+	}
+}
