@@ -11,4 +11,32 @@ var (
 	ErrInvalidParams = errorsmod.Register(ModuleName, 3, "invalid params")
 	// ErrInvalidGenesis is returned for a genesis state that fails validation.
 	ErrInvalidGenesis = errorsmod.Register(ModuleName, 4, "invalid genesis state")
+	// ErrInvalidSample is returned for a sample that fails validation or decoding.
+	ErrInvalidSample = errorsmod.Register(ModuleName, 5, "invalid sample")
+	// ErrInvalidProof is returned for an execution proof malformed in itself.
+	ErrInvalidProof = errorsmod.Register(ModuleName, 6, "invalid execution proof")
+	// ErrUnauthorized is returned when the signer may not act for the provider.
+	ErrUnauthorized = errorsmod.Register(ModuleName, 7, "signer is not the provider's operator or agent")
+	// ErrLeaseNotActive is returned for a proof on a lease that is not ACTIVE.
+	ErrLeaseNotActive = errorsmod.Register(ModuleName, 8, "lease is not active")
+	// ErrEpochNotEnded is returned for a proof of an epoch still running or in the future.
+	ErrEpochNotEnded = errorsmod.Register(ModuleName, 9, "epoch has not ended")
+	// ErrEpochProven is returned for a second proof of an epoch.
+	ErrEpochProven = errorsmod.Register(ModuleName, 10, "epoch already proven or settled")
+	// ErrWrongWindow is returned when a proof's window is not its epoch's.
+	ErrWrongWindow = errorsmod.Register(ModuleName, 11, "window does not match the epoch")
+	// ErrBadChallenge is returned for a challenge hash that is not the header hash of a block inside the window.
+	ErrBadChallenge = errorsmod.Register(ModuleName, 12, "challenge is not a block header inside the window")
+	// ErrGPUSetMismatch is returned when a proof's GPUs are not the lease's.
+	ErrGPUSetMismatch = errorsmod.Register(ModuleName, 13, "proof GPUs differ from the lease's")
+	// ErrTooFewSamples is returned when a GPU has fewer samples than the epoch needs.
+	ErrTooFewSamples = errorsmod.Register(ModuleName, 14, "too few samples")
+	// ErrImplausible is returned for telemetry the GPU model cannot produce.
+	ErrImplausible = errorsmod.Register(ModuleName, 15, "implausible telemetry")
+	// ErrInvalidMerkleProof is returned for a Merkle path that does not lead to the root.
+	ErrInvalidMerkleProof = errorsmod.Register(ModuleName, 16, "invalid merkle proof")
+	// ErrNoRewards is returned by a claim with nothing to pay.
+	ErrNoRewards = errorsmod.Register(ModuleName, 17, "no rewards to claim")
+	// ErrTooManyProofs is returned for a MsgSubmitProofs above the per-message bound.
+	ErrTooManyProofs = errorsmod.Register(ModuleName, 18, "too many proofs in one message")
 )

@@ -15,3 +15,29 @@ func FuzzGenesisDecodeValidate(f *testing.F) {
 		`{"params":{"epoch_seconds":"18446744073709551615","sample_interval_seconds":"99999999999"}}`,
 	)
 }
+
+// FuzzDecodeSample: any bytes that decode re-encode to exactly those bytes
+// (one encoding per sample), and decoding never panics.
+func FuzzDecodeSample(f *testing.F) {
+	good, err := types.EncodeSample(types.Sample{GpuUuid: "GPU-1", TimestampMs: 1, UtilBps: 10000, Procs: 1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte{})
+	f.Add(append([]byte{2}, good[1:]...))
+	f.Add(append(good, 0))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := types.DecodeSample(b)
+		if err != nil {
+			return
+		}
+		again, err := types.EncodeSample(s)
+		if err != nil {
+			t.Fatalf("decoded sample does not encode: %v", err)
+		}
+		if string(again) != string(b) {
+			t.Fatalf("%x decodes to %v, which encodes to %x", b, s, again)
+		}
+	})
+}

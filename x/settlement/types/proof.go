@@ -1,0 +1,103 @@
+package types
+
+import (
+	"strings"
+	"time"
+
+	errorsmod "cosmossdk.io/errors"
+
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+)
+
+const (
+	// MaxProofGPUs bounds the GPUs one proof summarises (a lease's GPUs).
+	MaxProofGPUs = 64
+	// MaxAgentVersionLength bounds agent_version.
+	MaxAgentVersionLength = 64
+)
+
+// ValidateBasic checks a proof on its own, before any state is read.
+func (p ExecutionProof) ValidateBasic() error {
+	if p.LeaseId == 0 {
+		return errorsmod.Wrap(ErrInvalidProof, "lease id must be positive")
+	}
+	if !p.WindowEnd.After(p.WindowStart) {
+		return errorsmod.Wrapf(ErrInvalidProof, "window [%s, %s] is empty", p.WindowStart, p.WindowEnd)
+	}
+	if p.ChallengeHeight <= 0 || len(p.ChallengeHash) != HashSize {
+		return errorsmod.Wrapf(ErrInvalidProof, "challenge needs a positive height and a %d-byte hash", HashSize)
+	}
+	if len(p.SamplesRoot) != HashSize {
+		return errorsmod.Wrapf(ErrInvalidProof, "samples_root must be %d bytes", HashSize)
+	}
+	if !IsImageDigest(p.ImageDigest) {
+		return errorsmod.Wrapf(ErrInvalidProof, "image_digest %q: want sha256: and 64 lowercase hex digits", p.ImageDigest)
+	}
+	if len(p.AgentVersion) > MaxAgentVersionLength {
+		return errorsmod.Wrapf(ErrInvalidProof, "agent_version longer than %d bytes", MaxAgentVersionLength)
+	}
+	if len(p.Gpus) == 0 || len(p.Gpus) > MaxProofGPUs {
+		return errorsmod.Wrapf(ErrInvalidProof, "%d GPUs, want 1..%d", len(p.Gpus), MaxProofGPUs)
+	}
+	for i, g := range p.Gpus {
+		if g.Uuid == "" || len(g.Uuid) > MaxGPUUUIDLength {
+			return errorsmod.Wrapf(ErrInvalidProof, "gpu %d: uuid must be 1..%d bytes", i, MaxGPUUUIDLength)
+		}
+		for _, o := range p.Gpus[:i] {
+			if o.Uuid == g.Uuid {
+				return errorsmod.Wrapf(ErrInvalidProof, "gpu %s listed twice", g.Uuid)
+			}
+		}
+		if g.Samples == 0 {
+			return errorsmod.Wrapf(ErrTooFewSamples, "gpu %s has no samples", g.Uuid)
+		}
+		if g.UtilAvgBps > 10_000 || g.UtilMinBps > g.UtilAvgBps {
+			return errorsmod.Wrapf(ErrInvalidProof, "gpu %s: utilisation min %d ≤ avg %d ≤ 10000 does not hold", g.Uuid, g.UtilMinBps, g.UtilAvgBps)
+		}
+	}
+	return nil
+}
+
+// IsImageDigest reports whether s is "sha256:" and 64 lowercase hex digits.
+func IsImageDigest(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	return ok && len(h) == 64 && offertypes.IsLowerHex(h)
+}
+
+// ProofInput is what an agent has at an epoch's end to prove it.
+type ProofInput struct {
+	LeaseID         uint64
+	Epoch           uint64
+	WindowStart     time.Time
+	WindowEnd       time.Time
+	ChallengeHeight int64
+	ChallengeHash   []byte
+	// GPUs are the lease's GPUs, in the lease's order.
+	GPUs         []string
+	Samples      []Sample
+	ImageDigest  string
+	AgentVersion string
+}
+
+// BuildProof makes an epoch's proof from its samples: canonical order,
+// per-GPU summaries and the samples root. It returns the sorted samples
+// too, which the agent keeps to serve Merkle paths (MerklePath over
+// SampleLeaves of them).
+func BuildProof(in ProofInput) (ExecutionProof, []Sample, error) {
+	samples := append([]Sample(nil), in.Samples...)
+	SortSamples(samples)
+	leaves, err := SampleLeaves(samples)
+	if err != nil {
+		return ExecutionProof{}, nil, err
+	}
+	gpus, err := Summarize(samples, in.GPUs, in.WindowStart, in.WindowEnd)
+	if err != nil {
+		return ExecutionProof{}, nil, err
+	}
+	p := ExecutionProof{
+		LeaseId: in.LeaseID, Epoch: in.Epoch, WindowStart: in.WindowStart.UTC(), WindowEnd: in.WindowEnd.UTC(),
+		ChallengeHeight: in.ChallengeHeight, ChallengeHash: in.ChallengeHash, Gpus: gpus,
+		SamplesRoot: MerkleRoot(leaves), ImageDigest: in.ImageDigest, AgentVersion: in.AgentVersion,
+	}
+	return p, samples, p.ValidateBasic()
+}
