@@ -84,6 +84,7 @@ func checkInvariants(tb testing.TB, ti simsx.TestInstance[*app.App], _ []simtype
 	require.NoError(tb, ti.App.ProviderKeeper.CheckInvariants(ctx))
 	require.NoError(tb, ti.App.OfferKeeper.CheckInvariants(ctx))
 	require.NoError(tb, ti.App.AuctionKeeper.CheckInvariants(ctx))
+	require.NoError(tb, ti.App.SettlementKeeper.CheckInvariants(ctx))
 }
 
 // TestAppImportExport exports a simulated chain, imports it into a fresh app

@@ -12,6 +12,7 @@ import (
 	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
 	"github.com/idlegpu/idlegpu/x/settlement/keeper"
+	"github.com/idlegpu/idlegpu/x/settlement/types"
 	modulev1 "github.com/idlegpu/idlegpu/x/settlement/types/module"
 )
 
@@ -27,6 +28,11 @@ type ModuleInputs struct {
 	Codec        codec.Codec
 	StoreService store.KVStoreService
 	AddressCodec address.Codec
+	// BankKeeper pays rewards and fees; AuctionKeeper and ProviderKeeper
+	// are the market modules settlement drives, through narrow interfaces.
+	BankKeeper     types.BankKeeper
+	AuctionKeeper  types.AuctionKeeper
+	ProviderKeeper types.ProviderKeeper
 }
 
 // ModuleOutputs are what the module gives the app container.
@@ -48,6 +54,7 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 		panic(err)
 	}
 
-	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, authorityAddr)
+	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.BankKeeper, in.AuctionKeeper, in.ProviderKeeper,
+		authtypes.FeeCollectorName, authorityAddr)
 	return ModuleOutputs{Keeper: k, Module: NewAppModule(k)}
 }

@@ -2,6 +2,12 @@ package keeper
 
 import (
 	"context"
+	"slices"
+
+	"cosmossdk.io/collections"
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -11,7 +17,36 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 	if err := gs.Validate(); err != nil {
 		return err
 	}
-	return k.Params.Set(ctx, gs.Params)
+	if err := k.Params.Set(ctx, gs.Params); err != nil {
+		return err
+	}
+	for _, h := range gs.Headers {
+		if err := k.Headers.Set(ctx, h.Height, h); err != nil {
+			return err
+		}
+	}
+	for _, p := range gs.Progress {
+		if err := k.Progress.Set(ctx, p.LeaseId, p); err != nil {
+			return err
+		}
+	}
+	for _, r := range gs.Proofs {
+		if err := k.Proofs.Set(ctx, collections.Join(r.Proof.LeaseId, r.Proof.Epoch), r); err != nil {
+			return err
+		}
+	}
+	for _, r := range gs.Rewards {
+		addr, err := k.addressCodec.StringToBytes(r.Provider)
+		if err != nil {
+			return err
+		}
+		for _, c := range r.Rewards {
+			if err := k.Rewards.Set(ctx, collections.Join(sdk.AccAddress(addr), c.Denom), c.Amount); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ExportGenesis reads the module state back into a genesis state.
@@ -20,5 +55,46 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &types.GenesisState{Params: params}, nil
+	gs := &types.GenesisState{Params: params}
+	if gs.Headers, err = values(ctx, k.Headers); err != nil {
+		return nil, err
+	}
+	if gs.Progress, err = values(ctx, k.Progress); err != nil {
+		return nil, err
+	}
+	if gs.Proofs, err = values(ctx, k.Proofs); err != nil {
+		return nil, err
+	}
+	// Rewards are keyed by address bytes; genesis lists them by bech32
+	// string, so gather per provider and sort by that string.
+	byProvider := map[string]sdk.Coins{}
+	var order []string
+	err = k.Rewards.Walk(ctx, nil, func(key collections.Pair[sdk.AccAddress, string], v sdkmath.Int) (bool, error) {
+		p, err := k.addressCodec.BytesToString(key.K1())
+		if err != nil {
+			return true, err
+		}
+		if _, ok := byProvider[p]; !ok {
+			order = append(order, p)
+		}
+		byProvider[p] = append(byProvider[p], sdk.NewCoin(key.K2(), v))
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(order)
+	for _, p := range order {
+		gs.Rewards = append(gs.Rewards, types.ProviderRewards{Provider: p, Rewards: byProvider[p]})
+	}
+	return gs, nil
+}
+
+// values reads every value of a map in key order.
+func values[K, V any](ctx context.Context, m collections.Map[K, V]) ([]V, error) {
+	it, err := m.Iterate(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return it.Values()
 }

@@ -7,7 +7,10 @@ import (
 	"cosmossdk.io/core/address"
 	"cosmossdk.io/core/store"
 
+	sdkmath "cosmossdk.io/math"
+
 	"github.com/cosmos/cosmos-sdk/codec"
+	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -16,6 +19,11 @@ import (
 type Keeper struct {
 	cdc          codec.BinaryCodec
 	addressCodec address.Codec
+	bank         types.BankKeeper
+	auction      types.AuctionKeeper
+	providers    types.ProviderKeeper
+	// feeCollector receives the take_rate share of every payment.
+	feeCollector string
 
 	// authority may change the params (the gov module account by default).
 	authority string
@@ -24,11 +32,21 @@ type Keeper struct {
 	Schema collections.Schema
 	// Params are the module parameters.
 	Params collections.Item[types.Params]
+	// Headers is the ring of recent block headers proofs bind to.
+	Headers collections.Map[int64, types.HeaderRecord]
+	// Progress maps lease id → how far its epochs are settled.
+	Progress collections.Map[uint64, types.LeaseProgress]
+	// Proofs maps (lease id, epoch) → the accepted proof, kept proof_retention epochs.
+	Proofs collections.Map[collections.Pair[uint64, uint64], types.ProofRecord]
+	// Rewards maps (provider, denom) → unclaimed amount.
+	Rewards collections.Map[collections.Pair[sdk.AccAddress, string], sdkmath.Int]
 }
 
 // NewKeeper returns the x/settlement keeper. It panics on an invalid authority
 // because that is a wiring bug, caught when the app starts.
-func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, addressCodec address.Codec, authority string) Keeper {
+func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, addressCodec address.Codec,
+	bank types.BankKeeper, auction types.AuctionKeeper, providers types.ProviderKeeper, feeCollector, authority string,
+) Keeper {
 	if _, err := addressCodec.StringToBytes(authority); err != nil {
 		panic(fmt.Errorf("invalid %s authority address %q: %w", types.ModuleName, authority, err))
 	}
@@ -37,8 +55,18 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 	k := Keeper{
 		cdc:          cdc,
 		addressCodec: addressCodec,
+		bank:         bank,
+		auction:      auction,
+		providers:    providers,
+		feeCollector: feeCollector,
 		authority:    authority,
 		Params:       collections.NewItem(sb, types.ParamsKey, "params", codec.CollValue[types.Params](cdc)),
+		Headers:      collections.NewMap(sb, types.HeadersKey, "headers", collections.Int64Key, codec.CollValue[types.HeaderRecord](cdc)),
+		Progress:     collections.NewMap(sb, types.ProgressKey, "progress", collections.Uint64Key, codec.CollValue[types.LeaseProgress](cdc)),
+		Proofs: collections.NewMap(sb, types.ProofsKey, "proofs",
+			collections.PairKeyCodec(collections.Uint64Key, collections.Uint64Key), codec.CollValue[types.ProofRecord](cdc)),
+		Rewards: collections.NewMap(sb, types.RewardsKey, "rewards",
+			collections.PairKeyCodec(sdk.AccAddressKey, collections.StringKey), sdk.IntValue),
 	}
 
 	schema, err := sb.Build()

@@ -1,37 +1,64 @@
 package keeper_test
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
 	"testing"
+	"time"
 
+	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
 	"github.com/stretchr/testify/suite"
 
 	"cosmossdk.io/core/address"
+	sdkmath "cosmossdk.io/math"
 
 	addresscodec "github.com/cosmos/cosmos-sdk/codec/address"
-	"github.com/cosmos/cosmos-sdk/runtime"
-	storetypes "github.com/cosmos/cosmos-sdk/store/v2/types"
-	"github.com/cosmos/cosmos-sdk/testutil"
 	sdk "github.com/cosmos/cosmos-sdk/types"
-	moduletestutil "github.com/cosmos/cosmos-sdk/types/module/testutil"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
-	"github.com/idlegpu/idlegpu/x/settlement"
+	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/apptesting"
+	auctionkeeper "github.com/idlegpu/idlegpu/x/auction/keeper"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	offerkeeper "github.com/idlegpu/idlegpu/x/offer/keeper"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+	providerkeeper "github.com/idlegpu/idlegpu/x/provider/keeper"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	"github.com/idlegpu/idlegpu/x/settlement/keeper"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
-// KeeperTestSuite runs the keeper over a real store with the module's own
-// codec; the other modules it will call are narrow interfaces, mocked per test.
+const (
+	h100     = "NVIDIA H100 80GB HBM3"
+	certHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	digest   = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	manifest = "a3f1c2d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
+	// blockStep is the time between the blocks the suite makes.
+	blockStep = 60 * time.Second
+	// agent is the account every test provider names as its agent.
+	agent = 5
+)
+
+var startBalance = sdkmath.NewInt(1_000_000_000_000)
+
+// KeeperTestSuite runs x/settlement inside the real app: leases come from
+// x/auction's clearing, payments move escrow through x/bank, reputation and
+// GPUs live in x/provider.
 type KeeperTestSuite struct {
 	suite.Suite
 
+	app         *app.App
 	ctx         sdk.Context
 	addrCodec   address.Codec
 	authority   string
 	keeper      keeper.Keeper
 	msgServer   types.MsgServer
 	queryServer types.QueryServer
+	auction     auctiontypes.MsgServer
+	accs        []apptesting.Account
+	nextGPU     int
 }
 
 func TestKeeperTestSuite(t *testing.T) {
@@ -39,20 +66,37 @@ func TestKeeperTestSuite(t *testing.T) {
 }
 
 func (s *KeeperTestSuite) SetupTest() {
-	key := storetypes.NewKVStoreKey(types.StoreKey)
-	tctx := testutil.DefaultContextWithDB(s.T(), key, storetypes.NewTransientStoreKey("transient_test"))
-	s.ctx = tctx.Ctx.WithEventManager(sdk.NewEventManager())
-	encCfg := moduletestutil.MakeTestEncodingConfig(settlement.AppModule{})
-
-	s.addrCodec = addresscodec.NewBech32Codec("idle")
+	s.accs = apptesting.NewAccounts(6, sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance), sdk.NewCoin(app.USDCDenom, startBalance)))
+	s.app = apptesting.Setup(s.T(), s.accs)
+	s.ctx = s.app.NewNextBlockContext(cmtproto.Header{
+		ChainID: apptesting.ChainID, Height: s.app.LastBlockHeight() + 1, Time: apptesting.GenesisTime.Add(apptesting.BlockInterval * 2),
+	})
+	s.addrCodec = addresscodec.NewBech32Codec(app.Bech32Prefix)
 	s.authority = s.addr(authtypes.NewModuleAddress(govtypes.ModuleName))
-	s.keeper = keeper.NewKeeper(encCfg.Codec, runtime.NewKVStoreService(key), s.addrCodec, s.authority)
+	s.keeper = s.app.SettlementKeeper
 	s.msgServer = keeper.NewMsgServerImpl(s.keeper)
 	s.queryServer = keeper.NewQuerier(s.keeper)
-	s.Require().NoError(s.keeper.InitGenesis(s.ctx, types.DefaultGenesis()))
+	s.auction = auctionkeeper.NewMsgServerImpl(s.app.AuctionKeeper)
+	s.nextGPU = 0
+	op := offertypes.DefaultParams()
+	op.PaymentDenoms = []string{app.BondDenom, app.USDCDenom}
+	s.Require().NoError(s.app.OfferKeeper.Params.Set(s.ctx, op))
+	// DESIGN.md's production epoch and sampling: 600 s epochs, a sample
+	// every 5 s, 90 % of them required, 300 s of grace.
+	sp := types.DefaultParams()
+	sp.EpochSeconds, sp.SampleIntervalSeconds, sp.MinSamplesRatioBps, sp.ProofGraceSeconds = 600, 5, 9000, 300
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, sp))
+	s.beginBlock()
 }
 
-// addr renders an address with the chain's prefix.
+// TearDownTest requires every market module's invariants after each test.
+func (s *KeeperTestSuite) TearDownTest() {
+	s.Require().NoError(s.keeper.CheckInvariants(s.ctx))
+	s.Require().NoError(s.app.AuctionKeeper.CheckInvariants(s.ctx))
+	s.Require().NoError(s.app.OfferKeeper.CheckInvariants(s.ctx))
+	s.Require().NoError(s.app.ProviderKeeper.CheckInvariants(s.ctx))
+}
+
 func (s *KeeperTestSuite) addr(bz []byte) string {
 	str, err := s.addrCodec.BytesToString(bz)
 	s.Require().NoError(err)
@@ -60,12 +104,170 @@ func (s *KeeperTestSuite) addr(bz []byte) string {
 }
 
 func (s *KeeperTestSuite) TestNewKeeperRejectsBadAuthority() {
-	// The gov module address with another chain's prefix: a wiring mistake.
 	defer func() {
 		err, ok := recover().(error)
 		s.Require().True(ok, "NewKeeper must panic with an error")
 		s.Require().ErrorContains(err, `invalid settlement authority address "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn"`)
-		s.Require().ErrorContains(err, "expected 'idle' got 'cosmos'")
 	}()
-	keeper.NewKeeper(nil, nil, s.addrCodec, "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn")
+	keeper.NewKeeper(nil, nil, s.addrCodec, nil, nil, nil, authtypes.FeeCollectorName, "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn")
+}
+
+// --- chain helpers ---
+
+func (s *KeeperTestSuite) operator(i int) string { return s.addr(s.accs[i].Address) }
+
+// headerHash is the suite's stand-in header hash of a height.
+func headerHash(height int64) []byte {
+	h := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("header"), uint64(height)))
+	return h[:]
+}
+
+// beginBlock runs x/settlement's BeginBlocker for the current block, with
+// its header hash, as FinalizeBlock would.
+func (s *KeeperTestSuite) beginBlock() {
+	s.T().Helper()
+	s.ctx = s.ctx.WithHeaderHash(headerHash(s.ctx.BlockHeight()))
+	s.Require().NoError(s.keeper.BeginBlocker(s.ctx))
+}
+
+// nextBlock ends the block (x/auction's EndBlocker) and begins the next,
+// blockStep later.
+func (s *KeeperTestSuite) nextBlock() {
+	s.T().Helper()
+	s.Require().NoError(s.app.AuctionKeeper.EndBlocker(s.ctx))
+	s.ctx = s.ctx.WithBlockHeight(s.ctx.BlockHeight() + 1).WithBlockTime(s.ctx.BlockTime().Add(blockStep))
+	s.beginBlock()
+}
+
+// until makes blocks until the block time reaches t.
+func (s *KeeperTestSuite) until(t time.Time) {
+	s.T().Helper()
+	for s.ctx.BlockTime().Before(t) {
+		s.nextBlock()
+	}
+}
+
+// provider registers account i (agent: account 5) with n H100s, bonds, and
+// offers them at price uusdc/GPU-h on demand.
+func (s *KeeperTestSuite) provider(i, n int, price int64) {
+	s.T().Helper()
+	providers := providerkeeper.NewMsgServerImpl(s.app.ProviderKeeper)
+	_, err := providers.RegisterProvider(s.ctx, &providertypes.MsgRegisterProvider{
+		Operator: s.operator(i), Moniker: fmt.Sprintf("p%d", i), Region: "eu-de",
+		Endpoint: "https://gpu.example.com:8443", TlsCertSha256: certHash, Agents: []string{s.operator(agent)},
+	})
+	s.Require().NoError(err)
+	infos := make([]providertypes.GPUInfo, n)
+	uuids := make([]string, n)
+	for j := range infos {
+		s.nextGPU++
+		infos[j] = providertypes.GPUInfo{
+			Uuid: fmt.Sprintf("GPU-%08x-1111-2222-3333-444455556666", s.nextGPU), Model: h100, MemoryMib: 81559,
+			PciBusId: fmt.Sprintf("00000000:%02X:00.0", s.nextGPU), DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01",
+		}
+		uuids[j] = infos[j].Uuid
+	}
+	_, err = providers.RegisterGPUs(s.ctx, &providertypes.MsgRegisterGPUs{Signer: s.operator(i), Provider: s.operator(i), Gpus: infos})
+	s.Require().NoError(err)
+	params, err := s.app.ProviderKeeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	_, err = providers.Bond(s.ctx, &providertypes.MsgBond{Operator: s.operator(i), Amount: sdk.NewCoin(app.BondDenom, params.RequiredStake(uint32(n)))})
+	s.Require().NoError(err)
+	// A track record good enough for SILVER jobs.
+	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[i].Address)
+	s.Require().NoError(err)
+	rep.ReliabilityBps = 10_000
+	s.Require().NoError(s.app.ProviderKeeper.Reputations.Set(s.ctx, s.accs[i].Address, rep))
+	p, pre := sdk.NewInt64Coin(app.USDCDenom, price), sdk.NewInt64Coin(app.USDCDenom, price/2)
+	_, err = offerkeeper.NewMsgServerImpl(s.app.OfferKeeper).CreateOffer(s.ctx, &offertypes.MsgCreateOffer{
+		Signer: s.operator(i), Provider: s.operator(i), GpuUuids: uuids,
+		Terms: offertypes.OfferTerms{PriceOnDemand: &p, PricePreemptible: &pre, Lanes: offertypes.AllLanes, Workloads: offertypes.AllWorkloads},
+	})
+	s.Require().NoError(err)
+}
+
+// lease has renter post a SILVER job for gpus H100s over duration at most
+// maxPrice, clears it in this block (bid window 0), starts the lease as the
+// provider's agent, and returns it ACTIVE.
+func (s *KeeperTestSuite) lease(renter int, gpus uint32, duration time.Duration, maxPrice int64) auctiontypes.Lease {
+	s.T().Helper()
+	res, err := s.auction.PostJob(s.ctx, &auctiontypes.MsgPostJob{Renter: s.operator(renter), Spec: auctiontypes.JobSpec{
+		Image: "ghcr.io/acme/train:1.4", ImageDigest: digest, ManifestHash: manifest, Workload: offertypes.WORKLOAD_TRAINING,
+		GpuCount: gpus, Models: []string{h100}, Tier: auctiontypes.TIER_SILVER, DurationSeconds: uint64(duration / time.Second),
+		MaxPrice: sdk.NewInt64Coin(app.USDCDenom, maxPrice),
+	}})
+	s.Require().NoError(err)
+	s.nextBlock()
+	job, err := s.app.AuctionKeeper.Job(s.ctx, res.JobId)
+	s.Require().NoError(err)
+	s.Require().Equal(auctiontypes.JOB_STATUS_MATCHED, job.Status)
+	id := job.LeaseIds[0]
+	_, err = s.auction.StartLease(s.ctx, &auctiontypes.MsgStartLease{Signer: s.operator(agent), LeaseId: id})
+	s.Require().NoError(err)
+	return s.getLease(id)
+}
+
+func (s *KeeperTestSuite) getLease(id uint64) auctiontypes.Lease {
+	s.T().Helper()
+	l, err := s.app.AuctionKeeper.Lease(s.ctx, id)
+	s.Require().NoError(err)
+	return l
+}
+
+// proof builds epoch k's proof of lease l as an honest agent would: every
+// GPU sampled every sample interval across the window at powerW watts,
+// bound to the first block header inside the window.
+func (s *KeeperTestSuite) proof(l auctiontypes.Lease, k uint64, powerW uint64) types.ExecutionProof {
+	s.T().Helper()
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	from, to, ok := types.EpochWindow(l.Start, l.DurationSeconds, params.EpochSeconds, k)
+	s.Require().True(ok)
+	var samples []types.Sample
+	interval := params.SampleInterval()
+	for g, u := range l.GpuUuids {
+		for i, t := 0, from; !t.After(to); i, t = i+1, t.Add(interval) {
+			samples = append(samples, types.Sample{
+				GpuUuid: u, TimestampMs: t.UnixMilli(), UtilBps: 9500 + uint32(g), MemUsedMib: 70_000,
+				EnergyMj: 1_000_000 + uint64(i)*powerW*uint64(interval/time.Millisecond), PowerMw: uint32(powerW * 1000),
+				TempC: 65, SmClockMhz: 1980, Procs: 1,
+			})
+		}
+	}
+	h := s.challengeIn(from, to)
+	p, _, err := types.BuildProof(types.ProofInput{
+		LeaseID: l.Id, Epoch: k, WindowStart: from, WindowEnd: to, ChallengeHeight: h.Height, ChallengeHash: h.Hash,
+		GPUs: l.GpuUuids, Samples: samples, ImageDigest: digest, AgentVersion: "test",
+	})
+	s.Require().NoError(err)
+	return p
+}
+
+// challengeIn returns the first recorded header inside [from, to].
+func (s *KeeperTestSuite) challengeIn(from, to time.Time) types.HeaderRecord {
+	s.T().Helper()
+	var found *types.HeaderRecord
+	s.Require().NoError(s.keeper.Headers.Walk(s.ctx, nil, func(_ int64, h types.HeaderRecord) (bool, error) {
+		if !h.Time.Before(from) && !h.Time.After(to) {
+			found = &h
+			return true, nil
+		}
+		return false, nil
+	}))
+	s.Require().NotNil(found, "no header inside [%s, %s]", from, to)
+	return *found
+}
+
+func (s *KeeperTestSuite) submit(signer, provider int, proofs ...types.ExecutionProof) (*types.MsgSubmitProofsResponse, error) {
+	return s.msgServer.SubmitProofs(s.ctx, &types.MsgSubmitProofs{Signer: s.operator(signer), Provider: s.operator(provider), Proofs: proofs})
+}
+
+func (s *KeeperTestSuite) usdc(addr sdk.AccAddress) sdkmath.Int {
+	return s.app.BankKeeper.GetBalance(s.ctx, addr, app.USDCDenom).Amount
+}
+
+func (s *KeeperTestSuite) rewards(i int) sdk.Coins {
+	r, err := s.keeper.ProviderRewards(s.ctx, s.accs[i].Address)
+	s.Require().NoError(err)
+	return r
 }

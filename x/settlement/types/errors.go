@@ -39,4 +39,6 @@ var (
 	ErrNoRewards = errorsmod.Register(ModuleName, 17, "no rewards to claim")
 	// ErrTooManyProofs is returned for a MsgSubmitProofs above the per-message bound.
 	ErrTooManyProofs = errorsmod.Register(ModuleName, 18, "too many proofs in one message")
+	// ErrEpochOutOfOrder is returned for a proof of an ended epoch while an earlier one is unsettled.
+	ErrEpochOutOfOrder = errorsmod.Register(ModuleName, 19, "an earlier epoch is not settled yet")
 )

@@ -5,6 +5,8 @@ package types
 
 import (
 	fmt "fmt"
+	github_com_cosmos_cosmos_sdk_types "github.com/cosmos/cosmos-sdk/types"
+	types "github.com/cosmos/cosmos-sdk/types"
 	_ "github.com/cosmos/cosmos-sdk/types/tx/amino"
 	_ "github.com/cosmos/gogoproto/gogoproto"
 	proto "github.com/cosmos/gogoproto/proto"
@@ -79,8 +81,155 @@ func (m *EventParamsUpdated) GetParams() Params {
 	return Params{}
 }
 
+// EventProofAccepted is emitted for every epoch proven and paid.
+type EventProofAccepted struct {
+	// lease_id and epoch name the epoch.
+	LeaseId uint64 `protobuf:"varint,1,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	Epoch   uint64 `protobuf:"varint,2,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	// provider is the lease's provider.
+	Provider string `protobuf:"bytes,3,opt,name=provider,proto3" json:"provider,omitempty"`
+	// paid is what the epoch paid out of escrow, fee included.
+	Paid types.Coin `protobuf:"bytes,4,opt,name=paid,proto3" json:"paid"`
+	// fee is the part sent to the fee collector.
+	Fee types.Coin `protobuf:"bytes,5,opt,name=fee,proto3" json:"fee"`
+	// samples_root is the proof's Merkle root (hex in JSON).
+	SamplesRoot []byte `protobuf:"bytes,6,opt,name=samples_root,json=samplesRoot,proto3" json:"samples_root,omitempty"`
+}
+
+func (m *EventProofAccepted) Reset()         { *m = EventProofAccepted{} }
+func (m *EventProofAccepted) String() string { return proto.CompactTextString(m) }
+func (*EventProofAccepted) ProtoMessage()    {}
+func (*EventProofAccepted) Descriptor() ([]byte, []int) {
+	return fileDescriptor_5536b5d4c423d814, []int{1}
+}
+func (m *EventProofAccepted) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventProofAccepted) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventProofAccepted.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventProofAccepted) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventProofAccepted.Merge(m, src)
+}
+func (m *EventProofAccepted) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventProofAccepted) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventProofAccepted.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventProofAccepted proto.InternalMessageInfo
+
+func (m *EventProofAccepted) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+func (m *EventProofAccepted) GetEpoch() uint64 {
+	if m != nil {
+		return m.Epoch
+	}
+	return 0
+}
+
+func (m *EventProofAccepted) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *EventProofAccepted) GetPaid() types.Coin {
+	if m != nil {
+		return m.Paid
+	}
+	return types.Coin{}
+}
+
+func (m *EventProofAccepted) GetFee() types.Coin {
+	if m != nil {
+		return m.Fee
+	}
+	return types.Coin{}
+}
+
+func (m *EventProofAccepted) GetSamplesRoot() []byte {
+	if m != nil {
+		return m.SamplesRoot
+	}
+	return nil
+}
+
+// EventRewardsClaimed is emitted when a provider's rewards are paid out.
+type EventRewardsClaimed struct {
+	// operator received the rewards.
+	Operator string `protobuf:"bytes,1,opt,name=operator,proto3" json:"operator,omitempty"`
+	// claimed is what was paid.
+	Claimed github_com_cosmos_cosmos_sdk_types.Coins `protobuf:"bytes,2,rep,name=claimed,proto3,castrepeated=github.com/cosmos/cosmos-sdk/types.Coins" json:"claimed"`
+}
+
+func (m *EventRewardsClaimed) Reset()         { *m = EventRewardsClaimed{} }
+func (m *EventRewardsClaimed) String() string { return proto.CompactTextString(m) }
+func (*EventRewardsClaimed) ProtoMessage()    {}
+func (*EventRewardsClaimed) Descriptor() ([]byte, []int) {
+	return fileDescriptor_5536b5d4c423d814, []int{2}
+}
+func (m *EventRewardsClaimed) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventRewardsClaimed) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventRewardsClaimed.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventRewardsClaimed) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventRewardsClaimed.Merge(m, src)
+}
+func (m *EventRewardsClaimed) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventRewardsClaimed) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventRewardsClaimed.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventRewardsClaimed proto.InternalMessageInfo
+
+func (m *EventRewardsClaimed) GetOperator() string {
+	if m != nil {
+		return m.Operator
+	}
+	return ""
+}
+
+func (m *EventRewardsClaimed) GetClaimed() github_com_cosmos_cosmos_sdk_types.Coins {
+	if m != nil {
+		return m.Claimed
+	}
+	return nil
+}
+
 func init() {
 	proto.RegisterType((*EventParamsUpdated)(nil), "idlegpu.settlement.v1.EventParamsUpdated")
+	proto.RegisterType((*EventProofAccepted)(nil), "idlegpu.settlement.v1.EventProofAccepted")
+	proto.RegisterType((*EventRewardsClaimed)(nil), "idlegpu.settlement.v1.EventRewardsClaimed")
 }
 
 func init() {
@@ -88,22 +237,36 @@ func init() {
 }
 
 var fileDescriptor_5536b5d4c423d814 = []byte{
-	// 236 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xe2, 0x52, 0xca, 0x4c, 0xc9, 0x49,
-	0x4d, 0x2f, 0x28, 0xd5, 0x2f, 0x4e, 0x2d, 0x29, 0xc9, 0x49, 0xcd, 0x4d, 0xcd, 0x2b, 0xd1, 0x2f,
-	0x33, 0xd4, 0x4f, 0x2d, 0x4b, 0xcd, 0x2b, 0x29, 0xd6, 0x2b, 0x28, 0xca, 0x2f, 0xc9, 0x17, 0x12,
-	0x85, 0xaa, 0xd1, 0x43, 0xa8, 0xd1, 0x2b, 0x33, 0x94, 0x12, 0x4c, 0xcc, 0xcd, 0xcc, 0xcb, 0xd7,
-	0x07, 0x93, 0x10, 0x95, 0x52, 0x22, 0xe9, 0xf9, 0xe9, 0xf9, 0x60, 0xa6, 0x3e, 0x88, 0x05, 0x15,
-	0xc5, 0x61, 0x47, 0x41, 0x62, 0x51, 0x62, 0x2e, 0xd4, 0x0e, 0xa5, 0x12, 0x2e, 0x21, 0x57, 0x90,
-	0x9d, 0x01, 0x60, 0xc1, 0xd0, 0x82, 0x94, 0xc4, 0x92, 0xd4, 0x14, 0x21, 0x19, 0x2e, 0xce, 0xc4,
-	0xd2, 0x92, 0x8c, 0xfc, 0xa2, 0xcc, 0x92, 0x4a, 0x09, 0x46, 0x05, 0x46, 0x0d, 0xce, 0x20, 0x84,
-	0x80, 0x90, 0x03, 0x17, 0x1b, 0xc4, 0x0c, 0x09, 0x26, 0x05, 0x46, 0x0d, 0x6e, 0x23, 0x59, 0x3d,
-	0xac, 0x0e, 0xd5, 0x83, 0x98, 0xe9, 0xc4, 0x79, 0xe2, 0x9e, 0x3c, 0xc3, 0x8a, 0xe7, 0x1b, 0xb4,
-	0x18, 0x83, 0xa0, 0xfa, 0x9c, 0xdc, 0x4f, 0x3c, 0x92, 0x63, 0xbc, 0xf0, 0x48, 0x8e, 0xf1, 0xc1,
-	0x23, 0x39, 0xc6, 0x09, 0x8f, 0xe5, 0x18, 0x2e, 0x3c, 0x96, 0x63, 0xb8, 0xf1, 0x58, 0x8e, 0x21,
-	0x4a, 0x37, 0x3d, 0xb3, 0x24, 0xa3, 0x34, 0x49, 0x2f, 0x39, 0x3f, 0x57, 0x1f, 0xe6, 0x7c, 0x18,
-	0x5d, 0x81, 0xec, 0x91, 0x92, 0xca, 0x82, 0xd4, 0xe2, 0x24, 0x36, 0xb0, 0x2f, 0x8c, 0x01, 0x01,
-	0x00, 0x00, 0xff, 0xff, 0x85, 0x8f, 0x03, 0xd1, 0x4f, 0x01, 0x00, 0x00,
+	// 463 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x94, 0x92, 0x31, 0x6f, 0x13, 0x31,
+	0x14, 0xc7, 0xe3, 0x26, 0x4d, 0x1b, 0xb7, 0x0b, 0xa6, 0x48, 0xd7, 0x08, 0xae, 0x21, 0x53, 0x84,
+	0x54, 0x5b, 0x01, 0x81, 0x18, 0xa1, 0x15, 0x42, 0x6c, 0xe8, 0x24, 0x16, 0x96, 0xca, 0x39, 0xbf,
+	0x26, 0x86, 0xbb, 0x7b, 0x96, 0xed, 0x1c, 0xf4, 0x5b, 0xf0, 0x05, 0xd8, 0x11, 0x13, 0x1f, 0xa3,
+	0x63, 0x47, 0x26, 0x40, 0xc9, 0xc0, 0x37, 0x60, 0x46, 0xe7, 0xbb, 0x34, 0x19, 0x00, 0x89, 0xe5,
+	0xec, 0xf7, 0xee, 0xfd, 0xdf, 0xff, 0xe7, 0xa7, 0x47, 0x87, 0x5a, 0x65, 0x30, 0x35, 0x73, 0xe1,
+	0xc0, 0xfb, 0x0c, 0x72, 0x28, 0xbc, 0x28, 0xc7, 0x02, 0x4a, 0x28, 0xbc, 0xe3, 0xc6, 0xa2, 0x47,
+	0x76, 0xab, 0xa9, 0xe1, 0xeb, 0x1a, 0x5e, 0x8e, 0xfb, 0x37, 0x64, 0xae, 0x0b, 0x14, 0xe1, 0x5b,
+	0x57, 0xf6, 0x0f, 0xa6, 0x38, 0xc5, 0x70, 0x15, 0xd5, 0xad, 0xc9, 0xc6, 0x29, 0xba, 0x1c, 0x9d,
+	0x98, 0x48, 0x07, 0xa2, 0x1c, 0x4f, 0xc0, 0xcb, 0xb1, 0x48, 0x51, 0x17, 0xcd, 0xff, 0xbf, 0x30,
+	0x18, 0x69, 0x65, 0xde, 0x30, 0x0c, 0x3d, 0x65, 0xcf, 0x2a, 0xa6, 0x97, 0x21, 0xf9, 0xca, 0x28,
+	0xe9, 0x41, 0xb1, 0xdb, 0xb4, 0x27, 0xe7, 0x7e, 0x86, 0x56, 0xfb, 0x8b, 0x88, 0x0c, 0xc8, 0xa8,
+	0x97, 0xac, 0x13, 0xec, 0x09, 0xed, 0xd6, 0x3d, 0xa2, 0xad, 0x01, 0x19, 0xed, 0xdd, 0xbf, 0xc3,
+	0xff, 0xf8, 0x10, 0x5e, 0xf7, 0x3c, 0xe9, 0x5d, 0x7e, 0x3b, 0x6a, 0x7d, 0xfa, 0xf9, 0xe5, 0x1e,
+	0x49, 0x1a, 0xdd, 0xf0, 0x17, 0x59, 0xd9, 0x5a, 0xc4, 0xf3, 0xa7, 0x69, 0x0a, 0xa6, 0xb2, 0x3d,
+	0xa4, 0xbb, 0x19, 0x48, 0x07, 0x67, 0x5a, 0x05, 0xd7, 0x4e, 0xb2, 0x13, 0xe2, 0x17, 0x8a, 0x1d,
+	0xd0, 0x6d, 0x30, 0x98, 0xce, 0x82, 0x65, 0x27, 0xa9, 0x03, 0xd6, 0xa7, 0xbb, 0xc6, 0x62, 0xa9,
+	0x15, 0xd8, 0xa8, 0x1d, 0x30, 0xaf, 0x63, 0xf6, 0x98, 0x76, 0x8c, 0xd4, 0x2a, 0xea, 0x04, 0xc6,
+	0x43, 0x5e, 0x0f, 0x8b, 0x57, 0xc3, 0xe2, 0xcd, 0xb0, 0xf8, 0x29, 0xea, 0x62, 0x93, 0x2f, 0x28,
+	0xd8, 0x23, 0xda, 0x3e, 0x07, 0x88, 0xb6, 0xff, 0x43, 0x58, 0x09, 0xd8, 0x5d, 0xba, 0xef, 0x64,
+	0x6e, 0x32, 0x70, 0x67, 0x16, 0xd1, 0x47, 0xdd, 0x01, 0x19, 0xed, 0x27, 0x7b, 0x4d, 0x2e, 0x41,
+	0xf4, 0xc3, 0x8f, 0x84, 0xde, 0x0c, 0x0f, 0x4f, 0xe0, 0x9d, 0xb4, 0xca, 0x9d, 0x66, 0x52, 0xe7,
+	0xa0, 0xaa, 0x87, 0xa0, 0x01, 0x2b, 0x3d, 0xda, 0x66, 0xde, 0xd7, 0x31, 0x7b, 0x43, 0x77, 0xd2,
+	0xba, 0x2c, 0xda, 0x1a, 0xb4, 0xff, 0x8d, 0xf4, 0xb0, 0x42, 0xfa, 0xfc, 0xfd, 0x68, 0x34, 0xd5,
+	0x7e, 0x36, 0x9f, 0xf0, 0x14, 0x73, 0xd1, 0x6c, 0x49, 0x7d, 0x1c, 0x3b, 0xf5, 0x56, 0xf8, 0x0b,
+	0x03, 0x2e, 0x08, 0x5c, 0x8d, 0xbf, 0x32, 0x38, 0x79, 0x7e, 0xb9, 0x88, 0xc9, 0xd5, 0x22, 0x26,
+	0x3f, 0x16, 0x31, 0xf9, 0xb0, 0x8c, 0x5b, 0x57, 0xcb, 0xb8, 0xf5, 0x75, 0x19, 0xb7, 0x5e, 0x1f,
+	0x6f, 0x74, 0x5c, 0xed, 0xd5, 0xea, 0x7c, 0xbf, 0xb9, 0x61, 0xa1, 0xf9, 0xa4, 0x1b, 0xd6, 0xeb,
+	0xc1, 0xef, 0x00, 0x00, 0x00, 0xff, 0xff, 0x82, 0xfb, 0xf1, 0x5b, 0x08, 0x03, 0x00, 0x00,
 }
 
 func (m *EventParamsUpdated) Marshal() (dAtA []byte, err error) {
@@ -146,6 +309,117 @@ func (m *EventParamsUpdated) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *EventProofAccepted) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventProofAccepted) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventProofAccepted) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.SamplesRoot) > 0 {
+		i -= len(m.SamplesRoot)
+		copy(dAtA[i:], m.SamplesRoot)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.SamplesRoot)))
+		i--
+		dAtA[i] = 0x32
+	}
+	{
+		size, err := m.Fee.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x2a
+	{
+		size, err := m.Paid.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x22
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.Epoch != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.Epoch))
+		i--
+		dAtA[i] = 0x10
+	}
+	if m.LeaseId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventRewardsClaimed) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventRewardsClaimed) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventRewardsClaimed) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Claimed) > 0 {
+		for iNdEx := len(m.Claimed) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Claimed[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintEvents(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0x12
+		}
+	}
+	if len(m.Operator) > 0 {
+		i -= len(m.Operator)
+		copy(dAtA[i:], m.Operator)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Operator)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
 func encodeVarintEvents(dAtA []byte, offset int, v uint64) int {
 	offset -= sovEvents(v)
 	base := offset
@@ -169,6 +443,52 @@ func (m *EventParamsUpdated) Size() (n int) {
 	}
 	l = m.Params.Size()
 	n += 1 + l + sovEvents(uint64(l))
+	return n
+}
+
+func (m *EventProofAccepted) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.LeaseId != 0 {
+		n += 1 + sovEvents(uint64(m.LeaseId))
+	}
+	if m.Epoch != 0 {
+		n += 1 + sovEvents(uint64(m.Epoch))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	l = m.Paid.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	l = m.Fee.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	l = len(m.SamplesRoot)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	return n
+}
+
+func (m *EventRewardsClaimed) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Operator)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	if len(m.Claimed) > 0 {
+		for _, e := range m.Claimed {
+			l = e.Size()
+			n += 1 + l + sovEvents(uint64(l))
+		}
+	}
 	return n
 }
 
@@ -269,6 +589,342 @@ func (m *EventParamsUpdated) Unmarshal(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if err := m.Params.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventProofAccepted) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventProofAccepted: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventProofAccepted: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Epoch", wireType)
+			}
+			m.Epoch = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Epoch |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Paid", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Paid.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Fee", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Fee.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 6:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field SamplesRoot", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.SamplesRoot = append(m.SamplesRoot[:0], dAtA[iNdEx:postIndex]...)
+			if m.SamplesRoot == nil {
+				m.SamplesRoot = []byte{}
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventRewardsClaimed) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventRewardsClaimed: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventRewardsClaimed: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Operator", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Operator = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Claimed", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Claimed = append(m.Claimed, types.Coin{})
+			if err := m.Claimed[len(m.Claimed)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex

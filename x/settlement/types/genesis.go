@@ -1,16 +1,72 @@
 package types
 
-import errorsmod "cosmossdk.io/errors"
+import (
+	"fmt"
+
+	errorsmod "cosmossdk.io/errors"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+)
 
 // DefaultGenesis returns the genesis state of a new chain.
 func DefaultGenesis() *GenesisState {
 	return &GenesisState{Params: DefaultParams()}
 }
 
-// Validate checks the genesis state without touching the store.
+// Validate checks the genesis state without touching the store: params,
+// headers sorted by height with 32-byte hashes, one progress per lease, proofs
+// unique and well formed, rewards positive and sorted.
 func (gs GenesisState) Validate() error {
-	if err := gs.Params.Validate(); err != nil {
+	if err := gs.validate(); err != nil {
 		return errorsmod.Wrap(ErrInvalidGenesis, err.Error())
+	}
+	return nil
+}
+
+func (gs GenesisState) validate() error {
+	if err := gs.Params.Validate(); err != nil {
+		return err
+	}
+	for i, h := range gs.Headers {
+		if h.Height <= 0 || len(h.Hash) != HashSize || (i > 0 && h.Height <= gs.Headers[i-1].Height) {
+			return fmt.Errorf("header %d: heights must be positive and ascending, hashes %d bytes", h.Height, HashSize)
+		}
+	}
+	for i, p := range gs.Progress {
+		if p.LeaseId == 0 || p.EpochSeconds == 0 || (i > 0 && p.LeaseId <= gs.Progress[i-1].LeaseId) {
+			return fmt.Errorf("progress of lease %d: ids ascending, epoch length positive", p.LeaseId)
+		}
+		if p.ProvenEpochs > p.NextEpoch {
+			return fmt.Errorf("progress of lease %d: %d epochs proven of %d settled", p.LeaseId, p.ProvenEpochs, p.NextEpoch)
+		}
+	}
+	for i, r := range gs.Proofs {
+		if err := r.Proof.ValidateBasic(); err != nil {
+			return fmt.Errorf("proof %d: %w", i, err)
+		}
+		if i > 0 {
+			prev := gs.Proofs[i-1].Proof
+			if r.Proof.LeaseId < prev.LeaseId || (r.Proof.LeaseId == prev.LeaseId && r.Proof.Epoch <= prev.Epoch) {
+				return fmt.Errorf("proof of lease %d epoch %d: sorted by (lease, epoch), unique", r.Proof.LeaseId, r.Proof.Epoch)
+			}
+		}
+		if _, err := sdk.AccAddressFromBech32(r.Provider); err != nil {
+			return fmt.Errorf("proof of lease %d: provider: %w", r.Proof.LeaseId, err)
+		}
+		if r.Paid.Validate() != nil || r.Fee.Validate() != nil || r.Fee.Denom != r.Paid.Denom || r.Fee.Amount.GT(r.Paid.Amount) {
+			return fmt.Errorf("proof of lease %d epoch %d: fee %s must be within paid %s", r.Proof.LeaseId, r.Proof.Epoch, r.Fee, r.Paid)
+		}
+	}
+	for i, r := range gs.Rewards {
+		if _, err := sdk.AccAddressFromBech32(r.Provider); err != nil {
+			return fmt.Errorf("rewards %d: provider: %w", i, err)
+		}
+		if i > 0 && r.Provider <= gs.Rewards[i-1].Provider {
+			return fmt.Errorf("rewards of %s: one entry per provider, sorted", r.Provider)
+		}
+		if err := r.Rewards.Validate(); err != nil || r.Rewards.IsZero() {
+			return fmt.Errorf("rewards of %s: must be positive, sorted coins", r.Provider)
+		}
 	}
 	return nil
 }

@@ -11,8 +11,19 @@ const (
 )
 
 // Store prefixes. Never reuse or renumber one: the bytes are in every node's
-// database. Later state (proofs, rewards, audits, the liveness index) takes the next free numbers.
+// database. Later state (audits, the liveness index) takes the next free numbers.
 var (
 	// ParamsKey holds the module Params (Item).
 	ParamsKey = collections.NewPrefix(0)
+	// HeadersKey holds the recent header ring: height → HeaderRecord.
+	HeadersKey = collections.NewPrefix(1)
+	// ProgressKey holds lease id → LeaseProgress.
+	ProgressKey = collections.NewPrefix(2)
+	// ProofsKey holds (lease id, epoch) → ProofRecord.
+	ProofsKey = collections.NewPrefix(3)
+	// RewardsKey holds (provider, denom) → unclaimed amount.
+	RewardsKey = collections.NewPrefix(4)
 )
+
+// MaxProofsPerMsg bounds the proofs one MsgSubmitProofs carries.
+const MaxProofsPerMsg = 256

@@ -148,3 +148,26 @@ func (m GPUModel) Validate() error {
 	}
 	return nil
 }
+
+// HeaderRetention is how long block headers stay available as proof
+// challenges: a challenge lies inside an epoch's window, and the proof may
+// arrive up to proof_grace after the window ends.
+func (p Params) HeaderRetention() time.Duration { return p.Epoch() + p.ProofGrace() }
+
+// GPUModel returns the plausibility figures of a model, if the table has it.
+func (p Params) GPUModel(model string) (GPUModel, bool) {
+	for _, m := range p.GpuModels {
+		if m.Model == model {
+			return m, true
+		}
+	}
+	return GPUModel{}, false
+}
+
+// MinSamples is the samples a GPU needs in a window of the given length:
+// ceil(min_samples_ratio × window / sample_interval), at least 1.
+func (p Params) MinSamples(window time.Duration) uint64 {
+	intervals := uint64(window / p.SampleInterval())
+	need := (intervals*uint64(p.MinSamplesRatioBps) + 9999) / 10_000
+	return max(need, 1)
+}

@@ -101,3 +101,21 @@ func BuildProof(in ProofInput) (ExecutionProof, []Sample, error) {
 	}
 	return p, samples, p.ValidateBasic()
 }
+
+// EpochCount is the number of epochs of a lease of duration seconds:
+// ceil(duration / epochSeconds) (the last may be shorter).
+func EpochCount(durationSeconds, epochSeconds uint64) uint64 {
+	return (durationSeconds + epochSeconds - 1) / epochSeconds
+}
+
+// EpochWindow is epoch k's window of a lease started at start: [start +
+// k×epoch, start + min((k+1)×epoch, duration)]. ok is false past the last
+// epoch.
+func EpochWindow(start time.Time, durationSeconds, epochSeconds, k uint64) (from, to time.Time, ok bool) {
+	if k >= EpochCount(durationSeconds, epochSeconds) {
+		return time.Time{}, time.Time{}, false
+	}
+	lo := k * epochSeconds
+	hi := min(lo+epochSeconds, durationSeconds)
+	return start.Add(time.Duration(lo) * time.Second), start.Add(time.Duration(hi) * time.Second), true
+}

@@ -7,6 +7,8 @@ import (
 	context "context"
 	fmt "fmt"
 	_ "github.com/cosmos/cosmos-proto"
+	github_com_cosmos_cosmos_sdk_types "github.com/cosmos/cosmos-sdk/types"
+	types "github.com/cosmos/cosmos-sdk/types"
 	_ "github.com/cosmos/cosmos-sdk/types/msgservice"
 	_ "github.com/cosmos/cosmos-sdk/types/tx/amino"
 	_ "github.com/cosmos/gogoproto/gogoproto"
@@ -31,6 +33,218 @@ var _ = math.Inf
 // proto package needs to be updated.
 const _ = proto.GoGoProtoPackageIsVersion3 // please upgrade the proto package
 
+// MsgSubmitProofs carries epoch proofs of leases of one provider; any
+// failing proof rejects the whole message.
+type MsgSubmitProofs struct {
+	// signer is the provider's operator or one of its agents.
+	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
+	// provider is the provider whose leases are proven.
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// proofs are the epoch proofs, at most 256.
+	Proofs []ExecutionProof `protobuf:"bytes,3,rep,name=proofs,proto3" json:"proofs"`
+}
+
+func (m *MsgSubmitProofs) Reset()         { *m = MsgSubmitProofs{} }
+func (m *MsgSubmitProofs) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitProofs) ProtoMessage()    {}
+func (*MsgSubmitProofs) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{0}
+}
+func (m *MsgSubmitProofs) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitProofs) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitProofs.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitProofs) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitProofs.Merge(m, src)
+}
+func (m *MsgSubmitProofs) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitProofs) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitProofs.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitProofs proto.InternalMessageInfo
+
+func (m *MsgSubmitProofs) GetSigner() string {
+	if m != nil {
+		return m.Signer
+	}
+	return ""
+}
+
+func (m *MsgSubmitProofs) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *MsgSubmitProofs) GetProofs() []ExecutionProof {
+	if m != nil {
+		return m.Proofs
+	}
+	return nil
+}
+
+// MsgSubmitProofsResponse says what the proofs paid.
+type MsgSubmitProofsResponse struct {
+	// paid is the total paid out of escrow, fee included, per denom.
+	Paid github_com_cosmos_cosmos_sdk_types.Coins `protobuf:"bytes,1,rep,name=paid,proto3,castrepeated=github.com/cosmos/cosmos-sdk/types.Coins" json:"paid"`
+}
+
+func (m *MsgSubmitProofsResponse) Reset()         { *m = MsgSubmitProofsResponse{} }
+func (m *MsgSubmitProofsResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitProofsResponse) ProtoMessage()    {}
+func (*MsgSubmitProofsResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{1}
+}
+func (m *MsgSubmitProofsResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitProofsResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitProofsResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitProofsResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitProofsResponse.Merge(m, src)
+}
+func (m *MsgSubmitProofsResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitProofsResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitProofsResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitProofsResponse proto.InternalMessageInfo
+
+func (m *MsgSubmitProofsResponse) GetPaid() github_com_cosmos_cosmos_sdk_types.Coins {
+	if m != nil {
+		return m.Paid
+	}
+	return nil
+}
+
+// MsgClaimRewards pays a provider's rewards to its operator.
+type MsgClaimRewards struct {
+	// operator is the provider's operator (rewards go to it).
+	Operator string `protobuf:"bytes,1,opt,name=operator,proto3" json:"operator,omitempty"`
+	// denoms limits the claim to these denoms; empty claims every denom.
+	Denoms []string `protobuf:"bytes,2,rep,name=denoms,proto3" json:"denoms,omitempty"`
+}
+
+func (m *MsgClaimRewards) Reset()         { *m = MsgClaimRewards{} }
+func (m *MsgClaimRewards) String() string { return proto.CompactTextString(m) }
+func (*MsgClaimRewards) ProtoMessage()    {}
+func (*MsgClaimRewards) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{2}
+}
+func (m *MsgClaimRewards) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgClaimRewards) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgClaimRewards.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgClaimRewards) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgClaimRewards.Merge(m, src)
+}
+func (m *MsgClaimRewards) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgClaimRewards) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgClaimRewards.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgClaimRewards proto.InternalMessageInfo
+
+func (m *MsgClaimRewards) GetOperator() string {
+	if m != nil {
+		return m.Operator
+	}
+	return ""
+}
+
+func (m *MsgClaimRewards) GetDenoms() []string {
+	if m != nil {
+		return m.Denoms
+	}
+	return nil
+}
+
+// MsgClaimRewardsResponse says what was paid.
+type MsgClaimRewardsResponse struct {
+	// claimed is what was paid to the operator.
+	Claimed github_com_cosmos_cosmos_sdk_types.Coins `protobuf:"bytes,1,rep,name=claimed,proto3,castrepeated=github.com/cosmos/cosmos-sdk/types.Coins" json:"claimed"`
+}
+
+func (m *MsgClaimRewardsResponse) Reset()         { *m = MsgClaimRewardsResponse{} }
+func (m *MsgClaimRewardsResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgClaimRewardsResponse) ProtoMessage()    {}
+func (*MsgClaimRewardsResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{3}
+}
+func (m *MsgClaimRewardsResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgClaimRewardsResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgClaimRewardsResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgClaimRewardsResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgClaimRewardsResponse.Merge(m, src)
+}
+func (m *MsgClaimRewardsResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgClaimRewardsResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgClaimRewardsResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgClaimRewardsResponse proto.InternalMessageInfo
+
+func (m *MsgClaimRewardsResponse) GetClaimed() github_com_cosmos_cosmos_sdk_types.Coins {
+	if m != nil {
+		return m.Claimed
+	}
+	return nil
+}
+
 // MsgUpdateParams replaces the x/settlement parameters.
 type MsgUpdateParams struct {
 	// authority must be the module authority address.
@@ -43,7 +257,7 @@ func (m *MsgUpdateParams) Reset()         { *m = MsgUpdateParams{} }
 func (m *MsgUpdateParams) String() string { return proto.CompactTextString(m) }
 func (*MsgUpdateParams) ProtoMessage()    {}
 func (*MsgUpdateParams) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{0}
+	return fileDescriptor_ec61c5c783ce2c92, []int{4}
 }
 func (m *MsgUpdateParams) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -94,7 +308,7 @@ func (m *MsgUpdateParamsResponse) Reset()         { *m = MsgUpdateParamsResponse
 func (m *MsgUpdateParamsResponse) String() string { return proto.CompactTextString(m) }
 func (*MsgUpdateParamsResponse) ProtoMessage()    {}
 func (*MsgUpdateParamsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{1}
+	return fileDescriptor_ec61c5c783ce2c92, []int{5}
 }
 func (m *MsgUpdateParamsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -124,6 +338,10 @@ func (m *MsgUpdateParamsResponse) XXX_DiscardUnknown() {
 var xxx_messageInfo_MsgUpdateParamsResponse proto.InternalMessageInfo
 
 func init() {
+	proto.RegisterType((*MsgSubmitProofs)(nil), "idlegpu.settlement.v1.MsgSubmitProofs")
+	proto.RegisterType((*MsgSubmitProofsResponse)(nil), "idlegpu.settlement.v1.MsgSubmitProofsResponse")
+	proto.RegisterType((*MsgClaimRewards)(nil), "idlegpu.settlement.v1.MsgClaimRewards")
+	proto.RegisterType((*MsgClaimRewardsResponse)(nil), "idlegpu.settlement.v1.MsgClaimRewardsResponse")
 	proto.RegisterType((*MsgUpdateParams)(nil), "idlegpu.settlement.v1.MsgUpdateParams")
 	proto.RegisterType((*MsgUpdateParamsResponse)(nil), "idlegpu.settlement.v1.MsgUpdateParamsResponse")
 }
@@ -131,29 +349,47 @@ func init() {
 func init() { proto.RegisterFile("idlegpu/settlement/v1/tx.proto", fileDescriptor_ec61c5c783ce2c92) }
 
 var fileDescriptor_ec61c5c783ce2c92 = []byte{
-	// 346 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xe2, 0x92, 0xcb, 0x4c, 0xc9, 0x49,
-	0x4d, 0x2f, 0x28, 0xd5, 0x2f, 0x4e, 0x2d, 0x29, 0xc9, 0x49, 0xcd, 0x4d, 0xcd, 0x2b, 0xd1, 0x2f,
-	0x33, 0xd4, 0x2f, 0xa9, 0xd0, 0x2b, 0x28, 0xca, 0x2f, 0xc9, 0x17, 0x12, 0x85, 0xca, 0xeb, 0x21,
-	0xe4, 0xf5, 0xca, 0x0c, 0xa5, 0x04, 0x13, 0x73, 0x33, 0xf3, 0xf2, 0xf5, 0xc1, 0x24, 0x44, 0xa5,
-	0x94, 0x78, 0x72, 0x7e, 0x71, 0x6e, 0x7e, 0xb1, 0x7e, 0x6e, 0x71, 0x3a, 0xc8, 0x84, 0xdc, 0xe2,
-	0x74, 0xa8, 0x84, 0x24, 0x44, 0x22, 0x1e, 0xcc, 0xd3, 0x87, 0x70, 0xa0, 0x52, 0x22, 0xe9, 0xf9,
-	0xe9, 0xf9, 0x10, 0x71, 0x10, 0x0b, 0x2a, 0xaa, 0x84, 0xdd, 0x4d, 0x05, 0x89, 0x45, 0x89, 0xb9,
-	0x50, 0x9d, 0x4a, 0x47, 0x18, 0xb9, 0xf8, 0x7d, 0x8b, 0xd3, 0x43, 0x0b, 0x52, 0x12, 0x4b, 0x52,
-	0x03, 0xc0, 0x32, 0x42, 0x66, 0x5c, 0x9c, 0x89, 0xa5, 0x25, 0x19, 0xf9, 0x45, 0x99, 0x25, 0x95,
-	0x12, 0x8c, 0x0a, 0x8c, 0x1a, 0x9c, 0x4e, 0x12, 0x97, 0xb6, 0xe8, 0x8a, 0x40, 0xad, 0x74, 0x4c,
-	0x49, 0x29, 0x4a, 0x2d, 0x2e, 0x0e, 0x2e, 0x29, 0xca, 0xcc, 0x4b, 0x0f, 0x42, 0x28, 0x15, 0x72,
-	0xe0, 0x62, 0x83, 0x98, 0x2d, 0xc1, 0xa4, 0xc0, 0xa8, 0xc1, 0x6d, 0x24, 0xab, 0x87, 0xd5, 0xd3,
-	0x7a, 0x10, 0x6b, 0x9c, 0x38, 0x4f, 0xdc, 0x93, 0x67, 0x58, 0xf1, 0x7c, 0x83, 0x16, 0x63, 0x10,
-	0x54, 0x9f, 0x95, 0x79, 0xd3, 0xf3, 0x0d, 0x5a, 0x08, 0x13, 0xbb, 0x9e, 0x6f, 0xd0, 0x52, 0x81,
-	0x79, 0xa2, 0x02, 0xd9, 0x1b, 0x68, 0x4e, 0x56, 0x92, 0xe4, 0x12, 0x47, 0x13, 0x0a, 0x4a, 0x2d,
-	0x2e, 0xc8, 0xcf, 0x2b, 0x4e, 0x35, 0x2a, 0xe1, 0x62, 0xf6, 0x2d, 0x4e, 0x17, 0x4a, 0xe3, 0xe2,
-	0x41, 0xf1, 0xa4, 0x1a, 0x0e, 0xc7, 0xa1, 0x19, 0x23, 0xa5, 0x47, 0x9c, 0x3a, 0x98, 0x75, 0x52,
-	0xac, 0x0d, 0x20, 0x1f, 0x39, 0xb9, 0x9f, 0x78, 0x24, 0xc7, 0x78, 0xe1, 0x91, 0x1c, 0xe3, 0x83,
-	0x47, 0x72, 0x8c, 0x13, 0x1e, 0xcb, 0x31, 0x5c, 0x78, 0x2c, 0xc7, 0x70, 0xe3, 0xb1, 0x1c, 0x43,
-	0x94, 0x6e, 0x7a, 0x66, 0x49, 0x46, 0x69, 0x92, 0x5e, 0x72, 0x7e, 0xae, 0x3e, 0xcc, 0x6f, 0x58,
-	0xfd, 0x58, 0x52, 0x59, 0x90, 0x5a, 0x9c, 0xc4, 0x06, 0x8e, 0x27, 0x63, 0x40, 0x00, 0x00, 0x00,
-	0xff, 0xff, 0xb8, 0xef, 0x4e, 0x2e, 0x61, 0x02, 0x00, 0x00,
+	// 627 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xb4, 0x54, 0xb1, 0x8f, 0x12, 0x4f,
+	0x14, 0x66, 0xe1, 0xf7, 0x43, 0x99, 0x23, 0x31, 0x6e, 0x4e, 0x6f, 0x21, 0x71, 0x0f, 0x37, 0x6a,
+	0x08, 0x09, 0xbb, 0x82, 0xe7, 0x99, 0x50, 0x29, 0x17, 0xa3, 0xcd, 0x25, 0x17, 0x2e, 0x36, 0x36,
+	0x66, 0x60, 0x87, 0xbd, 0x51, 0x76, 0x67, 0x33, 0x33, 0x20, 0x57, 0x69, 0x4c, 0x6c, 0xac, 0xec,
+	0xfc, 0x17, 0x8c, 0x15, 0x85, 0x7f, 0xc2, 0x15, 0x57, 0x5e, 0xac, 0xac, 0xd4, 0x40, 0xc1, 0xdf,
+	0x60, 0x67, 0x76, 0x76, 0x80, 0x85, 0x2c, 0x8b, 0x8d, 0x0d, 0x30, 0xef, 0x7d, 0xf3, 0xde, 0xf7,
+	0xbe, 0xf7, 0x0d, 0x40, 0xc7, 0x76, 0x0f, 0x39, 0x7e, 0xdf, 0x62, 0x88, 0xf3, 0x1e, 0x72, 0x91,
+	0xc7, 0xad, 0x41, 0xcd, 0xe2, 0x43, 0xd3, 0xa7, 0x84, 0x13, 0xf5, 0x9a, 0xcc, 0x9b, 0x8b, 0xbc,
+	0x39, 0xa8, 0x15, 0xaf, 0x42, 0x17, 0x7b, 0xc4, 0x12, 0x9f, 0x21, 0xb2, 0xb8, 0xd3, 0x21, 0xcc,
+	0x25, 0xcc, 0x72, 0x99, 0x13, 0x54, 0x70, 0x99, 0x23, 0x13, 0x85, 0x30, 0xf1, 0x42, 0x9c, 0xac,
+	0xf0, 0x20, 0x53, 0xdb, 0x0e, 0x71, 0x48, 0x18, 0x0f, 0x7e, 0xc9, 0xa8, 0x2e, 0x2b, 0xb5, 0x21,
+	0x43, 0xd6, 0xa0, 0xd6, 0x46, 0x1c, 0xd6, 0xac, 0x0e, 0xc1, 0x9e, 0xcc, 0x1b, 0xf1, 0x9c, 0x7d,
+	0x48, 0xa1, 0x3b, 0xab, 0x7c, 0x73, 0x0d, 0x86, 0x12, 0xd2, 0x0d, 0x21, 0xc6, 0x6f, 0x05, 0x5c,
+	0x39, 0x64, 0xce, 0x71, 0xbf, 0xed, 0x62, 0x7e, 0x14, 0x24, 0x98, 0x7a, 0x17, 0x64, 0x19, 0x76,
+	0x3c, 0x44, 0x35, 0xa5, 0xa4, 0x94, 0x73, 0x4d, 0xed, 0xdb, 0xd7, 0xea, 0xb6, 0xa4, 0xfc, 0xc8,
+	0xb6, 0x29, 0x62, 0xec, 0x98, 0x53, 0xec, 0x39, 0x2d, 0x89, 0x53, 0xf7, 0xc0, 0x65, 0x9f, 0x92,
+	0x01, 0xb6, 0x11, 0xd5, 0xd2, 0x1b, 0xee, 0xcc, 0x91, 0xea, 0x53, 0x90, 0x15, 0x54, 0x98, 0x96,
+	0x29, 0x65, 0xca, 0x5b, 0xf5, 0xdb, 0x66, 0xac, 0xce, 0xe6, 0xe3, 0x21, 0xea, 0xf4, 0x39, 0x26,
+	0x9e, 0xe0, 0xd7, 0xcc, 0x9d, 0xff, 0xd8, 0x4d, 0x7d, 0x9e, 0x8e, 0x2a, 0x4a, 0x4b, 0xde, 0x6f,
+	0xec, 0xbd, 0x9b, 0x8e, 0x2a, 0x92, 0xcc, 0x87, 0xe9, 0xa8, 0x72, 0x6b, 0x36, 0xf8, 0x30, 0x3a,
+	0xfa, 0xca, 0x9c, 0xc6, 0x1b, 0xb0, 0xb3, 0x12, 0x6a, 0x21, 0xe6, 0x13, 0x8f, 0x21, 0xd5, 0x06,
+	0xff, 0xf9, 0x10, 0xdb, 0x9a, 0x22, 0x88, 0x15, 0x4c, 0x39, 0x49, 0xb0, 0x0c, 0x53, 0x2e, 0xc3,
+	0x3c, 0x20, 0xd8, 0x6b, 0xde, 0x0f, 0xc8, 0x7c, 0xf9, 0xb9, 0x5b, 0x76, 0x30, 0x3f, 0xe9, 0xb7,
+	0xcd, 0x0e, 0x71, 0xe5, 0x76, 0xe5, 0x57, 0x95, 0xd9, 0xaf, 0x2c, 0x7e, 0xea, 0x23, 0x26, 0x2e,
+	0xb0, 0x90, 0xb8, 0xa8, 0x6e, 0x7c, 0x0a, 0xc5, 0x3f, 0xe8, 0x41, 0xec, 0xb6, 0xd0, 0x6b, 0x48,
+	0x6d, 0x16, 0x48, 0x49, 0x7c, 0x44, 0x21, 0x27, 0x9b, 0xe5, 0x9f, 0x23, 0xd5, 0xeb, 0x20, 0x6b,
+	0x23, 0x8f, 0xb8, 0x4c, 0x4b, 0x97, 0x32, 0xe5, 0x5c, 0x4b, 0x9e, 0x1a, 0xfb, 0x81, 0x30, 0x73,
+	0x58, 0xa2, 0x34, 0x51, 0x16, 0xc6, 0x7b, 0x45, 0x68, 0x13, 0x8d, 0xcd, 0xb5, 0x79, 0x09, 0x2e,
+	0x75, 0x82, 0x38, 0xfa, 0x77, 0xf2, 0xcc, 0x1a, 0x18, 0x67, 0xa1, 0x42, 0xcf, 0x7c, 0x1b, 0x72,
+	0x74, 0x24, 0xbc, 0xad, 0xee, 0x83, 0x1c, 0xec, 0xf3, 0x13, 0x42, 0x31, 0x3f, 0xdd, 0x28, 0xd1,
+	0x02, 0xaa, 0x3e, 0x04, 0xd9, 0xf0, 0x75, 0x08, 0x8b, 0x6e, 0xd5, 0x6f, 0xac, 0xb1, 0x5b, 0xd8,
+	0x66, 0xd9, 0x66, 0x22, 0xd4, 0x78, 0x10, 0xa8, 0xb9, 0xa8, 0x98, 0x28, 0x67, 0x94, 0xb2, 0x51,
+	0x10, 0x6a, 0x46, 0x43, 0x33, 0x35, 0xeb, 0x67, 0x69, 0x90, 0x39, 0x64, 0x8e, 0xda, 0x05, 0xf9,
+	0xa5, 0x29, 0xef, 0xac, 0x61, 0xb7, 0x52, 0xa7, 0x68, 0xfe, 0x1d, 0x6e, 0xbe, 0xbd, 0x2e, 0xc8,
+	0x2f, 0x3d, 0xf6, 0x84, 0x3e, 0x51, 0x5c, 0x52, 0x9f, 0xd8, 0x17, 0xd4, 0x05, 0xf9, 0x25, 0x5f,
+	0x27, 0xf4, 0x89, 0xe2, 0x92, 0xfa, 0xc4, 0xb9, 0xb1, 0xf8, 0xff, 0xdb, 0x60, 0x45, 0xcd, 0x27,
+	0xe7, 0x63, 0x5d, 0xb9, 0x18, 0xeb, 0xca, 0xaf, 0xb1, 0xae, 0x7c, 0x9c, 0xe8, 0xa9, 0x8b, 0x89,
+	0x9e, 0xfa, 0x3e, 0xd1, 0x53, 0xcf, 0xab, 0x11, 0xeb, 0xcd, 0x96, 0x15, 0xbb, 0x34, 0xe1, 0xc2,
+	0x76, 0x56, 0xfc, 0x2f, 0xde, 0xfb, 0x13, 0x00, 0x00, 0xff, 0xff, 0x43, 0xb4, 0x98, 0xd3, 0x14,
+	0x06, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -171,6 +407,10 @@ type MsgClient interface {
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(ctx context.Context, in *MsgUpdateParams, opts ...grpc.CallOption) (*MsgUpdateParamsResponse, error)
+	// SubmitProofs proves epochs of one provider's leases and pays them.
+	SubmitProofs(ctx context.Context, in *MsgSubmitProofs, opts ...grpc.CallOption) (*MsgSubmitProofsResponse, error)
+	// ClaimRewards pays a provider's accumulated rewards to its operator.
+	ClaimRewards(ctx context.Context, in *MsgClaimRewards, opts ...grpc.CallOption) (*MsgClaimRewardsResponse, error)
 }
 
 type msgClient struct {
@@ -190,11 +430,33 @@ func (c *msgClient) UpdateParams(ctx context.Context, in *MsgUpdateParams, opts 
 	return out, nil
 }
 
+func (c *msgClient) SubmitProofs(ctx context.Context, in *MsgSubmitProofs, opts ...grpc.CallOption) (*MsgSubmitProofsResponse, error) {
+	out := new(MsgSubmitProofsResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Msg/SubmitProofs", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) ClaimRewards(ctx context.Context, in *MsgClaimRewards, opts ...grpc.CallOption) (*MsgClaimRewardsResponse, error) {
+	out := new(MsgClaimRewardsResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Msg/ClaimRewards", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MsgServer is the server API for Msg service.
 type MsgServer interface {
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(context.Context, *MsgUpdateParams) (*MsgUpdateParamsResponse, error)
+	// SubmitProofs proves epochs of one provider's leases and pays them.
+	SubmitProofs(context.Context, *MsgSubmitProofs) (*MsgSubmitProofsResponse, error)
+	// ClaimRewards pays a provider's accumulated rewards to its operator.
+	ClaimRewards(context.Context, *MsgClaimRewards) (*MsgClaimRewardsResponse, error)
 }
 
 // UnimplementedMsgServer can be embedded to have forward compatible implementations.
@@ -203,6 +465,12 @@ type UnimplementedMsgServer struct {
 
 func (*UnimplementedMsgServer) UpdateParams(ctx context.Context, req *MsgUpdateParams) (*MsgUpdateParamsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UpdateParams not implemented")
+}
+func (*UnimplementedMsgServer) SubmitProofs(ctx context.Context, req *MsgSubmitProofs) (*MsgSubmitProofsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SubmitProofs not implemented")
+}
+func (*UnimplementedMsgServer) ClaimRewards(ctx context.Context, req *MsgClaimRewards) (*MsgClaimRewardsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ClaimRewards not implemented")
 }
 
 func RegisterMsgServer(s grpc1.Server, srv MsgServer) {
@@ -227,6 +495,42 @@ func _Msg_UpdateParams_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Msg_SubmitProofs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgSubmitProofs)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).SubmitProofs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Msg/SubmitProofs",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).SubmitProofs(ctx, req.(*MsgSubmitProofs))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_ClaimRewards_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgClaimRewards)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).ClaimRewards(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Msg/ClaimRewards",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).ClaimRewards(ctx, req.(*MsgClaimRewards))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var Msg_serviceDesc = _Msg_serviceDesc
 var _Msg_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "idlegpu.settlement.v1.Msg",
@@ -236,9 +540,181 @@ var _Msg_serviceDesc = grpc.ServiceDesc{
 			MethodName: "UpdateParams",
 			Handler:    _Msg_UpdateParams_Handler,
 		},
+		{
+			MethodName: "SubmitProofs",
+			Handler:    _Msg_SubmitProofs_Handler,
+		},
+		{
+			MethodName: "ClaimRewards",
+			Handler:    _Msg_ClaimRewards_Handler,
+		},
 	},
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "idlegpu/settlement/v1/tx.proto",
+}
+
+func (m *MsgSubmitProofs) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitProofs) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitProofs) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Proofs) > 0 {
+		for iNdEx := len(m.Proofs) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Proofs[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintTx(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0x1a
+		}
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Signer) > 0 {
+		i -= len(m.Signer)
+		copy(dAtA[i:], m.Signer)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signer)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgSubmitProofsResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitProofsResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitProofsResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Paid) > 0 {
+		for iNdEx := len(m.Paid) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Paid[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintTx(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgClaimRewards) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgClaimRewards) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgClaimRewards) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Denoms) > 0 {
+		for iNdEx := len(m.Denoms) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.Denoms[iNdEx])
+			copy(dAtA[i:], m.Denoms[iNdEx])
+			i = encodeVarintTx(dAtA, i, uint64(len(m.Denoms[iNdEx])))
+			i--
+			dAtA[i] = 0x12
+		}
+	}
+	if len(m.Operator) > 0 {
+		i -= len(m.Operator)
+		copy(dAtA[i:], m.Operator)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Operator)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgClaimRewardsResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgClaimRewardsResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgClaimRewardsResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Claimed) > 0 {
+		for iNdEx := len(m.Claimed) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Claimed[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintTx(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
 }
 
 func (m *MsgUpdateParams) Marshal() (dAtA []byte, err error) {
@@ -315,6 +791,78 @@ func encodeVarintTx(dAtA []byte, offset int, v uint64) int {
 	dAtA[offset] = uint8(v)
 	return base
 }
+func (m *MsgSubmitProofs) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Signer)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if len(m.Proofs) > 0 {
+		for _, e := range m.Proofs {
+			l = e.Size()
+			n += 1 + l + sovTx(uint64(l))
+		}
+	}
+	return n
+}
+
+func (m *MsgSubmitProofsResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Paid) > 0 {
+		for _, e := range m.Paid {
+			l = e.Size()
+			n += 1 + l + sovTx(uint64(l))
+		}
+	}
+	return n
+}
+
+func (m *MsgClaimRewards) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Operator)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if len(m.Denoms) > 0 {
+		for _, s := range m.Denoms {
+			l = len(s)
+			n += 1 + l + sovTx(uint64(l))
+		}
+	}
+	return n
+}
+
+func (m *MsgClaimRewardsResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Claimed) > 0 {
+		for _, e := range m.Claimed {
+			l = e.Size()
+			n += 1 + l + sovTx(uint64(l))
+		}
+	}
+	return n
+}
+
 func (m *MsgUpdateParams) Size() (n int) {
 	if m == nil {
 		return 0
@@ -344,6 +892,436 @@ func sovTx(x uint64) (n int) {
 }
 func sozTx(x uint64) (n int) {
 	return sovTx(uint64((x << 1) ^ uint64((int64(x) >> 63))))
+}
+func (m *MsgSubmitProofs) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitProofs: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitProofs: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signer", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signer = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Proofs", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Proofs = append(m.Proofs, ExecutionProof{})
+			if err := m.Proofs[len(m.Proofs)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgSubmitProofsResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitProofsResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitProofsResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Paid", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Paid = append(m.Paid, types.Coin{})
+			if err := m.Paid[len(m.Paid)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgClaimRewards) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgClaimRewards: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgClaimRewards: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Operator", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Operator = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Denoms", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Denoms = append(m.Denoms, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgClaimRewardsResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgClaimRewardsResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgClaimRewardsResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Claimed", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Claimed = append(m.Claimed, types.Coin{})
+			if err := m.Claimed[len(m.Claimed)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
 }
 func (m *MsgUpdateParams) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)

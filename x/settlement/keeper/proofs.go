@@ -1,0 +1,218 @@
+package keeper
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"cosmossdk.io/collections"
+	errorsmod "cosmossdk.io/errors"
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// SubmitProofs checks every proof of the message, then settles each in
+// order: any failure rejects the whole message and, the tx being atomic,
+// pays nothing.
+func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs) (*types.MsgSubmitProofsResponse, error) {
+	signer, err := m.addressCodec.StringToBytes(msg.Signer)
+	if err != nil {
+		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "signer: %v", err)
+	}
+	provider, err := m.addressCodec.StringToBytes(msg.Provider)
+	if err != nil {
+		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "provider: %v", err)
+	}
+	if len(msg.Proofs) == 0 || len(msg.Proofs) > types.MaxProofsPerMsg {
+		return nil, errorsmod.Wrapf(types.ErrTooManyProofs, "%d proofs, want 1..%d", len(msg.Proofs), types.MaxProofsPerMsg)
+	}
+	if ok, err := m.providers.IsAuthorized(ctx, provider, signer); err != nil || !ok {
+		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "%s may not act for %s", msg.Signer, msg.Provider)
+	}
+	params, err := m.Params.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var paid sdk.Coins
+	for i, p := range msg.Proofs {
+		c, err := m.settleProof(ctx, msg.Provider, p, params)
+		if err != nil {
+			return nil, errorsmod.Wrapf(err, "proof %d (lease %d, epoch %d)", i, p.LeaseId, p.Epoch)
+		}
+		paid = paid.Add(c)
+	}
+	return &types.MsgSubmitProofsResponse{Paid: paid}, nil
+}
+
+// settleProof verifies one proof against the chain (DESIGN.md §4.4) and
+// pays its epoch: escrow → this module, take_rate to the fee collector, the
+// rest to the provider's rewards. The last epoch completes the lease.
+func (k Keeper) settleProof(ctx context.Context, provider string, p types.ExecutionProof, params types.Params) (sdk.Coin, error) {
+	if err := p.ValidateBasic(); err != nil {
+		return sdk.Coin{}, err
+	}
+	lease, err := k.auction.Lease(ctx, p.LeaseId)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	if lease.Provider != provider {
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrUnauthorized, "lease %d is %s's", lease.Id, lease.Provider)
+	}
+	if lease.Status != auctiontypes.LEASE_STATUS_ACTIVE {
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrLeaseNotActive, "lease %d is %s", lease.Id, lease.Status)
+	}
+	prog, err := k.progress(ctx, lease.Id, params)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	from, to, ok := types.EpochWindow(lease.Start, lease.DurationSeconds, prog.EpochSeconds, p.Epoch)
+	switch {
+	case !ok:
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "lease %d has %d epochs", lease.Id, types.EpochCount(lease.DurationSeconds, prog.EpochSeconds))
+	case p.Epoch < prog.NextEpoch:
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochProven, "lease %d is settled up to epoch %d", lease.Id, prog.NextEpoch)
+	case to.After(now):
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochNotEnded, "epoch %d ends at %s", p.Epoch, to)
+	case p.Epoch > prog.NextEpoch:
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochOutOfOrder, "prove epoch %d first", prog.NextEpoch)
+	case !p.WindowStart.Equal(from) || !p.WindowEnd.Equal(to):
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "epoch %d is [%s, %s]", p.Epoch, from, to)
+	}
+	if err := k.checkChallenge(ctx, p); err != nil {
+		return sdk.Coin{}, err
+	}
+	if err := k.checkTelemetry(ctx, lease, p, params); err != nil {
+		return sdk.Coin{}, err
+	}
+
+	// Pay the proven time, cumulatively: missed epochs are never paid, and
+	// the last payment settles the lease to the unit.
+	prog.ProvenSeconds += uint64(to.Sub(from) / time.Second)
+	prog.ProvenEpochs++
+	prog.NextEpoch++
+	paid, err := k.auction.PayLease(ctx, lease.Id, lease.Start.Add(time.Duration(prog.ProvenSeconds)*time.Second))
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	fee := sdk.NewCoin(paid.Denom, paid.Amount.MulRaw(int64(params.TakeRateBps)).QuoRaw(10_000))
+	if fee.IsPositive() {
+		if err := k.bank.SendCoinsFromModuleToModule(ctx, types.ModuleName, k.feeCollector, sdk.NewCoins(fee)); err != nil {
+			return sdk.Coin{}, err
+		}
+	}
+	addr, err := k.addressCodec.StringToBytes(provider)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	if err := k.credit(ctx, addr, paid.Sub(fee)); err != nil {
+		return sdk.Coin{}, err
+	}
+	if err := k.providers.RecordEpoch(ctx, addr, true); err != nil {
+		return sdk.Coin{}, err
+	}
+	if err := k.Progress.Set(ctx, lease.Id, prog); err != nil {
+		return sdk.Coin{}, err
+	}
+	if err := k.Proofs.Set(ctx, collections.Join(lease.Id, p.Epoch), types.ProofRecord{
+		Proof: p, Provider: provider, Paid: paid, Fee: fee, SubmittedAt: now,
+	}); err != nil {
+		return sdk.Coin{}, err
+	}
+	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventProofAccepted{
+		LeaseId: lease.Id, Epoch: p.Epoch, Provider: provider, Paid: paid, Fee: fee, SamplesRoot: p.SamplesRoot,
+	}); err != nil {
+		return sdk.Coin{}, err
+	}
+	if prog.NextEpoch == types.EpochCount(lease.DurationSeconds, prog.EpochSeconds) {
+		if err := k.auction.EndLease(ctx, lease.Id, auctiontypes.LEASE_STATUS_COMPLETED, "every epoch settled"); err != nil {
+			return sdk.Coin{}, err
+		}
+	}
+	return paid, nil
+}
+
+// progress returns a lease's settlement progress, starting it (with the
+// current epoch length) at the lease's first settlement.
+func (k Keeper) progress(ctx context.Context, leaseID uint64, params types.Params) (types.LeaseProgress, error) {
+	p, err := k.Progress.Get(ctx, leaseID)
+	if errors.Is(err, collections.ErrNotFound) {
+		return types.LeaseProgress{LeaseId: leaseID, EpochSeconds: params.EpochSeconds}, nil
+	}
+	return p, err
+}
+
+// checkChallenge: the challenge is a recent block's header hash, and that
+// block's time lies inside the window, so the proof was made after the
+// epoch began.
+func (k Keeper) checkChallenge(ctx context.Context, p types.ExecutionProof) error {
+	h, err := k.Headers.Get(ctx, p.ChallengeHeight)
+	if errors.Is(err, collections.ErrNotFound) {
+		return errorsmod.Wrapf(types.ErrBadChallenge, "no recent header at height %d", p.ChallengeHeight)
+	}
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(h.Hash, p.ChallengeHash) {
+		return errorsmod.Wrapf(types.ErrBadChallenge, "height %d has another header hash", p.ChallengeHeight)
+	}
+	if h.Time.Before(p.WindowStart) || h.Time.After(p.WindowEnd) {
+		return errorsmod.Wrapf(types.ErrBadChallenge, "height %d (%s) is outside the window", p.ChallengeHeight, h.Time)
+	}
+	return nil
+}
+
+// checkTelemetry: the proof covers exactly the lease's GPUs, with enough
+// samples, and figures the registered GPUs can produce.
+func (k Keeper) checkTelemetry(ctx context.Context, lease auctiontypes.Lease, p types.ExecutionProof, params types.Params) error {
+	if len(p.Gpus) != len(lease.GpuUuids) {
+		return errorsmod.Wrapf(types.ErrGPUSetMismatch, "%d GPUs, the lease has %d", len(p.Gpus), len(lease.GpuUuids))
+	}
+	window := p.WindowEnd.Sub(p.WindowStart)
+	minSamples := params.MinSamples(window)
+	// At most one sample per interval, plus the one at the window's start.
+	maxSamples := uint64(window/params.SampleInterval()) + 1
+	seconds := uint64(window / time.Second)
+	for _, g := range p.Gpus {
+		if !slices.Contains(lease.GpuUuids, g.Uuid) {
+			return errorsmod.Wrapf(types.ErrGPUSetMismatch, "%s is not in lease %d", g.Uuid, lease.Id)
+		}
+		if uint64(g.Samples) < minSamples {
+			return errorsmod.Wrapf(types.ErrTooFewSamples, "%s: %d samples, the window needs %d", g.Uuid, g.Samples, minSamples)
+		}
+		if uint64(g.Samples) > maxSamples {
+			return errorsmod.Wrapf(types.ErrImplausible, "%s: %d samples, a %s window holds at most %d", g.Uuid, g.Samples, window, maxSamples)
+		}
+		if g.ProcsMin < 1 {
+			return errorsmod.Wrapf(types.ErrImplausible, "%s: the job's process was not on the GPU for the whole epoch", g.Uuid)
+		}
+		gpu, err := k.providers.GPU(ctx, g.Uuid)
+		if err != nil {
+			return err
+		}
+		if g.MemUsedMaxMib > gpu.MemoryMib {
+			return errorsmod.Wrapf(types.ErrImplausible, "%s: %d MiB used of %d", g.Uuid, g.MemUsedMaxMib, gpu.MemoryMib)
+		}
+		model, ok := params.GPUModel(gpu.Model)
+		if !ok {
+			continue // no power figures for this model: memory and presence are all we can judge
+		}
+		if g.MemUsedMaxMib > model.MemoryMib && model.MemoryMib > 0 {
+			return errorsmod.Wrapf(types.ErrImplausible, "%s: %d MiB used, a %s has %d", g.Uuid, g.MemUsedMaxMib, gpu.Model, model.MemoryMib)
+		}
+		// Energy in mJ: between half the idle draw and 110 % of the max
+		// draw over the window (W × s × 1000).
+		lo := sdkmath.NewIntFromUint64(uint64(model.IdleW)).MulRaw(int64(seconds)).MulRaw(500)
+		hi := sdkmath.NewIntFromUint64(uint64(model.MaxW)).MulRaw(int64(seconds)).MulRaw(1100)
+		if e := sdkmath.NewIntFromUint64(g.EnergyMj); e.LT(lo) || e.GT(hi) {
+			return errorsmod.Wrapf(types.ErrImplausible, "%s: %d mJ over %s; a %s draws %s..%s mJ", g.Uuid, g.EnergyMj, window, gpu.Model, lo, hi)
+		}
+	}
+	return nil
+}

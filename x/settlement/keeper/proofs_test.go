@@ -1,0 +1,157 @@
+package keeper_test
+
+import (
+	"time"
+
+	"cosmossdk.io/collections"
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
+
+	"github.com/idlegpu/idlegpu/app"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// TestTenEpochLeasePaysExactly: a lease of 10 epochs proven one by one pays
+// exactly floor(p × gpus × duration / 3600) out of escrow in all, fee
+// included; the renter gets the rest back; the lease completes; the
+// provider claims its rewards.
+func (s *KeeperTestSuite) TestTenEpochLeasePaysExactly() {
+	const price = 1_234_567 // uusdc per GPU-hour: nothing divides evenly
+	s.provider(0, 2, price)
+	renterBefore := s.usdc(s.accs[3].Address)
+	feesBefore := s.usdc(authtypes.NewModuleAddress(authtypes.FeeCollectorName))
+	l := s.lease(3, 2, 6000*time.Second, 2_000_000) // 10 epochs of 600 s
+	s.Require().Equal(auctiontypes.LEASE_STATUS_ACTIVE, l.Status)
+	s.Require().Equal(int64(price), l.Price.Amount.Int64(), "one provider: it is paid its ask")
+
+	var paid, fees sdkmath.Int = sdkmath.ZeroInt(), sdkmath.ZeroInt()
+	for k := range uint64(10) {
+		_, to, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, k)
+		s.until(to)
+		res, err := s.submit(agent, 0, s.proof(l, k, 500))
+		s.Require().NoError(err, "epoch %d", k)
+		rec, err := s.keeper.Proofs.Get(s.ctx, collections.Join(l.Id, k))
+		s.Require().NoError(err)
+		s.Require().Equal(res.Paid, sdk.NewCoins(rec.Paid))
+		// 2% of each payment, rounded down.
+		s.Require().Equal(rec.Paid.Amount.MulRaw(200).QuoRaw(10_000), rec.Fee.Amount)
+		paid, fees = paid.Add(rec.Paid.Amount), fees.Add(rec.Fee.Amount)
+	}
+	total := sdkmath.NewInt(price * 2 * 6000 / 3600) // 4,115,223 (floor of 4,115,223.3)
+	s.Require().Equal(int64(4_115_223), total.Int64())
+	s.Require().Equal(total, paid, "the epochs pay the lease to the unit")
+	final := s.getLease(l.Id)
+	s.Require().Equal(auctiontypes.LEASE_STATUS_COMPLETED, final.Status)
+	s.Require().Equal(total, final.Paid.Amount)
+	s.Require().Equal(renterBefore.Sub(total), s.usdc(s.accs[3].Address), "the renter paid exactly the lease; the rest of the deposit came back")
+	s.Require().Equal(feesBefore.Add(fees), s.usdc(authtypes.NewModuleAddress(authtypes.FeeCollectorName)))
+	s.Require().Equal(sdk.NewCoins(sdk.NewCoin(app.USDCDenom, total.Sub(fees))), s.rewards(0))
+	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	s.Require().EqualValues(10, rep.ProvenEpochs)
+	s.Require().EqualValues(1, rep.LeasesCompleted)
+
+	before := s.usdc(s.accs[0].Address)
+	res, err := s.msgServer.ClaimRewards(s.ctx, &types.MsgClaimRewards{Operator: s.operator(0)})
+	s.Require().NoError(err)
+	s.Require().Equal(sdk.NewCoins(sdk.NewCoin(app.USDCDenom, total.Sub(fees))), res.Claimed)
+	s.Require().Equal(before.Add(total.Sub(fees)), s.usdc(s.accs[0].Address))
+	s.Require().Empty(s.rewards(0))
+	_, err = s.msgServer.ClaimRewards(s.ctx, &types.MsgClaimRewards{Operator: s.operator(0)})
+	s.Require().ErrorIs(err, types.ErrNoRewards)
+}
+
+// TestProofRejections: each bad proof is refused with its typed error and
+// moves nothing.
+func (s *KeeperTestSuite) TestProofRejections() {
+	s.provider(0, 2, 1_000_000)
+	s.provider(1, 1, 1_000_000)
+	l := s.lease(3, 2, 1800*time.Second, 2_000_000)     // provider 0: 3 epochs
+	other := s.lease(4, 1, 1800*time.Second, 2_000_000) // provider 1 (provider 0 has no GPU left)
+	s.Require().Equal(s.operator(1), other.Provider)
+	_, to, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 0)
+	s.until(to)
+	good := s.proof(l, 0, 500)
+
+	escrow := s.usdc(authtypes.NewModuleAddress(auctiontypes.EscrowAccount))
+	edit := func(f func(*types.ExecutionProof)) types.ExecutionProof {
+		p := good
+		p.Gpus = append([]types.GPUSummary(nil), good.Gpus...)
+		f(&p)
+		return p
+	}
+	for _, tc := range []struct {
+		name     string
+		signer   int
+		provider int
+		proof    types.ExecutionProof
+		err      error
+	}{
+		{"future epoch", agent, 0, edit(func(p *types.ExecutionProof) {
+			p.Epoch = 1
+			p.WindowStart, p.WindowEnd = p.WindowStart.Add(600*time.Second), p.WindowEnd.Add(600*time.Second)
+		}), types.ErrEpochNotEnded},
+		{"past the last epoch", agent, 0, edit(func(p *types.ExecutionProof) { p.Epoch = 3 }), types.ErrWrongWindow},
+		{"shifted window", agent, 0, edit(func(p *types.ExecutionProof) { p.WindowStart = p.WindowStart.Add(time.Second) }), types.ErrWrongWindow},
+		{"foreign challenge hash", agent, 0, edit(func(p *types.ExecutionProof) { p.ChallengeHash = headerHash(p.ChallengeHeight + 1) }), types.ErrBadChallenge},
+		{"challenge before the window", agent, 0, edit(func(p *types.ExecutionProof) {
+			p.ChallengeHeight = s.ctx.BlockHeight() - 12 // an earlier block, recorded, but before the window
+			p.ChallengeHash = headerHash(p.ChallengeHeight)
+		}), types.ErrBadChallenge},
+		{"unknown challenge height", agent, 0, edit(func(p *types.ExecutionProof) { p.ChallengeHeight = 1 << 40 }), types.ErrBadChallenge},
+		{"stranger", 4, 0, good, types.ErrUnauthorized},
+		{"another provider's lease", agent, 0, edit(func(p *types.ExecutionProof) { p.LeaseId = other.Id }), types.ErrUnauthorized},
+		{"GPU outside the lease", agent, 0, edit(func(p *types.ExecutionProof) { p.Gpus[1].Uuid = other.GpuUuids[0] }), types.ErrGPUSetMismatch},
+		{"missing GPU", agent, 0, edit(func(p *types.ExecutionProof) { p.Gpus = p.Gpus[:1] }), types.ErrGPUSetMismatch},
+		{"too few samples", agent, 0, edit(func(p *types.ExecutionProof) { p.Gpus[0].Samples = 100 }), types.ErrTooFewSamples},
+		{"more samples than intervals", agent, 0, edit(func(p *types.ExecutionProof) { p.Gpus[0].Samples = 122 }), types.ErrImplausible},
+		{"energy above 110% of max", agent, 0, edit(func(p *types.ExecutionProof) { p.Gpus[0].EnergyMj = 700*600*1100 + 1 }), types.ErrImplausible},
+		{"energy below half idle", agent, 0, edit(func(p *types.ExecutionProof) { p.Gpus[0].EnergyMj = 70*600*500 - 1 }), types.ErrImplausible},
+		{"no job process", agent, 0, edit(func(p *types.ExecutionProof) { p.Gpus[0].ProcsMin = 0 }), types.ErrImplausible},
+		{"more memory than the GPU", agent, 0, edit(func(p *types.ExecutionProof) { p.Gpus[0].MemUsedMaxMib = 81_560 }), types.ErrImplausible},
+		{"malformed root", agent, 0, edit(func(p *types.ExecutionProof) { p.SamplesRoot = p.SamplesRoot[:8] }), types.ErrInvalidProof},
+	} {
+		s.Run(tc.name, func() {
+			_, err := s.submit(tc.signer, tc.provider, tc.proof)
+			s.Require().ErrorIs(err, tc.err)
+			s.Require().Equal(escrow, s.usdc(authtypes.NewModuleAddress(auctiontypes.EscrowAccount)), "nothing paid")
+			s.Require().Empty(s.rewards(0))
+		})
+	}
+
+	// A message with one bad proof fails as a whole; the tx's cache store
+	// is dropped, so its good proofs pay nothing either.
+	for _, proofs := range [][]types.ExecutionProof{
+		{edit(func(p *types.ExecutionProof) { p.Gpus[0].ProcsMin = 0 }), good},
+		{good, good}, // the same epoch twice in one message
+	} {
+		cc, _ := s.ctx.CacheContext()
+		_, err := s.msgServer.SubmitProofs(cc, &types.MsgSubmitProofs{Signer: s.operator(agent), Provider: s.operator(0), Proofs: proofs})
+		s.Require().Error(err)
+		s.Require().Equal(escrow, s.usdc(authtypes.NewModuleAddress(auctiontypes.EscrowAccount)))
+	}
+	_, err := s.msgServer.SubmitProofs(s.ctx, &types.MsgSubmitProofs{Signer: s.operator(agent), Provider: s.operator(0)})
+	s.Require().ErrorIs(err, types.ErrTooManyProofs, "an empty message")
+
+	// The good proof pays; replayed, it is refused.
+	_, err = s.submit(agent, 0, good)
+	s.Require().NoError(err)
+	_, err = s.submit(agent, 0, good)
+	s.Require().ErrorIs(err, types.ErrEpochProven)
+
+	// Epoch 2 cannot be proven before epoch 1.
+	_, to2, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 2)
+	s.until(to2)
+	_, err = s.submit(agent, 0, s.proof(l, 2, 500))
+	s.Require().ErrorIs(err, types.ErrEpochOutOfOrder)
+
+	// A stale challenge: once pruned from the ring (epoch + grace), a header
+	// can no longer back a proof.
+	p1 := s.proof(l, 1, 500)
+	s.until(p1.WindowEnd.Add(600*time.Second + 300*time.Second + 2*blockStep))
+	_, err = s.submit(agent, 0, p1)
+	s.Require().ErrorIs(err, types.ErrBadChallenge)
+}

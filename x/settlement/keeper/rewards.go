@@ -1,0 +1,85 @@
+package keeper
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"cosmossdk.io/collections"
+	errorsmod "cosmossdk.io/errors"
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// credit adds amount to a provider's unclaimed rewards.
+func (k Keeper) credit(ctx context.Context, provider sdk.AccAddress, amount sdk.Coin) error {
+	if !amount.IsPositive() {
+		return nil
+	}
+	key := collections.Join(provider, amount.Denom)
+	cur, err := k.Rewards.Get(ctx, key)
+	if errors.Is(err, collections.ErrNotFound) {
+		cur = sdkmath.ZeroInt()
+	} else if err != nil {
+		return err
+	}
+	return k.Rewards.Set(ctx, key, cur.Add(amount.Amount))
+}
+
+// ProviderRewards returns a provider's unclaimed rewards.
+func (k Keeper) ProviderRewards(ctx context.Context, provider sdk.AccAddress) (sdk.Coins, error) {
+	it, err := k.Rewards.Iterate(ctx, collections.NewPrefixedPairRange[sdk.AccAddress, string](provider))
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var out sdk.Coins
+	for ; it.Valid(); it.Next() {
+		kv, err := it.KeyValue()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sdk.NewCoin(kv.Key.K2(), kv.Value))
+	}
+	return out, nil // keys iterate in denom order: already sorted
+}
+
+// ClaimRewards pays the operator its provider's rewards (every denom, or
+// the ones named) out of the module account.
+func (m msgServer) ClaimRewards(ctx context.Context, msg *types.MsgClaimRewards) (*types.MsgClaimRewardsResponse, error) {
+	op, err := m.addressCodec.StringToBytes(msg.Operator)
+	if err != nil {
+		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "operator: %v", err)
+	}
+	for _, d := range msg.Denoms {
+		if err := sdk.ValidateDenom(d); err != nil {
+			return nil, errorsmod.Wrapf(types.ErrNoRewards, "denom %q: %v", d, err)
+		}
+	}
+	all, err := m.ProviderRewards(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	var claim sdk.Coins
+	for _, c := range all {
+		if len(msg.Denoms) == 0 || slices.Contains(msg.Denoms, c.Denom) {
+			claim = append(claim, c)
+		}
+	}
+	if claim.IsZero() {
+		return nil, errorsmod.Wrapf(types.ErrNoRewards, "%s has no rewards to claim", msg.Operator)
+	}
+	for _, c := range claim {
+		if err := m.Rewards.Remove(ctx, collections.Join(sdk.AccAddress(op), c.Denom)); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.bank.SendCoinsFromModuleToAccount(ctx, types.ModuleName, op, claim); err != nil {
+		return nil, err
+	}
+	return &types.MsgClaimRewardsResponse{Claimed: claim}, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(
+		&types.EventRewardsClaimed{Operator: msg.Operator, Claimed: claim})
+}

@@ -1,0 +1,34 @@
+package types
+
+import (
+	"context"
+	"time"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+)
+
+// BankKeeper pays rewards out and the fee to the fee collector.
+type BankKeeper interface {
+	SendCoinsFromModuleToAccount(ctx context.Context, senderModule string, recipient sdk.AccAddress, amt sdk.Coins) error
+	SendCoinsFromModuleToModule(ctx context.Context, senderModule, recipientModule string, amt sdk.Coins) error
+	GetAllBalances(ctx context.Context, addr sdk.AccAddress) sdk.Coins
+}
+
+// AuctionKeeper is the part of x/auction settlement drives: leases, their
+// cumulative payment out of escrow, and their end.
+type AuctionKeeper interface {
+	Lease(ctx context.Context, id uint64) (auctiontypes.Lease, error)
+	PayLease(ctx context.Context, leaseID uint64, until time.Time) (sdk.Coin, error)
+	EndLease(ctx context.Context, leaseID uint64, status auctiontypes.LeaseStatus, reason string) error
+}
+
+// ProviderKeeper is the part of x/provider settlement uses: who may act for
+// a provider, what its GPUs are, and its reputation.
+type ProviderKeeper interface {
+	IsAuthorized(ctx context.Context, provider, signer sdk.AccAddress) (bool, error)
+	GPU(ctx context.Context, uuid string) (providertypes.GPU, error)
+	RecordEpoch(ctx context.Context, provider sdk.AccAddress, proven bool) error
+}
