@@ -18,6 +18,24 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 					Use:       "params",
 					Short:     "Show the x/settlement parameters",
 				},
+				{
+					RpcMethod:      "Rewards",
+					Use:            "rewards <provider>",
+					Short:          "Show a provider's unclaimed rewards",
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "provider"}},
+				},
+				{
+					RpcMethod:      "LeaseProofs",
+					Use:            "proofs <lease-id>",
+					Short:          "List a lease's retained epoch proofs",
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "lease_id"}},
+				},
+				{
+					RpcMethod:      "LeaseProgress",
+					Use:            "progress <lease-id>",
+					Short:          "Show how far a lease's epochs are settled",
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "lease_id"}},
+				},
 			},
 		},
 		Tx: &autocliv1.ServiceCommandDescriptor{
@@ -27,9 +45,20 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 					RpcMethod:      "UpdateParams",
 					Use:            "update-params-proposal <params-json>",
 					Short:          "Submit a gov proposal replacing all x/settlement parameters",
-					Example:        `idlegpud tx settlement update-params-proposal '{"min_stake_per_gpu":{"denom":"ugpu","amount":"100000000"},...}' --from alice --deposit 10000000ugpu`,
+					Example:        `idlegpud tx settlement update-params-proposal '{"epoch_seconds":"600","sample_interval_seconds":"5",...}' --from alice --deposit 10000000ugpu`,
 					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "params"}},
 					GovProposal:    true,
+				},
+				{
+					// The agent builds and submits proofs; a person rarely types one.
+					RpcMethod: "SubmitProofs",
+					Skip:      true,
+				},
+				{
+					RpcMethod: "ClaimRewards",
+					Use:       "claim-rewards",
+					Short:     "Pay your provider's unclaimed rewards to its operator (--from the operator)",
+					Example:   `idlegpud tx settlement claim-rewards --from provider --denoms uusdc`,
 				},
 			},
 		},

@@ -2,9 +2,14 @@ package keeper
 
 import (
 	"context"
+	"errors"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"cosmossdk.io/collections"
+
+	"github.com/cosmos/cosmos-sdk/types/query"
 
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -30,4 +35,51 @@ func (q querier) Params(ctx context.Context, req *types.QueryParamsRequest) (*ty
 		return nil, status.Error(codes.Internal, err.Error())
 	}
 	return &types.QueryParamsResponse{Params: params}, nil
+}
+
+// Rewards returns a provider's unclaimed rewards.
+func (q querier) Rewards(ctx context.Context, req *types.QueryRewardsRequest) (*types.QueryRewardsResponse, error) {
+	if req == nil {
+		return nil, status.Error(codes.InvalidArgument, "empty request")
+	}
+	addr, err := q.addressCodec.StringToBytes(req.Provider)
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "provider: %v", err)
+	}
+	rewards, err := q.ProviderRewards(ctx, addr)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &types.QueryRewardsResponse{Rewards: rewards}, nil
+}
+
+// LeaseProofs pages through a lease's retained proofs, by epoch.
+func (q querier) LeaseProofs(ctx context.Context, req *types.QueryLeaseProofsRequest) (*types.QueryLeaseProofsResponse, error) {
+	if req == nil {
+		return nil, status.Error(codes.InvalidArgument, "empty request")
+	}
+	proofs, page, err := query.CollectionPaginate(ctx, q.Proofs, req.Pagination,
+		func(_ collections.Pair[uint64, uint64], r types.ProofRecord) (types.ProofRecord, error) {
+			return r, nil
+		},
+		query.WithCollectionPaginationPairPrefix[uint64, uint64](req.LeaseId))
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	return &types.QueryLeaseProofsResponse{Proofs: proofs, Pagination: page}, nil
+}
+
+// LeaseProgress returns a lease's settlement progress.
+func (q querier) LeaseProgress(ctx context.Context, req *types.QueryLeaseProgressRequest) (*types.QueryLeaseProgressResponse, error) {
+	if req == nil {
+		return nil, status.Error(codes.InvalidArgument, "empty request")
+	}
+	p, err := q.Progress.Get(ctx, req.LeaseId)
+	if errors.Is(err, collections.ErrNotFound) {
+		return &types.QueryLeaseProgressResponse{Progress: types.LeaseProgress{LeaseId: req.LeaseId}}, nil
+	}
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &types.QueryLeaseProgressResponse{Progress: p}, nil
 }

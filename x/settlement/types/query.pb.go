@@ -6,6 +6,10 @@ package types
 import (
 	context "context"
 	fmt "fmt"
+	_ "github.com/cosmos/cosmos-proto"
+	github_com_cosmos_cosmos_sdk_types "github.com/cosmos/cosmos-sdk/types"
+	types "github.com/cosmos/cosmos-sdk/types"
+	query "github.com/cosmos/cosmos-sdk/types/query"
 	_ "github.com/cosmos/cosmos-sdk/types/tx/amino"
 	_ "github.com/cosmos/gogoproto/gogoproto"
 	grpc1 "github.com/cosmos/gogoproto/grpc"
@@ -30,6 +34,299 @@ var _ = math.Inf
 // proto package needs to be updated.
 const _ = proto.GoGoProtoPackageIsVersion3 // please upgrade the proto package
 
+// QueryRewardsRequest names the provider.
+type QueryRewardsRequest struct {
+	// provider is the provider's operator address.
+	Provider string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+}
+
+func (m *QueryRewardsRequest) Reset()         { *m = QueryRewardsRequest{} }
+func (m *QueryRewardsRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryRewardsRequest) ProtoMessage()    {}
+func (*QueryRewardsRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{0}
+}
+func (m *QueryRewardsRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryRewardsRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryRewardsRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryRewardsRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryRewardsRequest.Merge(m, src)
+}
+func (m *QueryRewardsRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryRewardsRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryRewardsRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryRewardsRequest proto.InternalMessageInfo
+
+func (m *QueryRewardsRequest) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+// QueryRewardsResponse lists the unclaimed rewards.
+type QueryRewardsResponse struct {
+	// rewards are the unclaimed amounts per denom.
+	Rewards github_com_cosmos_cosmos_sdk_types.Coins `protobuf:"bytes,1,rep,name=rewards,proto3,castrepeated=github.com/cosmos/cosmos-sdk/types.Coins" json:"rewards"`
+}
+
+func (m *QueryRewardsResponse) Reset()         { *m = QueryRewardsResponse{} }
+func (m *QueryRewardsResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryRewardsResponse) ProtoMessage()    {}
+func (*QueryRewardsResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{1}
+}
+func (m *QueryRewardsResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryRewardsResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryRewardsResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryRewardsResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryRewardsResponse.Merge(m, src)
+}
+func (m *QueryRewardsResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryRewardsResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryRewardsResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryRewardsResponse proto.InternalMessageInfo
+
+func (m *QueryRewardsResponse) GetRewards() github_com_cosmos_cosmos_sdk_types.Coins {
+	if m != nil {
+		return m.Rewards
+	}
+	return nil
+}
+
+// QueryLeaseProofsRequest names the lease.
+type QueryLeaseProofsRequest struct {
+	// lease_id is the lease.
+	LeaseId uint64 `protobuf:"varint,1,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	// pagination pages through the proofs.
+	Pagination *query.PageRequest `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QueryLeaseProofsRequest) Reset()         { *m = QueryLeaseProofsRequest{} }
+func (m *QueryLeaseProofsRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryLeaseProofsRequest) ProtoMessage()    {}
+func (*QueryLeaseProofsRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{2}
+}
+func (m *QueryLeaseProofsRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryLeaseProofsRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryLeaseProofsRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryLeaseProofsRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryLeaseProofsRequest.Merge(m, src)
+}
+func (m *QueryLeaseProofsRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryLeaseProofsRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryLeaseProofsRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryLeaseProofsRequest proto.InternalMessageInfo
+
+func (m *QueryLeaseProofsRequest) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+func (m *QueryLeaseProofsRequest) GetPagination() *query.PageRequest {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
+// QueryLeaseProofsResponse lists the proofs.
+type QueryLeaseProofsResponse struct {
+	// proofs are the retained proofs, by epoch.
+	Proofs []ProofRecord `protobuf:"bytes,1,rep,name=proofs,proto3" json:"proofs"`
+	// pagination continues the listing.
+	Pagination *query.PageResponse `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QueryLeaseProofsResponse) Reset()         { *m = QueryLeaseProofsResponse{} }
+func (m *QueryLeaseProofsResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryLeaseProofsResponse) ProtoMessage()    {}
+func (*QueryLeaseProofsResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{3}
+}
+func (m *QueryLeaseProofsResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryLeaseProofsResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryLeaseProofsResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryLeaseProofsResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryLeaseProofsResponse.Merge(m, src)
+}
+func (m *QueryLeaseProofsResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryLeaseProofsResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryLeaseProofsResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryLeaseProofsResponse proto.InternalMessageInfo
+
+func (m *QueryLeaseProofsResponse) GetProofs() []ProofRecord {
+	if m != nil {
+		return m.Proofs
+	}
+	return nil
+}
+
+func (m *QueryLeaseProofsResponse) GetPagination() *query.PageResponse {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
+// QueryLeaseProgressRequest names the lease.
+type QueryLeaseProgressRequest struct {
+	// lease_id is the lease.
+	LeaseId uint64 `protobuf:"varint,1,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+}
+
+func (m *QueryLeaseProgressRequest) Reset()         { *m = QueryLeaseProgressRequest{} }
+func (m *QueryLeaseProgressRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryLeaseProgressRequest) ProtoMessage()    {}
+func (*QueryLeaseProgressRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{4}
+}
+func (m *QueryLeaseProgressRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryLeaseProgressRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryLeaseProgressRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryLeaseProgressRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryLeaseProgressRequest.Merge(m, src)
+}
+func (m *QueryLeaseProgressRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryLeaseProgressRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryLeaseProgressRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryLeaseProgressRequest proto.InternalMessageInfo
+
+func (m *QueryLeaseProgressRequest) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+// QueryLeaseProgressResponse is the lease's progress (zero before its first settlement).
+type QueryLeaseProgressResponse struct {
+	Progress LeaseProgress `protobuf:"bytes,1,opt,name=progress,proto3" json:"progress"`
+}
+
+func (m *QueryLeaseProgressResponse) Reset()         { *m = QueryLeaseProgressResponse{} }
+func (m *QueryLeaseProgressResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryLeaseProgressResponse) ProtoMessage()    {}
+func (*QueryLeaseProgressResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{5}
+}
+func (m *QueryLeaseProgressResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryLeaseProgressResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryLeaseProgressResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryLeaseProgressResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryLeaseProgressResponse.Merge(m, src)
+}
+func (m *QueryLeaseProgressResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryLeaseProgressResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryLeaseProgressResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryLeaseProgressResponse proto.InternalMessageInfo
+
+func (m *QueryLeaseProgressResponse) GetProgress() LeaseProgress {
+	if m != nil {
+		return m.Progress
+	}
+	return LeaseProgress{}
+}
+
 // QueryParamsRequest is the request type for Query/Params.
 type QueryParamsRequest struct {
 }
@@ -38,7 +335,7 @@ func (m *QueryParamsRequest) Reset()         { *m = QueryParamsRequest{} }
 func (m *QueryParamsRequest) String() string { return proto.CompactTextString(m) }
 func (*QueryParamsRequest) ProtoMessage()    {}
 func (*QueryParamsRequest) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{0}
+	return fileDescriptor_4005ac24b1e74f8a, []int{6}
 }
 func (m *QueryParamsRequest) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -77,7 +374,7 @@ func (m *QueryParamsResponse) Reset()         { *m = QueryParamsResponse{} }
 func (m *QueryParamsResponse) String() string { return proto.CompactTextString(m) }
 func (*QueryParamsResponse) ProtoMessage()    {}
 func (*QueryParamsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{1}
+	return fileDescriptor_4005ac24b1e74f8a, []int{7}
 }
 func (m *QueryParamsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -114,6 +411,12 @@ func (m *QueryParamsResponse) GetParams() Params {
 }
 
 func init() {
+	proto.RegisterType((*QueryRewardsRequest)(nil), "idlegpu.settlement.v1.QueryRewardsRequest")
+	proto.RegisterType((*QueryRewardsResponse)(nil), "idlegpu.settlement.v1.QueryRewardsResponse")
+	proto.RegisterType((*QueryLeaseProofsRequest)(nil), "idlegpu.settlement.v1.QueryLeaseProofsRequest")
+	proto.RegisterType((*QueryLeaseProofsResponse)(nil), "idlegpu.settlement.v1.QueryLeaseProofsResponse")
+	proto.RegisterType((*QueryLeaseProgressRequest)(nil), "idlegpu.settlement.v1.QueryLeaseProgressRequest")
+	proto.RegisterType((*QueryLeaseProgressResponse)(nil), "idlegpu.settlement.v1.QueryLeaseProgressResponse")
 	proto.RegisterType((*QueryParamsRequest)(nil), "idlegpu.settlement.v1.QueryParamsRequest")
 	proto.RegisterType((*QueryParamsResponse)(nil), "idlegpu.settlement.v1.QueryParamsResponse")
 }
@@ -121,26 +424,51 @@ func init() {
 func init() { proto.RegisterFile("idlegpu/settlement/v1/query.proto", fileDescriptor_4005ac24b1e74f8a) }
 
 var fileDescriptor_4005ac24b1e74f8a = []byte{
-	// 291 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xe2, 0x52, 0xcc, 0x4c, 0xc9, 0x49,
-	0x4d, 0x2f, 0x28, 0xd5, 0x2f, 0x4e, 0x2d, 0x29, 0xc9, 0x49, 0xcd, 0x4d, 0xcd, 0x2b, 0xd1, 0x2f,
-	0x33, 0xd4, 0x2f, 0x2c, 0x4d, 0x2d, 0xaa, 0xd4, 0x2b, 0x28, 0xca, 0x2f, 0xc9, 0x17, 0x12, 0x85,
-	0x2a, 0xd1, 0x43, 0x28, 0xd1, 0x2b, 0x33, 0x94, 0x12, 0x4c, 0xcc, 0xcd, 0xcc, 0xcb, 0xd7, 0x07,
-	0x93, 0x10, 0x95, 0x52, 0x22, 0xe9, 0xf9, 0xe9, 0xf9, 0x60, 0xa6, 0x3e, 0x88, 0x05, 0x15, 0x95,
-	0x49, 0xcf, 0xcf, 0x4f, 0xcf, 0x49, 0xd5, 0x4f, 0x2c, 0xc8, 0xd4, 0x4f, 0xcc, 0xcb, 0xcb, 0x2f,
-	0x49, 0x2c, 0xc9, 0xcc, 0xcf, 0x2b, 0x86, 0xca, 0x2a, 0x61, 0x77, 0x40, 0x41, 0x62, 0x51, 0x62,
-	0x2e, 0x54, 0x8d, 0x92, 0x08, 0x97, 0x50, 0x20, 0xc8, 0x41, 0x01, 0x60, 0xc1, 0xa0, 0xd4, 0xc2,
-	0xd2, 0xd4, 0xe2, 0x12, 0xa5, 0x70, 0x2e, 0x61, 0x14, 0xd1, 0xe2, 0x82, 0xfc, 0xbc, 0xe2, 0x54,
-	0x21, 0x07, 0x2e, 0x36, 0x88, 0x66, 0x09, 0x46, 0x05, 0x46, 0x0d, 0x6e, 0x23, 0x59, 0x3d, 0xac,
-	0xee, 0xd7, 0x83, 0x68, 0x73, 0xe2, 0x3c, 0x71, 0x4f, 0x9e, 0x61, 0xc5, 0xf3, 0x0d, 0x5a, 0x8c,
-	0x41, 0x50, 0x7d, 0x46, 0x13, 0x18, 0xb9, 0x58, 0xc1, 0x26, 0x0b, 0xb5, 0x31, 0x72, 0xb1, 0x41,
-	0xd4, 0x09, 0x69, 0xe2, 0x30, 0x06, 0xd3, 0x61, 0x52, 0x5a, 0xc4, 0x28, 0x85, 0xb8, 0x56, 0x49,
-	0xb5, 0xe9, 0xf2, 0x93, 0xc9, 0x4c, 0xf2, 0x42, 0xb2, 0xfa, 0xf8, 0xc2, 0xc1, 0xc9, 0xfd, 0xc4,
-	0x23, 0x39, 0xc6, 0x0b, 0x8f, 0xe4, 0x18, 0x1f, 0x3c, 0x92, 0x63, 0x9c, 0xf0, 0x58, 0x8e, 0xe1,
-	0xc2, 0x63, 0x39, 0x86, 0x1b, 0x8f, 0xe5, 0x18, 0xa2, 0x74, 0xd3, 0x33, 0x4b, 0x32, 0x4a, 0x93,
-	0xf4, 0x92, 0xf3, 0x73, 0xe1, 0x46, 0xc0, 0xe8, 0x0a, 0x64, 0xc3, 0x4a, 0x2a, 0x0b, 0x52, 0x8b,
-	0x93, 0xd8, 0xc0, 0x21, 0x6a, 0x0c, 0x08, 0x00, 0x00, 0xff, 0xff, 0x5a, 0x00, 0x8f, 0x19, 0xf8,
-	0x01, 0x00, 0x00,
+	// 702 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x94, 0x94, 0xcd, 0x6e, 0xd3, 0x40,
+	0x10, 0xc7, 0xb3, 0x85, 0xa6, 0xed, 0x46, 0x1c, 0x58, 0x82, 0x48, 0x2c, 0xea, 0x16, 0x8b, 0x8f,
+	0xb4, 0x55, 0xbd, 0x38, 0xe5, 0x43, 0xdc, 0xa0, 0x08, 0x2a, 0x54, 0x0e, 0xc5, 0x1c, 0x90, 0xb8,
+	0x54, 0x9b, 0x78, 0x31, 0x86, 0xc4, 0xeb, 0x7a, 0x37, 0x81, 0xaa, 0xf4, 0x52, 0x21, 0xce, 0x48,
+	0x88, 0x67, 0x00, 0xf5, 0x02, 0x07, 0x1e, 0xa2, 0xc7, 0x0a, 0x2e, 0x9c, 0x00, 0xb5, 0x48, 0xbc,
+	0x06, 0xca, 0xee, 0xba, 0xb5, 0xd5, 0xb8, 0x4d, 0x2f, 0x89, 0x3d, 0xfb, 0x9f, 0x99, 0xdf, 0x8c,
+	0x67, 0x16, 0x5e, 0x08, 0xbc, 0x16, 0xf5, 0xa3, 0x0e, 0xe6, 0x54, 0x88, 0x16, 0x6d, 0xd3, 0x50,
+	0xe0, 0xae, 0x83, 0x57, 0x3a, 0x34, 0x5e, 0xb5, 0xa3, 0x98, 0x09, 0x86, 0xce, 0x6a, 0x89, 0xbd,
+	0x2f, 0xb1, 0xbb, 0x8e, 0x71, 0x9a, 0xb4, 0x83, 0x90, 0x61, 0xf9, 0xab, 0x94, 0x46, 0xd9, 0x67,
+	0x3e, 0x93, 0x8f, 0xb8, 0xf7, 0xa4, 0xad, 0xd3, 0x4d, 0xc6, 0xdb, 0x8c, 0xe3, 0x06, 0xe1, 0x54,
+	0x05, 0xc6, 0x5d, 0xa7, 0x41, 0x05, 0x71, 0x70, 0x44, 0xfc, 0x20, 0x24, 0x22, 0x60, 0xa1, 0xd6,
+	0x9a, 0x69, 0x6d, 0xa2, 0x6a, 0xb2, 0x20, 0x39, 0xaf, 0xaa, 0xf3, 0x65, 0x95, 0x44, 0xbd, 0xe8,
+	0xa3, 0xf3, 0x3e, 0x63, 0x7e, 0x8b, 0x62, 0x12, 0x05, 0x98, 0x84, 0x21, 0x13, 0x32, 0x6e, 0x72,
+	0x6a, 0xf5, 0xaf, 0x33, 0x22, 0x31, 0x69, 0x27, 0x9a, 0x9c, 0x5e, 0x70, 0x41, 0x04, 0x55, 0x12,
+	0x6b, 0x11, 0x9e, 0x79, 0xd4, 0xab, 0xc0, 0xa5, 0xaf, 0x48, 0xec, 0x71, 0x97, 0xae, 0x74, 0x28,
+	0x17, 0xe8, 0x1a, 0x1c, 0x8d, 0x62, 0xd6, 0x0d, 0x3c, 0x1a, 0x57, 0xc0, 0x24, 0xa8, 0x8d, 0xcd,
+	0x57, 0xbe, 0x7f, 0x9b, 0x2d, 0x6b, 0xbe, 0x3b, 0x9e, 0x17, 0x53, 0xce, 0x1f, 0x8b, 0x38, 0x08,
+	0x7d, 0x77, 0x4f, 0x69, 0x6d, 0x00, 0x58, 0xce, 0x46, 0xe3, 0x11, 0x0b, 0x39, 0x45, 0x2f, 0xe0,
+	0x48, 0xac, 0x4c, 0x15, 0x30, 0x79, 0xa2, 0x56, 0xaa, 0x57, 0x6d, 0x1d, 0xaa, 0xd7, 0x17, 0x5b,
+	0xf7, 0xc5, 0xbe, 0xcb, 0x82, 0x70, 0xfe, 0xfa, 0xd6, 0xaf, 0x89, 0xc2, 0xe6, 0xef, 0x89, 0x9a,
+	0x1f, 0x88, 0xe7, 0x9d, 0x86, 0xdd, 0x64, 0x6d, 0xdd, 0x17, 0xfd, 0x37, 0xcb, 0xbd, 0x97, 0x58,
+	0xac, 0x46, 0x94, 0x4b, 0x07, 0xfe, 0xf9, 0xdf, 0xd7, 0x69, 0xe0, 0x26, 0x09, 0xac, 0x37, 0xf0,
+	0x9c, 0x64, 0x78, 0x48, 0x09, 0xa7, 0x4b, 0x31, 0x63, 0xcf, 0xf6, 0xaa, 0xaa, 0xc2, 0xd1, 0x56,
+	0xcf, 0xba, 0x1c, 0x78, 0xb2, 0xaa, 0x93, 0xee, 0x88, 0x7c, 0x7f, 0xe0, 0xa1, 0xfb, 0x10, 0xee,
+	0x7f, 0xbb, 0xca, 0xd0, 0x24, 0xa8, 0x95, 0xea, 0x97, 0x33, 0x90, 0x6a, 0x82, 0x12, 0xd4, 0x25,
+	0xe2, 0x53, 0x1d, 0xd6, 0x4d, 0x79, 0x5a, 0x9b, 0x00, 0x56, 0x0e, 0xa6, 0xd7, 0x6d, 0xb8, 0x07,
+	0x8b, 0x91, 0xb4, 0xe8, 0x2e, 0x58, 0x76, 0xdf, 0x49, 0xb4, 0xa5, 0x9b, 0x4b, 0x9b, 0x2c, 0xf6,
+	0xe6, 0xc7, 0x7a, 0xed, 0x50, 0x25, 0x6a, 0x67, 0xb4, 0xd0, 0x87, 0xf5, 0xca, 0x91, 0xac, 0x8a,
+	0x21, 0x03, 0x7b, 0x03, 0x56, 0x33, 0xac, 0x7e, 0xef, 0xab, 0x1e, 0xdd, 0x2c, 0x2b, 0x80, 0x46,
+	0x3f, 0x3f, 0x5d, 0xe5, 0xa2, 0x9c, 0x1d, 0x69, 0x93, 0x8e, 0xa5, 0xfa, 0xc5, 0x9c, 0x3a, 0x33,
+	0xfe, 0xe9, 0x4a, 0xf7, 0x02, 0x58, 0x65, 0x88, 0x64, 0xaa, 0x25, 0x39, 0xd7, 0x9a, 0xcd, 0x7a,
+	0xa2, 0xa7, 0x36, 0xb1, 0xea, 0xcc, 0xb7, 0x61, 0x51, 0xcd, 0xbf, 0xce, 0x3b, 0x9e, 0xd7, 0x5f,
+	0x29, 0xca, 0xb6, 0x56, 0x9a, 0xea, 0x6f, 0x87, 0xe1, 0xb0, 0x8c, 0x8c, 0xde, 0x01, 0x58, 0x54,
+	0x3a, 0x34, 0x95, 0x13, 0xe6, 0x20, 0x98, 0x31, 0x3d, 0x88, 0x54, 0xd1, 0x5a, 0x97, 0x36, 0x7e,
+	0xfc, 0xfd, 0x30, 0x34, 0x81, 0xc6, 0xf1, 0x61, 0xab, 0x8c, 0x3e, 0x02, 0x38, 0xa2, 0xf7, 0x09,
+	0x1d, 0x1a, 0x3e, 0xbb, 0xc2, 0xc6, 0xcc, 0x40, 0x5a, 0xcd, 0xe2, 0x48, 0x96, 0x19, 0x34, 0x95,
+	0xc3, 0xa2, 0x97, 0x0b, 0xaf, 0x25, 0xbb, 0xbe, 0x8e, 0x3e, 0x01, 0x58, 0x4a, 0x0d, 0x39, 0xb2,
+	0x0f, 0xcb, 0x77, 0x70, 0x19, 0x0d, 0x3c, 0xb0, 0x5e, 0x33, 0xde, 0x94, 0x8c, 0x0e, 0xc2, 0x39,
+	0x8c, 0x72, 0x3a, 0x39, 0x5e, 0x4b, 0xa6, 0x76, 0x1d, 0xeb, 0x7d, 0xf9, 0x02, 0xe0, 0xa9, 0xcc,
+	0xa8, 0xa1, 0xab, 0x83, 0xe4, 0x4e, 0x6f, 0x83, 0xe1, 0x1c, 0xc3, 0x43, 0xf3, 0xde, 0x92, 0xbc,
+	0x73, 0xc8, 0x39, 0x0e, 0xaf, 0x5a, 0x85, 0x85, 0xad, 0x1d, 0x13, 0x6c, 0xef, 0x98, 0xe0, 0xcf,
+	0x8e, 0x09, 0xde, 0xef, 0x9a, 0x85, 0xed, 0x5d, 0xb3, 0xf0, 0x73, 0xd7, 0x2c, 0x3c, 0x9d, 0x4d,
+	0xdd, 0x8a, 0x49, 0xd8, 0xe4, 0xff, 0x75, 0x3a, 0x81, 0xbc, 0x20, 0x1b, 0x45, 0x79, 0xcb, 0xcf,
+	0xfd, 0x0f, 0x00, 0x00, 0xff, 0xff, 0x5d, 0xab, 0xf9, 0xd3, 0x16, 0x07, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -157,6 +485,12 @@ const _ = grpc.SupportPackageIsVersion4
 type QueryClient interface {
 	// Params returns the module parameters.
 	Params(ctx context.Context, in *QueryParamsRequest, opts ...grpc.CallOption) (*QueryParamsResponse, error)
+	// Rewards returns a provider's unclaimed rewards.
+	Rewards(ctx context.Context, in *QueryRewardsRequest, opts ...grpc.CallOption) (*QueryRewardsResponse, error)
+	// LeaseProofs returns the retained proofs of a lease, by epoch.
+	LeaseProofs(ctx context.Context, in *QueryLeaseProofsRequest, opts ...grpc.CallOption) (*QueryLeaseProofsResponse, error)
+	// LeaseProgress returns how far a lease's epochs are settled.
+	LeaseProgress(ctx context.Context, in *QueryLeaseProgressRequest, opts ...grpc.CallOption) (*QueryLeaseProgressResponse, error)
 }
 
 type queryClient struct {
@@ -176,10 +510,43 @@ func (c *queryClient) Params(ctx context.Context, in *QueryParamsRequest, opts .
 	return out, nil
 }
 
+func (c *queryClient) Rewards(ctx context.Context, in *QueryRewardsRequest, opts ...grpc.CallOption) (*QueryRewardsResponse, error) {
+	out := new(QueryRewardsResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Query/Rewards", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) LeaseProofs(ctx context.Context, in *QueryLeaseProofsRequest, opts ...grpc.CallOption) (*QueryLeaseProofsResponse, error) {
+	out := new(QueryLeaseProofsResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Query/LeaseProofs", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) LeaseProgress(ctx context.Context, in *QueryLeaseProgressRequest, opts ...grpc.CallOption) (*QueryLeaseProgressResponse, error) {
+	out := new(QueryLeaseProgressResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Query/LeaseProgress", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // QueryServer is the server API for Query service.
 type QueryServer interface {
 	// Params returns the module parameters.
 	Params(context.Context, *QueryParamsRequest) (*QueryParamsResponse, error)
+	// Rewards returns a provider's unclaimed rewards.
+	Rewards(context.Context, *QueryRewardsRequest) (*QueryRewardsResponse, error)
+	// LeaseProofs returns the retained proofs of a lease, by epoch.
+	LeaseProofs(context.Context, *QueryLeaseProofsRequest) (*QueryLeaseProofsResponse, error)
+	// LeaseProgress returns how far a lease's epochs are settled.
+	LeaseProgress(context.Context, *QueryLeaseProgressRequest) (*QueryLeaseProgressResponse, error)
 }
 
 // UnimplementedQueryServer can be embedded to have forward compatible implementations.
@@ -188,6 +555,15 @@ type UnimplementedQueryServer struct {
 
 func (*UnimplementedQueryServer) Params(ctx context.Context, req *QueryParamsRequest) (*QueryParamsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Params not implemented")
+}
+func (*UnimplementedQueryServer) Rewards(ctx context.Context, req *QueryRewardsRequest) (*QueryRewardsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Rewards not implemented")
+}
+func (*UnimplementedQueryServer) LeaseProofs(ctx context.Context, req *QueryLeaseProofsRequest) (*QueryLeaseProofsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method LeaseProofs not implemented")
+}
+func (*UnimplementedQueryServer) LeaseProgress(ctx context.Context, req *QueryLeaseProgressRequest) (*QueryLeaseProgressResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method LeaseProgress not implemented")
 }
 
 func RegisterQueryServer(s grpc1.Server, srv QueryServer) {
@@ -212,6 +588,60 @@ func _Query_Params_Handler(srv interface{}, ctx context.Context, dec func(interf
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Query_Rewards_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryRewardsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).Rewards(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Query/Rewards",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).Rewards(ctx, req.(*QueryRewardsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_LeaseProofs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryLeaseProofsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).LeaseProofs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Query/LeaseProofs",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).LeaseProofs(ctx, req.(*QueryLeaseProofsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_LeaseProgress_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryLeaseProgressRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).LeaseProgress(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Query/LeaseProgress",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).LeaseProgress(ctx, req.(*QueryLeaseProgressRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var Query_serviceDesc = _Query_serviceDesc
 var _Query_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "idlegpu.settlement.v1.Query",
@@ -221,9 +651,238 @@ var _Query_serviceDesc = grpc.ServiceDesc{
 			MethodName: "Params",
 			Handler:    _Query_Params_Handler,
 		},
+		{
+			MethodName: "Rewards",
+			Handler:    _Query_Rewards_Handler,
+		},
+		{
+			MethodName: "LeaseProofs",
+			Handler:    _Query_LeaseProofs_Handler,
+		},
+		{
+			MethodName: "LeaseProgress",
+			Handler:    _Query_LeaseProgress_Handler,
+		},
 	},
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "idlegpu/settlement/v1/query.proto",
+}
+
+func (m *QueryRewardsRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryRewardsRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryRewardsRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryRewardsResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryRewardsResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryRewardsResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Rewards) > 0 {
+		for iNdEx := len(m.Rewards) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Rewards[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintQuery(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryLeaseProofsRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryLeaseProofsRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryLeaseProofsRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.LeaseId != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryLeaseProofsResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryLeaseProofsResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryLeaseProofsResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Proofs) > 0 {
+		for iNdEx := len(m.Proofs) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Proofs[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintQuery(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryLeaseProgressRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryLeaseProgressRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryLeaseProgressRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.LeaseId != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryLeaseProgressResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryLeaseProgressResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryLeaseProgressResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Progress.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintQuery(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
 }
 
 func (m *QueryParamsRequest) Marshal() (dAtA []byte, err error) {
@@ -293,6 +952,92 @@ func encodeVarintQuery(dAtA []byte, offset int, v uint64) int {
 	dAtA[offset] = uint8(v)
 	return base
 }
+func (m *QueryRewardsRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryRewardsResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Rewards) > 0 {
+		for _, e := range m.Rewards {
+			l = e.Size()
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	return n
+}
+
+func (m *QueryLeaseProofsRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.LeaseId != 0 {
+		n += 1 + sovQuery(uint64(m.LeaseId))
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryLeaseProofsResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Proofs) > 0 {
+		for _, e := range m.Proofs {
+			l = e.Size()
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryLeaseProgressRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.LeaseId != 0 {
+		n += 1 + sovQuery(uint64(m.LeaseId))
+	}
+	return n
+}
+
+func (m *QueryLeaseProgressResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Progress.Size()
+	n += 1 + l + sovQuery(uint64(l))
+	return n
+}
+
 func (m *QueryParamsRequest) Size() (n int) {
 	if m == nil {
 		return 0
@@ -318,6 +1063,549 @@ func sovQuery(x uint64) (n int) {
 }
 func sozQuery(x uint64) (n int) {
 	return sovQuery(uint64((x << 1) ^ uint64((int64(x) >> 63))))
+}
+func (m *QueryRewardsRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryRewardsRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryRewardsRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryRewardsResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryRewardsResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryRewardsResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Rewards", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Rewards = append(m.Rewards, types.Coin{})
+			if err := m.Rewards[len(m.Rewards)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryLeaseProofsRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryLeaseProofsRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryLeaseProofsRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageRequest{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryLeaseProofsResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryLeaseProofsResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryLeaseProofsResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Proofs", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Proofs = append(m.Proofs, ProofRecord{})
+			if err := m.Proofs[len(m.Proofs)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageResponse{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryLeaseProgressRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryLeaseProgressRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryLeaseProgressRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryLeaseProgressResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryLeaseProgressResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryLeaseProgressResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Progress", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Progress.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
 }
 func (m *QueryParamsRequest) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)
