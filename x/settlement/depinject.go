@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	appconfig.RegisterModule(&modulev1.Module{}, appconfig.Provide(ProvideModule))
+	appconfig.RegisterModule(&modulev1.Module{}, appconfig.Provide(ProvideModule), appconfig.Invoke(InvokeSetAuctionHooks))
 }
 
 // ModuleInputs are what the app container gives the module.
@@ -57,4 +57,10 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.BankKeeper, in.AuctionKeeper, in.ProviderKeeper,
 		authtypes.FeeCollectorName, authorityAddr)
 	return ModuleOutputs{Keeper: k, Module: NewAppModule(k)}
+}
+
+// InvokeSetAuctionHooks gives x/auction settlement's lease hooks: a lease's
+// epoch clock starts with the lease and stops when it ends.
+func InvokeSetAuctionHooks(auction types.AuctionHooksSetter, k keeper.Keeper) {
+	auction.SetHooks(k.Hooks())
 }

@@ -1,6 +1,7 @@
 package keeper
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -24,6 +25,9 @@ type Keeper struct {
 	offers       types.OfferKeeper
 	// payee is the module account PayLease pays (x/settlement, which credits providers).
 	payee string
+	// hooks is shared by every copy of the keeper, so SetHooks after the
+	// app is wired reaches the copies other modules hold.
+	hooks *leaseHooks
 
 	// authority may change the params (the gov module account by default).
 	authority string
@@ -72,6 +76,7 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		providers:    providers,
 		offers:       offers,
 		payee:        payee,
+		hooks:        &leaseHooks{},
 		authority:    authority,
 		Params:       collections.NewItem(sb, types.ParamsKey, "params", codec.CollValue[types.Params](cdc)),
 		Jobs:         collections.NewMap(sb, types.JobsKey, "jobs", collections.Uint64Key, codec.CollValue[types.Job](cdc)),
@@ -103,3 +108,27 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 
 // Authority returns the address allowed to change the module's params.
 func (k Keeper) Authority() string { return k.authority }
+
+type leaseHooks struct{ h types.LeaseHooks }
+
+// SetHooks installs the lease hooks (x/settlement's); once, at wiring.
+func (k Keeper) SetHooks(h types.LeaseHooks) {
+	if k.hooks.h != nil {
+		panic("x/auction lease hooks set twice")
+	}
+	k.hooks.h = h
+}
+
+func (k Keeper) afterLeaseStarted(ctx context.Context, l types.Lease) error {
+	if k.hooks == nil || k.hooks.h == nil {
+		return nil
+	}
+	return k.hooks.h.AfterLeaseStarted(ctx, l)
+}
+
+func (k Keeper) afterLeaseEnded(ctx context.Context, l types.Lease) error {
+	if k.hooks == nil || k.hooks.h == nil {
+		return nil
+	}
+	return k.hooks.h.AfterLeaseEnded(ctx, l)
+}

@@ -109,6 +109,9 @@ func (k Keeper) EndLease(ctx context.Context, leaseID uint64, status types.Lease
 	if err := k.leaseEnded(ctx, l); err != nil {
 		return err
 	}
+	if err := k.afterLeaseEnded(ctx, l); err != nil {
+		return err
+	}
 	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeaseEnded{LeaseId: l.Id, Status: status, Reason: reason, Paid: l.Paid})
 }
 
@@ -145,6 +148,9 @@ func (m msgServer) StartLease(ctx context.Context, msg *types.MsgStartLease) (*t
 	l.Status = types.LEASE_STATUS_ACTIVE
 	l.Start = sdk.UnwrapSDKContext(ctx).BlockTime()
 	if err := m.Leases.Set(ctx, l.Id, l); err != nil {
+		return nil, err
+	}
+	if err := m.afterLeaseStarted(ctx, l); err != nil {
 		return nil, err
 	}
 	return &types.MsgStartLeaseResponse{}, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeaseStarted{LeaseId: l.Id, Provider: l.Provider})

@@ -147,3 +147,24 @@ func (k Keeper) Tombstone(ctx context.Context, provider sdk.AccAddress) error {
 func bpsOf(amount math.Int, bps uint32) math.Int {
 	return amount.MulRaw(int64(bps)).QuoRaw(check.MaxBps)
 }
+
+// PunishLiveness is the penalty for a lease failed on missed proofs:
+// slash_liveness_bps of the stake burned (nobody reported it) and a jail of
+// jail_duration. A tombstoned provider is only slashed.
+func (k Keeper) PunishLiveness(ctx context.Context, provider sdk.AccAddress) error {
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := k.Slash(ctx, provider, params.SlashLivenessBps, types.SLASH_REASON_LIVENESS, nil); err != nil {
+		return err
+	}
+	p, err := k.Provider(ctx, provider)
+	if err != nil {
+		return err
+	}
+	if p.Status == types.PROVIDER_STATUS_TOMBSTONED {
+		return nil
+	}
+	return k.Jail(ctx, provider, sdk.UnwrapSDKContext(ctx).BlockTime().Add(params.JailDuration()))
+}

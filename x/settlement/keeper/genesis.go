@@ -29,6 +29,11 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 		if err := k.Progress.Set(ctx, p.LeaseId, p); err != nil {
 			return err
 		}
+		if !p.NextDue.IsZero() {
+			if err := k.Due.Set(ctx, collections.Join(p.NextDue, p.LeaseId)); err != nil {
+				return err
+			}
+		}
 	}
 	for _, r := range gs.Proofs {
 		if err := k.Proofs.Set(ctx, collections.Join(r.Proof.LeaseId, r.Proof.Epoch), r); err != nil {

@@ -50,7 +50,10 @@ func (s *KeeperTestSuite) TestQueriesFollowSettlement() {
 
 	prog, err := s.queryServer.LeaseProgress(s.ctx, &types.QueryLeaseProgressRequest{LeaseId: l.Id})
 	s.Require().NoError(err)
-	s.Require().Equal(types.LeaseProgress{LeaseId: l.Id, EpochSeconds: 600, NextEpoch: 2, ProvenEpochs: 2, ProvenSeconds: 1200}, prog.Progress)
+	_, end2, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 2)
+	s.Require().Equal(types.LeaseProgress{
+		LeaseId: l.Id, EpochSeconds: 600, NextEpoch: 2, ProvenEpochs: 2, ProvenSeconds: 1200, NextDue: end2.Add(300 * time.Second),
+	}, prog.Progress)
 	none, err := s.queryServer.LeaseProgress(s.ctx, &types.QueryLeaseProgressRequest{LeaseId: 99})
 	s.Require().NoError(err)
 	s.Require().Zero(none.Progress.NextEpoch)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"cosmossdk.io/collections"
+
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
@@ -12,7 +14,42 @@ import (
 
 // CheckInvariants runs every x/settlement invariant.
 func (k Keeper) CheckInvariants(ctx context.Context) error {
-	return k.RewardsBackedInvariant(ctx)
+	if err := k.RewardsBackedInvariant(ctx); err != nil {
+		return err
+	}
+	return k.DueIndexInvariant(ctx)
+}
+
+// DueIndexInvariant: the liveness index holds exactly one entry per
+// watched lease, at its progress's next_due.
+func (k Keeper) DueIndexInvariant(ctx context.Context) error {
+	want := 0
+	err := k.Progress.Walk(ctx, nil, func(id uint64, p types.LeaseProgress) (bool, error) {
+		if p.NextDue.IsZero() {
+			return false, nil
+		}
+		want++
+		has, err := k.Due.Has(ctx, collections.Join(p.NextDue, id))
+		if err == nil && !has {
+			err = fmt.Errorf("lease %d is due at %s but not in the liveness index", id, p.NextDue)
+		}
+		return err != nil, err
+	})
+	if err != nil {
+		return err
+	}
+	it, err := k.Due.Iterate(ctx, nil)
+	if err != nil {
+		return err
+	}
+	keys, err := it.Keys()
+	if err != nil {
+		return err
+	}
+	if len(keys) != want {
+		return fmt.Errorf("the liveness index holds %d entries, %d leases are watched", len(keys), want)
+	}
+	return nil
 }
 
 // RewardsBackedInvariant: the module account holds exactly the unclaimed

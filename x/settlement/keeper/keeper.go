@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"fmt"
+	"time"
 
 	"cosmossdk.io/collections"
 	"cosmossdk.io/core/address"
@@ -40,6 +41,9 @@ type Keeper struct {
 	Proofs collections.Map[collections.Pair[uint64, uint64], types.ProofRecord]
 	// Rewards maps (provider, denom) → unclaimed amount.
 	Rewards collections.Map[collections.Pair[sdk.AccAddress, string], sdkmath.Int]
+	// Due holds (next_due, lease id) of every live lease, so liveness is
+	// O(overdue) per block, never a scan of all leases.
+	Due collections.KeySet[collections.Pair[time.Time, uint64]]
 }
 
 // NewKeeper returns the x/settlement keeper. It panics on an invalid authority
@@ -67,6 +71,7 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 			collections.PairKeyCodec(collections.Uint64Key, collections.Uint64Key), codec.CollValue[types.ProofRecord](cdc)),
 		Rewards: collections.NewMap(sb, types.RewardsKey, "rewards",
 			collections.PairKeyCodec(sdk.AccAddressKey, collections.StringKey), sdk.IntValue),
+		Due: collections.NewKeySet(sb, types.DueKey, "due", collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
 	}
 
 	schema, err := sb.Build()

@@ -130,11 +130,12 @@ func (s *KeeperTestSuite) beginBlock() {
 	s.Require().NoError(s.keeper.BeginBlocker(s.ctx))
 }
 
-// nextBlock ends the block (x/auction's EndBlocker) and begins the next,
-// blockStep later.
+// nextBlock ends the block (x/auction's and x/settlement's EndBlockers,
+// in the app's order) and begins the next, blockStep later.
 func (s *KeeperTestSuite) nextBlock() {
 	s.T().Helper()
 	s.Require().NoError(s.app.AuctionKeeper.EndBlocker(s.ctx))
+	s.Require().NoError(s.keeper.EndBlocker(s.ctx))
 	s.ctx = s.ctx.WithBlockHeight(s.ctx.BlockHeight() + 1).WithBlockTime(s.ctx.BlockTime().Add(blockStep))
 	s.beginBlock()
 }
@@ -270,4 +271,18 @@ func (s *KeeperTestSuite) rewards(i int) sdk.Coins {
 	r, err := s.keeper.ProviderRewards(s.ctx, s.accs[i].Address)
 	s.Require().NoError(err)
 	return r
+}
+
+func (s *KeeperTestSuite) progress(id uint64) types.LeaseProgress {
+	s.T().Helper()
+	p, err := s.keeper.Progress.Get(s.ctx, id)
+	s.Require().NoError(err)
+	return p
+}
+
+func (s *KeeperTestSuite) providerState(i int) providertypes.Provider {
+	s.T().Helper()
+	p, err := s.app.ProviderKeeper.Provider(s.ctx, s.accs[i].Address)
+	s.Require().NoError(err)
+	return p
 }

@@ -117,7 +117,11 @@ func (k Keeper) settleProof(ctx context.Context, provider string, p types.Execut
 	if err := k.providers.RecordEpoch(ctx, addr, true); err != nil {
 		return sdk.Coin{}, err
 	}
-	if err := k.Progress.Set(ctx, lease.Id, prog); err != nil {
+	prog.MissedInRow = 0
+	if err := k.unschedule(ctx, &prog); err != nil {
+		return sdk.Coin{}, err
+	}
+	if err := k.schedule(ctx, lease, &prog, params); err != nil { // saves prog
 		return sdk.Coin{}, err
 	}
 	if err := k.Proofs.Set(ctx, collections.Join(lease.Id, p.Epoch), types.ProofRecord{
@@ -138,8 +142,9 @@ func (k Keeper) settleProof(ctx context.Context, provider string, p types.Execut
 	return paid, nil
 }
 
-// progress returns a lease's settlement progress, starting it (with the
-// current epoch length) at the lease's first settlement.
+// progress returns a lease's settlement progress. x/auction's start hook
+// creates it; a lease started without the hook (none, once wired) starts
+// it here with the current epoch length.
 func (k Keeper) progress(ctx context.Context, leaseID uint64, params types.Params) (types.LeaseProgress, error) {
 	p, err := k.Progress.Get(ctx, leaseID)
 	if errors.Is(err, collections.ErrNotFound) {

@@ -31,4 +31,11 @@ type ProviderKeeper interface {
 	IsAuthorized(ctx context.Context, provider, signer sdk.AccAddress) (bool, error)
 	GPU(ctx context.Context, uuid string) (providertypes.GPU, error)
 	RecordEpoch(ctx context.Context, provider sdk.AccAddress, proven bool) error
+	PunishLiveness(ctx context.Context, provider sdk.AccAddress) error
+}
+
+// AuctionHooksSetter is x/auction's keeper as the app wires settlement's
+// lease hooks into it.
+type AuctionHooksSetter interface {
+	SetHooks(h auctiontypes.LeaseHooks)
 }

@@ -11,7 +11,7 @@ const (
 )
 
 // Store prefixes. Never reuse or renumber one: the bytes are in every node's
-// database. Later state (audits, the liveness index) takes the next free numbers.
+// database. Later state (audits) takes the next free numbers.
 var (
 	// ParamsKey holds the module Params (Item).
 	ParamsKey = collections.NewPrefix(0)
@@ -23,7 +23,13 @@ var (
 	ProofsKey = collections.NewPrefix(3)
 	// RewardsKey holds (provider, denom) → unclaimed amount.
 	RewardsKey = collections.NewPrefix(4)
+	// DueKey holds (next_due, lease id) of live leases: the liveness index.
+	DueKey = collections.NewPrefix(5)
 )
+
+// MaxLivenessPerBlock bounds the overdue epochs one EndBlock declares missed;
+// the rest wait for the next block, oldest first.
+const MaxLivenessPerBlock = 500
 
 // MaxProofsPerMsg bounds the proofs one MsgSubmitProofs carries.
 const MaxProofsPerMsg = 256
