@@ -5,6 +5,8 @@
 package apptesting
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"testing"
 	"time"
@@ -181,8 +183,10 @@ func LastBlockTime(a *app.App) time.Time {
 func NextBlockAt(tb testing.TB, a *app.App, t time.Time, txs ...[]byte) *abci.ResponseFinalizeBlock {
 	tb.Helper()
 	val := NewValidator()
+	height := a.LastBlockHeight() + 1
 	res, err := a.FinalizeBlock(&abci.RequestFinalizeBlock{
-		Height:             a.LastBlockHeight() + 1,
+		Height:             height,
+		Hash:               BlockHash(height),
 		Time:               t,
 		Txs:                txs,
 		NextValidatorsHash: cmttypes.NewValidatorSet([]*cmttypes.Validator{val}).Hash(),
@@ -192,4 +196,11 @@ func NextBlockAt(tb testing.TB, a *app.App, t time.Time, txs ...[]byte) *abci.Re
 	_, err = a.Commit()
 	require.NoError(tb, err)
 	return res
+}
+
+// BlockHash is the header hash NextBlockAt gives a height: fixed, so tests
+// can bind x/settlement proof challenges to it.
+func BlockHash(height int64) []byte {
+	h := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("idlegpu-test-block"), uint64(height)))
+	return h[:]
 }
