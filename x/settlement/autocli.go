@@ -55,6 +55,12 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 					Skip:      true,
 				},
 				{
+					// Built from the agent's samples and paths by the renter's
+					// tooling (idlegpud lease samples, issue #7).
+					RpcMethod: "ReportFraud",
+					Skip:      true,
+				},
+				{
 					RpcMethod: "ClaimRewards",
 					Use:       "claim-rewards",
 					Short:     "Pay your provider's unclaimed rewards to its operator (--from the operator)",

@@ -324,5 +324,10 @@ func (k Keeper) setNewLease(ctx context.Context, l types.Lease) error {
 	if err := k.ProviderLeases.Set(ctx, collections.Join(provider, l.Id)); err != nil {
 		return err
 	}
+	if live(l) {
+		if err := k.LiveLeases.Set(ctx, collections.Join(provider, l.Id)); err != nil {
+			return err
+		}
+	}
 	return k.RenterLeases.Set(ctx, collections.Join(renter, l.Id))
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"cosmossdk.io/collections"
+
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
@@ -90,6 +92,17 @@ func (k Keeper) LeasesInvariant(ctx context.Context) error {
 		}
 		if live(l) {
 			open[l.JobId]++
+		}
+		provider, err := k.storedAddress(l.Provider)
+		if err != nil {
+			return err
+		}
+		indexed, err := k.LiveLeases.Has(ctx, collections.Join(provider, l.Id))
+		if err != nil {
+			return err
+		}
+		if indexed != live(l) {
+			return fmt.Errorf("lease %d (%s): in the live index %t", l.Id, l.Status, indexed)
 		}
 	}
 	jobs, err := values(ctx, k.Jobs)

@@ -56,6 +56,8 @@ type Keeper struct {
 	RenterJobs     collections.KeySet[collections.Pair[sdk.AccAddress, uint64]]
 	ProviderLeases collections.KeySet[collections.Pair[sdk.AccAddress, uint64]]
 	RenterLeases   collections.KeySet[collections.Pair[sdk.AccAddress, uint64]]
+	// LiveLeases holds (provider, lease id) of the leases not yet ended.
+	LiveLeases collections.KeySet[collections.Pair[sdk.AccAddress, uint64]]
 }
 
 // NewKeeper returns the x/auction keeper; payee is the module account lease
@@ -91,6 +93,8 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		StartQueue: collections.NewKeySet(sb, types.StartQueueKey, "start_queue",
 			collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
 		RenterJobs: collections.NewKeySet(sb, types.RenterJobsKey, "renter_jobs",
+			collections.PairKeyCodec(sdk.AccAddressKey, collections.Uint64Key)),
+		LiveLeases: collections.NewKeySet(sb, types.LiveLeasesKey, "live_leases",
 			collections.PairKeyCodec(sdk.AccAddressKey, collections.Uint64Key)),
 		ProviderLeases: collections.NewKeySet(sb, types.ProviderLeasesKey, "provider_leases",
 			collections.PairKeyCodec(sdk.AccAddressKey, collections.Uint64Key)),

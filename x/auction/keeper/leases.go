@@ -92,11 +92,14 @@ func (k Keeper) EndLease(ctx context.Context, leaseID uint64, status types.Lease
 	if err := k.refund(ctx, l.JobId, l.Id, l.Renter, l.Escrow.Sub(l.Paid)); err != nil {
 		return err
 	}
+	provider, err := k.storedAddress(l.Provider)
+	if err != nil {
+		return err
+	}
+	if err := k.LiveLeases.Remove(ctx, collections.Join(provider, l.Id)); err != nil {
+		return err
+	}
 	if outcome != providertypes.LEASE_OUTCOME_UNSPECIFIED {
-		provider, err := k.storedAddress(l.Provider)
-		if err != nil {
-			return err
-		}
 		if err := k.providers.RecordLeaseOutcome(ctx, provider, outcome); err != nil {
 			return err
 		}
@@ -231,4 +234,24 @@ func (k Keeper) leaseFor(ctx context.Context, signerStr string, id uint64, rente
 		return l, errorsmod.Wrapf(types.ErrUnauthorized, "%s may not act on lease %d", signerStr, id)
 	}
 	return l, nil
+}
+
+// EndProviderLeases ends every live lease of a provider with status (a
+// fraud verdict: SLASHED). Bounded: each live lease holds at least one of
+// the provider's GPUs. It returns how many it ended.
+func (k Keeper) EndProviderLeases(ctx context.Context, provider sdk.AccAddress, status types.LeaseStatus, reason string) (int, error) {
+	it, err := k.LiveLeases.Iterate(ctx, collections.NewPrefixedPairRange[sdk.AccAddress, uint64](provider))
+	if err != nil {
+		return 0, err
+	}
+	keys, err := it.Keys()
+	if err != nil {
+		return 0, err
+	}
+	for _, key := range keys {
+		if err := k.EndLease(ctx, key.K2(), status, reason); err != nil {
+			return 0, err
+		}
+	}
+	return len(keys), nil
 }

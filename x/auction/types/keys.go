@@ -40,4 +40,7 @@ var (
 	ProviderLeasesKey = collections.NewPrefix(10)
 	// RenterLeasesKey is the set of (renter, lease id).
 	RenterLeasesKey = collections.NewPrefix(11)
+	// LiveLeasesKey is the set of (provider, lease id) of PENDING and ACTIVE
+	// leases: what a fraud verdict must end, bounded by the provider's GPUs.
+	LiveLeasesKey = collections.NewPrefix(12)
 )

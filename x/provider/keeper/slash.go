@@ -168,3 +168,18 @@ func (k Keeper) PunishLiveness(ctx context.Context, provider sdk.AccAddress) err
 	}
 	return k.Jail(ctx, provider, sdk.UnwrapSDKContext(ctx).BlockTime().Add(params.JailDuration()))
 }
+
+// PunishFraud is the penalty for proven fraud: slash_fraud_bps of the stake
+// (fraud_reporter_share_bps of it to the reporter, the rest burned), then
+// the provider is tombstoned for good. It returns the total slashed.
+func (k Keeper) PunishFraud(ctx context.Context, provider, reporter sdk.AccAddress) (sdk.Coin, error) {
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	taken, err := k.Slash(ctx, provider, params.SlashFraudBps, types.SLASH_REASON_FRAUD, reporter)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	return taken, k.Tombstone(ctx, provider)
+}

@@ -41,4 +41,10 @@ var (
 	ErrTooManyProofs = errorsmod.Register(ModuleName, 18, "too many proofs in one message")
 	// ErrEpochOutOfOrder is returned for a proof of an ended epoch while an earlier one is unsettled.
 	ErrEpochOutOfOrder = errorsmod.Register(ModuleName, 19, "an earlier epoch is not settled yet")
+	// ErrProofNotFound is returned for a report on a proof not (or no longer) stored.
+	ErrProofNotFound = errorsmod.Register(ModuleName, 20, "proof not found")
+	// ErrNoContradiction is returned for a report whose sample agrees with the proof.
+	ErrNoContradiction = errorsmod.Register(ModuleName, 21, "the sample does not contradict the proof")
+	// ErrAlreadyTombstoned is returned for a fraud report on a provider already tombstoned.
+	ErrAlreadyTombstoned = errorsmod.Register(ModuleName, 22, "provider already tombstoned")
 )

@@ -23,15 +23,18 @@ type AuctionKeeper interface {
 	Lease(ctx context.Context, id uint64) (auctiontypes.Lease, error)
 	PayLease(ctx context.Context, leaseID uint64, until time.Time) (sdk.Coin, error)
 	EndLease(ctx context.Context, leaseID uint64, status auctiontypes.LeaseStatus, reason string) error
+	EndProviderLeases(ctx context.Context, provider sdk.AccAddress, status auctiontypes.LeaseStatus, reason string) (int, error)
 }
 
 // ProviderKeeper is the part of x/provider settlement uses: who may act for
 // a provider, what its GPUs are, and its reputation.
 type ProviderKeeper interface {
+	Provider(ctx context.Context, addr sdk.AccAddress) (providertypes.Provider, error)
 	IsAuthorized(ctx context.Context, provider, signer sdk.AccAddress) (bool, error)
 	GPU(ctx context.Context, uuid string) (providertypes.GPU, error)
 	RecordEpoch(ctx context.Context, provider sdk.AccAddress, proven bool) error
 	PunishLiveness(ctx context.Context, provider sdk.AccAddress) error
+	PunishFraud(ctx context.Context, provider, reporter sdk.AccAddress) (sdk.Coin, error)
 }
 
 // AuctionHooksSetter is x/auction's keeper as the app wires settlement's

@@ -33,6 +33,153 @@ var _ = math.Inf
 // proto package needs to be updated.
 const _ = proto.GoGoProtoPackageIsVersion3 // please upgrade the proto package
 
+// MsgReportFraud shows a sample committed under a proof's samples_root that
+// contradicts the proof's summary: anyone holding the samples (the renter,
+// whom the agent serves them with Merkle paths) can send it.
+type MsgReportFraud struct {
+	// reporter receives fraud_reporter_share_bps of the slash.
+	Reporter string `protobuf:"bytes,1,opt,name=reporter,proto3" json:"reporter,omitempty"`
+	// lease_id and epoch name the stored proof.
+	LeaseId uint64 `protobuf:"varint,2,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	Epoch   uint64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	// sample is the contradicting sample.
+	Sample Sample `protobuf:"bytes,4,opt,name=sample,proto3" json:"sample"`
+	// leaf_index is the sample's position in the tree (canonical order).
+	LeafIndex uint64 `protobuf:"varint,5,opt,name=leaf_index,json=leafIndex,proto3" json:"leaf_index,omitempty"`
+	// path is the sample's audit path to samples_root, leaf side first.
+	Path [][]byte `protobuf:"bytes,6,rep,name=path,proto3" json:"path,omitempty"`
+}
+
+func (m *MsgReportFraud) Reset()         { *m = MsgReportFraud{} }
+func (m *MsgReportFraud) String() string { return proto.CompactTextString(m) }
+func (*MsgReportFraud) ProtoMessage()    {}
+func (*MsgReportFraud) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{0}
+}
+func (m *MsgReportFraud) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgReportFraud) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgReportFraud.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgReportFraud) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgReportFraud.Merge(m, src)
+}
+func (m *MsgReportFraud) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgReportFraud) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgReportFraud.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgReportFraud proto.InternalMessageInfo
+
+func (m *MsgReportFraud) GetReporter() string {
+	if m != nil {
+		return m.Reporter
+	}
+	return ""
+}
+
+func (m *MsgReportFraud) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+func (m *MsgReportFraud) GetEpoch() uint64 {
+	if m != nil {
+		return m.Epoch
+	}
+	return 0
+}
+
+func (m *MsgReportFraud) GetSample() Sample {
+	if m != nil {
+		return m.Sample
+	}
+	return Sample{}
+}
+
+func (m *MsgReportFraud) GetLeafIndex() uint64 {
+	if m != nil {
+		return m.LeafIndex
+	}
+	return 0
+}
+
+func (m *MsgReportFraud) GetPath() [][]byte {
+	if m != nil {
+		return m.Path
+	}
+	return nil
+}
+
+// MsgReportFraudResponse says what the verdict took.
+type MsgReportFraudResponse struct {
+	// slashed is the stake taken from the provider.
+	Slashed types.Coin `protobuf:"bytes,1,opt,name=slashed,proto3" json:"slashed"`
+	// leases_failed counts the provider's live leases ended.
+	LeasesFailed uint32 `protobuf:"varint,2,opt,name=leases_failed,json=leasesFailed,proto3" json:"leases_failed,omitempty"`
+}
+
+func (m *MsgReportFraudResponse) Reset()         { *m = MsgReportFraudResponse{} }
+func (m *MsgReportFraudResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgReportFraudResponse) ProtoMessage()    {}
+func (*MsgReportFraudResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{1}
+}
+func (m *MsgReportFraudResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgReportFraudResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgReportFraudResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgReportFraudResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgReportFraudResponse.Merge(m, src)
+}
+func (m *MsgReportFraudResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgReportFraudResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgReportFraudResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgReportFraudResponse proto.InternalMessageInfo
+
+func (m *MsgReportFraudResponse) GetSlashed() types.Coin {
+	if m != nil {
+		return m.Slashed
+	}
+	return types.Coin{}
+}
+
+func (m *MsgReportFraudResponse) GetLeasesFailed() uint32 {
+	if m != nil {
+		return m.LeasesFailed
+	}
+	return 0
+}
+
 // MsgSubmitProofs carries epoch proofs of leases of one provider; any
 // failing proof rejects the whole message.
 type MsgSubmitProofs struct {
@@ -48,7 +195,7 @@ func (m *MsgSubmitProofs) Reset()         { *m = MsgSubmitProofs{} }
 func (m *MsgSubmitProofs) String() string { return proto.CompactTextString(m) }
 func (*MsgSubmitProofs) ProtoMessage()    {}
 func (*MsgSubmitProofs) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{0}
+	return fileDescriptor_ec61c5c783ce2c92, []int{2}
 }
 func (m *MsgSubmitProofs) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -108,7 +255,7 @@ func (m *MsgSubmitProofsResponse) Reset()         { *m = MsgSubmitProofsResponse
 func (m *MsgSubmitProofsResponse) String() string { return proto.CompactTextString(m) }
 func (*MsgSubmitProofsResponse) ProtoMessage()    {}
 func (*MsgSubmitProofsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{1}
+	return fileDescriptor_ec61c5c783ce2c92, []int{3}
 }
 func (m *MsgSubmitProofsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -156,7 +303,7 @@ func (m *MsgClaimRewards) Reset()         { *m = MsgClaimRewards{} }
 func (m *MsgClaimRewards) String() string { return proto.CompactTextString(m) }
 func (*MsgClaimRewards) ProtoMessage()    {}
 func (*MsgClaimRewards) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{2}
+	return fileDescriptor_ec61c5c783ce2c92, []int{4}
 }
 func (m *MsgClaimRewards) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -209,7 +356,7 @@ func (m *MsgClaimRewardsResponse) Reset()         { *m = MsgClaimRewardsResponse
 func (m *MsgClaimRewardsResponse) String() string { return proto.CompactTextString(m) }
 func (*MsgClaimRewardsResponse) ProtoMessage()    {}
 func (*MsgClaimRewardsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{3}
+	return fileDescriptor_ec61c5c783ce2c92, []int{5}
 }
 func (m *MsgClaimRewardsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -257,7 +404,7 @@ func (m *MsgUpdateParams) Reset()         { *m = MsgUpdateParams{} }
 func (m *MsgUpdateParams) String() string { return proto.CompactTextString(m) }
 func (*MsgUpdateParams) ProtoMessage()    {}
 func (*MsgUpdateParams) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{4}
+	return fileDescriptor_ec61c5c783ce2c92, []int{6}
 }
 func (m *MsgUpdateParams) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -308,7 +455,7 @@ func (m *MsgUpdateParamsResponse) Reset()         { *m = MsgUpdateParamsResponse
 func (m *MsgUpdateParamsResponse) String() string { return proto.CompactTextString(m) }
 func (*MsgUpdateParamsResponse) ProtoMessage()    {}
 func (*MsgUpdateParamsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{5}
+	return fileDescriptor_ec61c5c783ce2c92, []int{7}
 }
 func (m *MsgUpdateParamsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -338,6 +485,8 @@ func (m *MsgUpdateParamsResponse) XXX_DiscardUnknown() {
 var xxx_messageInfo_MsgUpdateParamsResponse proto.InternalMessageInfo
 
 func init() {
+	proto.RegisterType((*MsgReportFraud)(nil), "idlegpu.settlement.v1.MsgReportFraud")
+	proto.RegisterType((*MsgReportFraudResponse)(nil), "idlegpu.settlement.v1.MsgReportFraudResponse")
 	proto.RegisterType((*MsgSubmitProofs)(nil), "idlegpu.settlement.v1.MsgSubmitProofs")
 	proto.RegisterType((*MsgSubmitProofsResponse)(nil), "idlegpu.settlement.v1.MsgSubmitProofsResponse")
 	proto.RegisterType((*MsgClaimRewards)(nil), "idlegpu.settlement.v1.MsgClaimRewards")
@@ -349,47 +498,59 @@ func init() {
 func init() { proto.RegisterFile("idlegpu/settlement/v1/tx.proto", fileDescriptor_ec61c5c783ce2c92) }
 
 var fileDescriptor_ec61c5c783ce2c92 = []byte{
-	// 627 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xb4, 0x54, 0xb1, 0x8f, 0x12, 0x4f,
-	0x14, 0x66, 0xe1, 0xf7, 0x43, 0x99, 0x23, 0x31, 0x6e, 0x4e, 0x6f, 0x21, 0x71, 0x0f, 0x37, 0x6a,
-	0x08, 0x09, 0xbb, 0x82, 0xe7, 0x99, 0x50, 0x29, 0x17, 0xa3, 0xcd, 0x25, 0x17, 0x2e, 0x36, 0x36,
-	0x66, 0x60, 0x87, 0xbd, 0x51, 0x76, 0x67, 0x33, 0x33, 0x20, 0x57, 0x69, 0x4c, 0x6c, 0xac, 0xec,
-	0xfc, 0x17, 0x8c, 0x15, 0x85, 0x7f, 0xc2, 0x15, 0x57, 0x5e, 0xac, 0xac, 0xd4, 0x40, 0xc1, 0xdf,
-	0x60, 0x67, 0x76, 0x76, 0x80, 0x85, 0x2c, 0x8b, 0x8d, 0x0d, 0x30, 0xef, 0x7d, 0xf3, 0xde, 0xf7,
-	0xbe, 0xf7, 0x0d, 0x40, 0xc7, 0x76, 0x0f, 0x39, 0x7e, 0xdf, 0x62, 0x88, 0xf3, 0x1e, 0x72, 0x91,
-	0xc7, 0xad, 0x41, 0xcd, 0xe2, 0x43, 0xd3, 0xa7, 0x84, 0x13, 0xf5, 0x9a, 0xcc, 0x9b, 0x8b, 0xbc,
-	0x39, 0xa8, 0x15, 0xaf, 0x42, 0x17, 0x7b, 0xc4, 0x12, 0x9f, 0x21, 0xb2, 0xb8, 0xd3, 0x21, 0xcc,
-	0x25, 0xcc, 0x72, 0x99, 0x13, 0x54, 0x70, 0x99, 0x23, 0x13, 0x85, 0x30, 0xf1, 0x42, 0x9c, 0xac,
-	0xf0, 0x20, 0x53, 0xdb, 0x0e, 0x71, 0x48, 0x18, 0x0f, 0x7e, 0xc9, 0xa8, 0x2e, 0x2b, 0xb5, 0x21,
-	0x43, 0xd6, 0xa0, 0xd6, 0x46, 0x1c, 0xd6, 0xac, 0x0e, 0xc1, 0x9e, 0xcc, 0x1b, 0xf1, 0x9c, 0x7d,
-	0x48, 0xa1, 0x3b, 0xab, 0x7c, 0x73, 0x0d, 0x86, 0x12, 0xd2, 0x0d, 0x21, 0xc6, 0x6f, 0x05, 0x5c,
-	0x39, 0x64, 0xce, 0x71, 0xbf, 0xed, 0x62, 0x7e, 0x14, 0x24, 0x98, 0x7a, 0x17, 0x64, 0x19, 0x76,
-	0x3c, 0x44, 0x35, 0xa5, 0xa4, 0x94, 0x73, 0x4d, 0xed, 0xdb, 0xd7, 0xea, 0xb6, 0xa4, 0xfc, 0xc8,
-	0xb6, 0x29, 0x62, 0xec, 0x98, 0x53, 0xec, 0x39, 0x2d, 0x89, 0x53, 0xf7, 0xc0, 0x65, 0x9f, 0x92,
-	0x01, 0xb6, 0x11, 0xd5, 0xd2, 0x1b, 0xee, 0xcc, 0x91, 0xea, 0x53, 0x90, 0x15, 0x54, 0x98, 0x96,
-	0x29, 0x65, 0xca, 0x5b, 0xf5, 0xdb, 0x66, 0xac, 0xce, 0xe6, 0xe3, 0x21, 0xea, 0xf4, 0x39, 0x26,
-	0x9e, 0xe0, 0xd7, 0xcc, 0x9d, 0xff, 0xd8, 0x4d, 0x7d, 0x9e, 0x8e, 0x2a, 0x4a, 0x4b, 0xde, 0x6f,
-	0xec, 0xbd, 0x9b, 0x8e, 0x2a, 0x92, 0xcc, 0x87, 0xe9, 0xa8, 0x72, 0x6b, 0x36, 0xf8, 0x30, 0x3a,
-	0xfa, 0xca, 0x9c, 0xc6, 0x1b, 0xb0, 0xb3, 0x12, 0x6a, 0x21, 0xe6, 0x13, 0x8f, 0x21, 0xd5, 0x06,
-	0xff, 0xf9, 0x10, 0xdb, 0x9a, 0x22, 0x88, 0x15, 0x4c, 0x39, 0x49, 0xb0, 0x0c, 0x53, 0x2e, 0xc3,
-	0x3c, 0x20, 0xd8, 0x6b, 0xde, 0x0f, 0xc8, 0x7c, 0xf9, 0xb9, 0x5b, 0x76, 0x30, 0x3f, 0xe9, 0xb7,
-	0xcd, 0x0e, 0x71, 0xe5, 0x76, 0xe5, 0x57, 0x95, 0xd9, 0xaf, 0x2c, 0x7e, 0xea, 0x23, 0x26, 0x2e,
-	0xb0, 0x90, 0xb8, 0xa8, 0x6e, 0x7c, 0x0a, 0xc5, 0x3f, 0xe8, 0x41, 0xec, 0xb6, 0xd0, 0x6b, 0x48,
-	0x6d, 0x16, 0x48, 0x49, 0x7c, 0x44, 0x21, 0x27, 0x9b, 0xe5, 0x9f, 0x23, 0xd5, 0xeb, 0x20, 0x6b,
-	0x23, 0x8f, 0xb8, 0x4c, 0x4b, 0x97, 0x32, 0xe5, 0x5c, 0x4b, 0x9e, 0x1a, 0xfb, 0x81, 0x30, 0x73,
-	0x58, 0xa2, 0x34, 0x51, 0x16, 0xc6, 0x7b, 0x45, 0x68, 0x13, 0x8d, 0xcd, 0xb5, 0x79, 0x09, 0x2e,
-	0x75, 0x82, 0x38, 0xfa, 0x77, 0xf2, 0xcc, 0x1a, 0x18, 0x67, 0xa1, 0x42, 0xcf, 0x7c, 0x1b, 0x72,
-	0x74, 0x24, 0xbc, 0xad, 0xee, 0x83, 0x1c, 0xec, 0xf3, 0x13, 0x42, 0x31, 0x3f, 0xdd, 0x28, 0xd1,
-	0x02, 0xaa, 0x3e, 0x04, 0xd9, 0xf0, 0x75, 0x08, 0x8b, 0x6e, 0xd5, 0x6f, 0xac, 0xb1, 0x5b, 0xd8,
-	0x66, 0xd9, 0x66, 0x22, 0xd4, 0x78, 0x10, 0xa8, 0xb9, 0xa8, 0x98, 0x28, 0x67, 0x94, 0xb2, 0x51,
-	0x10, 0x6a, 0x46, 0x43, 0x33, 0x35, 0xeb, 0x67, 0x69, 0x90, 0x39, 0x64, 0x8e, 0xda, 0x05, 0xf9,
-	0xa5, 0x29, 0xef, 0xac, 0x61, 0xb7, 0x52, 0xa7, 0x68, 0xfe, 0x1d, 0x6e, 0xbe, 0xbd, 0x2e, 0xc8,
-	0x2f, 0x3d, 0xf6, 0x84, 0x3e, 0x51, 0x5c, 0x52, 0x9f, 0xd8, 0x17, 0xd4, 0x05, 0xf9, 0x25, 0x5f,
-	0x27, 0xf4, 0x89, 0xe2, 0x92, 0xfa, 0xc4, 0xb9, 0xb1, 0xf8, 0xff, 0xdb, 0x60, 0x45, 0xcd, 0x27,
-	0xe7, 0x63, 0x5d, 0xb9, 0x18, 0xeb, 0xca, 0xaf, 0xb1, 0xae, 0x7c, 0x9c, 0xe8, 0xa9, 0x8b, 0x89,
-	0x9e, 0xfa, 0x3e, 0xd1, 0x53, 0xcf, 0xab, 0x11, 0xeb, 0xcd, 0x96, 0x15, 0xbb, 0x34, 0xe1, 0xc2,
-	0x76, 0x56, 0xfc, 0x2f, 0xde, 0xfb, 0x13, 0x00, 0x00, 0xff, 0xff, 0x43, 0xb4, 0x98, 0xd3, 0x14,
-	0x06, 0x00, 0x00,
+	// 820 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xb4, 0x95, 0x31, 0x6f, 0xdb, 0x46,
+	0x14, 0xc7, 0x45, 0xd3, 0x96, 0xad, 0x93, 0xdc, 0xa2, 0x84, 0x6b, 0x53, 0x02, 0x4c, 0xab, 0x74,
+	0x5d, 0x08, 0x06, 0x44, 0x56, 0xaa, 0xed, 0x02, 0x1a, 0x8a, 0xd6, 0x46, 0xdd, 0x7a, 0x30, 0x60,
+	0xd0, 0xe8, 0xd2, 0x45, 0x38, 0x89, 0x27, 0xea, 0x5a, 0x92, 0x47, 0xf0, 0x4e, 0xaa, 0x3c, 0x14,
+	0x2d, 0x0a, 0x74, 0xe9, 0xd4, 0x2d, 0x1f, 0x20, 0x4b, 0x92, 0xc9, 0x43, 0x3e, 0x42, 0x06, 0x8f,
+	0x46, 0xa6, 0x4c, 0x49, 0x60, 0x0f, 0xfe, 0x0c, 0xd9, 0x82, 0x3b, 0x92, 0x32, 0x65, 0x48, 0x8c,
+	0x96, 0x2c, 0x12, 0xef, 0x7f, 0xff, 0xbb, 0xf7, 0xf8, 0x7b, 0xef, 0x8e, 0x40, 0xc3, 0xb6, 0x8b,
+	0x9c, 0x60, 0x60, 0x52, 0xc4, 0x98, 0x8b, 0x3c, 0xe4, 0x33, 0x73, 0xd8, 0x30, 0xd9, 0xc8, 0x08,
+	0x42, 0xc2, 0x88, 0xf2, 0x79, 0x3c, 0x6f, 0xdc, 0xcf, 0x1b, 0xc3, 0x46, 0xe5, 0x33, 0xe8, 0x61,
+	0x9f, 0x98, 0xe2, 0x37, 0x72, 0x56, 0x36, 0xba, 0x84, 0x7a, 0x84, 0x9a, 0x1e, 0x75, 0xf8, 0x0e,
+	0x1e, 0x75, 0xe2, 0x89, 0x72, 0x34, 0xd1, 0x16, 0x23, 0x33, 0x1a, 0xc4, 0x53, 0x6b, 0x0e, 0x71,
+	0x48, 0xa4, 0xf3, 0xa7, 0x58, 0xd5, 0xe2, 0x9d, 0x3a, 0x90, 0x22, 0x73, 0xd8, 0xe8, 0x20, 0x06,
+	0x1b, 0x66, 0x97, 0x60, 0x3f, 0x9e, 0xd7, 0xa7, 0xe7, 0x1c, 0xc0, 0x10, 0x7a, 0xc9, 0xce, 0x5f,
+	0xcc, 0xf0, 0x84, 0x84, 0xf4, 0x22, 0x8b, 0xfe, 0x78, 0x01, 0x7c, 0x72, 0x4a, 0x1d, 0x0b, 0x05,
+	0x24, 0x64, 0xc7, 0x21, 0x1c, 0xd8, 0xca, 0x1e, 0x58, 0x09, 0xc5, 0x10, 0x85, 0xaa, 0x54, 0x95,
+	0x6a, 0x85, 0x43, 0xf5, 0xe5, 0xf3, 0xfa, 0x5a, 0x9c, 0xf3, 0x0f, 0xb6, 0x1d, 0x22, 0x4a, 0xcf,
+	0x59, 0x88, 0x7d, 0xc7, 0x1a, 0x3b, 0x95, 0x32, 0x58, 0x71, 0x11, 0xa4, 0xa8, 0x8d, 0x6d, 0x75,
+	0xa1, 0x2a, 0xd5, 0x16, 0xad, 0x65, 0x31, 0x3e, 0xb1, 0x95, 0x35, 0xb0, 0x84, 0x02, 0xd2, 0xed,
+	0xab, 0xb2, 0xd0, 0xa3, 0x81, 0xf2, 0x3d, 0xc8, 0x53, 0xe8, 0x05, 0x2e, 0x52, 0x17, 0xab, 0x52,
+	0xad, 0xd8, 0xdc, 0x34, 0xa6, 0x52, 0x36, 0xce, 0x85, 0xe9, 0xb0, 0x70, 0xf5, 0x7a, 0x2b, 0xf7,
+	0xe4, 0xee, 0x72, 0x57, 0xb2, 0xe2, 0x75, 0xca, 0x26, 0x00, 0x2e, 0x82, 0xbd, 0x36, 0xf6, 0x6d,
+	0x34, 0x52, 0x97, 0xc4, 0xe6, 0x05, 0xae, 0x9c, 0x70, 0x41, 0x51, 0xc0, 0x62, 0x00, 0x59, 0x5f,
+	0xcd, 0x57, 0xe5, 0x5a, 0xc9, 0x12, 0xcf, 0xad, 0xfd, 0x7f, 0xee, 0x2e, 0x77, 0xc7, 0x49, 0xff,
+	0x77, 0x77, 0xb9, 0xbb, 0x9d, 0x30, 0x1a, 0xa5, 0x29, 0x4d, 0x22, 0xd1, 0xff, 0x04, 0xeb, 0x93,
+	0x8a, 0x85, 0x68, 0x40, 0x7c, 0x8a, 0x94, 0xef, 0xc0, 0x32, 0x75, 0x21, 0xed, 0x23, 0x5b, 0xb0,
+	0x2a, 0x36, 0xcb, 0x46, 0x0c, 0x8a, 0x17, 0xce, 0x88, 0x0b, 0x67, 0x1c, 0x11, 0xec, 0xa7, 0x5f,
+	0x21, 0x59, 0xa4, 0x6c, 0x83, 0x55, 0x81, 0x89, 0xb6, 0x7b, 0x10, 0xbb, 0x28, 0x62, 0xb7, 0x6a,
+	0x95, 0x22, 0xf1, 0x58, 0x68, 0xfa, 0x3b, 0x09, 0x7c, 0x7a, 0x4a, 0x9d, 0xf3, 0x41, 0xc7, 0xc3,
+	0xec, 0x8c, 0x57, 0x8f, 0x2a, 0x5f, 0x83, 0x3c, 0xc5, 0x8e, 0x3f, 0x47, 0x8d, 0x62, 0x1f, 0xaf,
+	0x6b, 0x10, 0x92, 0x21, 0xb6, 0x51, 0x28, 0xa2, 0x64, 0xd6, 0x35, 0x71, 0x2a, 0x3f, 0x83, 0xbc,
+	0xe8, 0x17, 0xaa, 0xca, 0x55, 0xb9, 0x56, 0x6c, 0xee, 0xcc, 0x28, 0xd3, 0x8f, 0x23, 0xd4, 0x1d,
+	0x30, 0x4c, 0x7c, 0x91, 0xdf, 0x44, 0xb9, 0xa2, 0xf5, 0xad, 0x3d, 0xce, 0x3e, 0x4e, 0x86, 0x93,
+	0xff, 0x72, 0x16, 0xf9, 0xf4, 0x7b, 0xea, 0x7f, 0x81, 0x8d, 0x07, 0xd2, 0x98, 0xbd, 0xcd, 0x0b,
+	0x8c, 0x39, 0x78, 0x39, 0x1b, 0xfc, 0x3e, 0x4f, 0xe6, 0xd9, 0x9b, 0xad, 0x9a, 0x83, 0x59, 0x7f,
+	0xd0, 0x31, 0xba, 0xc4, 0x8b, 0x8f, 0x60, 0xfc, 0x57, 0xa7, 0xf6, 0xef, 0x26, 0xbb, 0x08, 0x10,
+	0x15, 0x0b, 0x68, 0x94, 0xb8, 0xd8, 0x5d, 0x7f, 0x14, 0xc1, 0x3f, 0x72, 0x21, 0xf6, 0x2c, 0xf4,
+	0x07, 0x0c, 0x6d, 0xca, 0x51, 0x92, 0x00, 0x85, 0x90, 0x91, 0x39, 0x8e, 0x48, 0xe2, 0x54, 0xd6,
+	0x41, 0xde, 0x46, 0x3e, 0xf1, 0xa8, 0xba, 0x50, 0x95, 0x6b, 0x05, 0x2b, 0x1e, 0xb5, 0x0e, 0x44,
+	0x53, 0x26, 0xb6, 0x4c, 0x34, 0xe9, 0x2c, 0xf4, 0x7f, 0x25, 0xc1, 0x26, 0xad, 0x8d, 0xd9, 0xfc,
+	0x06, 0x96, 0xbb, 0x5c, 0x47, 0x1f, 0x0f, 0x4f, 0x12, 0x40, 0x7f, 0x11, 0x11, 0xfa, 0x25, 0xb0,
+	0x21, 0x43, 0x67, 0xe2, 0x02, 0x52, 0x0e, 0x40, 0x01, 0x0e, 0x58, 0x9f, 0x84, 0x98, 0x5d, 0x7c,
+	0x10, 0xd1, 0xbd, 0x95, 0xdf, 0x0a, 0xd1, 0x15, 0x26, 0x5a, 0x74, 0xf6, 0xad, 0x10, 0x85, 0x99,
+	0x6c, 0x33, 0x21, 0xb5, 0xbe, 0xe5, 0x34, 0xef, 0x77, 0xcc, 0xc4, 0x99, 0x4e, 0x59, 0x2f, 0x0b,
+	0x9a, 0x69, 0x29, 0xa1, 0xd9, 0x7c, 0x2a, 0x03, 0xf9, 0x94, 0x3a, 0x4a, 0x0f, 0x94, 0x26, 0xde,
+	0xf2, 0xab, 0x19, 0xd9, 0x3d, 0xd8, 0xa7, 0x62, 0xcc, 0xe7, 0x1b, 0x57, 0xaf, 0x07, 0x4a, 0x13,
+	0x87, 0x3d, 0x23, 0x4e, 0xda, 0x97, 0x15, 0x67, 0xea, 0x09, 0xea, 0x81, 0xd2, 0x44, 0x5f, 0x67,
+	0xc4, 0x49, 0xfb, 0xb2, 0xe2, 0x4c, 0xed, 0xc6, 0x2e, 0x28, 0xa6, 0xbf, 0x30, 0x3b, 0xb3, 0x97,
+	0xa7, 0x6c, 0x95, 0xfa, 0x5c, 0xb6, 0x24, 0x48, 0x65, 0xe9, 0x6f, 0xde, 0x07, 0x87, 0x3f, 0x5d,
+	0xdd, 0x68, 0xd2, 0xf5, 0x8d, 0x26, 0xbd, 0xbd, 0xd1, 0xa4, 0xff, 0x6f, 0xb5, 0xdc, 0xf5, 0xad,
+	0x96, 0x7b, 0x75, 0xab, 0xe5, 0x7e, 0xad, 0xa7, 0xfa, 0x3b, 0xe9, 0x88, 0xa9, 0x9d, 0x21, 0x5a,
+	0xbd, 0x93, 0x17, 0x5f, 0xc8, 0x6f, 0xde, 0x07, 0x00, 0x00, 0xff, 0xff, 0x5e, 0xa9, 0xee, 0x46,
+	0x1e, 0x08, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -411,6 +572,8 @@ type MsgClient interface {
 	SubmitProofs(ctx context.Context, in *MsgSubmitProofs, opts ...grpc.CallOption) (*MsgSubmitProofsResponse, error)
 	// ClaimRewards pays a provider's accumulated rewards to its operator.
 	ClaimRewards(ctx context.Context, in *MsgClaimRewards, opts ...grpc.CallOption) (*MsgClaimRewardsResponse, error)
+	// ReportFraud proves a stored proof false with one of its own samples.
+	ReportFraud(ctx context.Context, in *MsgReportFraud, opts ...grpc.CallOption) (*MsgReportFraudResponse, error)
 }
 
 type msgClient struct {
@@ -448,6 +611,15 @@ func (c *msgClient) ClaimRewards(ctx context.Context, in *MsgClaimRewards, opts 
 	return out, nil
 }
 
+func (c *msgClient) ReportFraud(ctx context.Context, in *MsgReportFraud, opts ...grpc.CallOption) (*MsgReportFraudResponse, error) {
+	out := new(MsgReportFraudResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Msg/ReportFraud", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MsgServer is the server API for Msg service.
 type MsgServer interface {
 	// UpdateParams replaces all module parameters; only the module authority
@@ -457,6 +629,8 @@ type MsgServer interface {
 	SubmitProofs(context.Context, *MsgSubmitProofs) (*MsgSubmitProofsResponse, error)
 	// ClaimRewards pays a provider's accumulated rewards to its operator.
 	ClaimRewards(context.Context, *MsgClaimRewards) (*MsgClaimRewardsResponse, error)
+	// ReportFraud proves a stored proof false with one of its own samples.
+	ReportFraud(context.Context, *MsgReportFraud) (*MsgReportFraudResponse, error)
 }
 
 // UnimplementedMsgServer can be embedded to have forward compatible implementations.
@@ -471,6 +645,9 @@ func (*UnimplementedMsgServer) SubmitProofs(ctx context.Context, req *MsgSubmitP
 }
 func (*UnimplementedMsgServer) ClaimRewards(ctx context.Context, req *MsgClaimRewards) (*MsgClaimRewardsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ClaimRewards not implemented")
+}
+func (*UnimplementedMsgServer) ReportFraud(ctx context.Context, req *MsgReportFraud) (*MsgReportFraudResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ReportFraud not implemented")
 }
 
 func RegisterMsgServer(s grpc1.Server, srv MsgServer) {
@@ -531,6 +708,24 @@ func _Msg_ClaimRewards_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Msg_ReportFraud_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgReportFraud)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).ReportFraud(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Msg/ReportFraud",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).ReportFraud(ctx, req.(*MsgReportFraud))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var Msg_serviceDesc = _Msg_serviceDesc
 var _Msg_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "idlegpu.settlement.v1.Msg",
@@ -548,9 +743,115 @@ var _Msg_serviceDesc = grpc.ServiceDesc{
 			MethodName: "ClaimRewards",
 			Handler:    _Msg_ClaimRewards_Handler,
 		},
+		{
+			MethodName: "ReportFraud",
+			Handler:    _Msg_ReportFraud_Handler,
+		},
 	},
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "idlegpu/settlement/v1/tx.proto",
+}
+
+func (m *MsgReportFraud) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgReportFraud) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgReportFraud) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Path) > 0 {
+		for iNdEx := len(m.Path) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.Path[iNdEx])
+			copy(dAtA[i:], m.Path[iNdEx])
+			i = encodeVarintTx(dAtA, i, uint64(len(m.Path[iNdEx])))
+			i--
+			dAtA[i] = 0x32
+		}
+	}
+	if m.LeafIndex != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.LeafIndex))
+		i--
+		dAtA[i] = 0x28
+	}
+	{
+		size, err := m.Sample.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x22
+	if m.Epoch != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Epoch))
+		i--
+		dAtA[i] = 0x18
+	}
+	if m.LeaseId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Reporter) > 0 {
+		i -= len(m.Reporter)
+		copy(dAtA[i:], m.Reporter)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Reporter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgReportFraudResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgReportFraudResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgReportFraudResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.LeasesFailed != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.LeasesFailed))
+		i--
+		dAtA[i] = 0x10
+	}
+	{
+		size, err := m.Slashed.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
 }
 
 func (m *MsgSubmitProofs) Marshal() (dAtA []byte, err error) {
@@ -791,6 +1092,50 @@ func encodeVarintTx(dAtA []byte, offset int, v uint64) int {
 	dAtA[offset] = uint8(v)
 	return base
 }
+func (m *MsgReportFraud) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Reporter)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.LeaseId != 0 {
+		n += 1 + sovTx(uint64(m.LeaseId))
+	}
+	if m.Epoch != 0 {
+		n += 1 + sovTx(uint64(m.Epoch))
+	}
+	l = m.Sample.Size()
+	n += 1 + l + sovTx(uint64(l))
+	if m.LeafIndex != 0 {
+		n += 1 + sovTx(uint64(m.LeafIndex))
+	}
+	if len(m.Path) > 0 {
+		for _, b := range m.Path {
+			l = len(b)
+			n += 1 + l + sovTx(uint64(l))
+		}
+	}
+	return n
+}
+
+func (m *MsgReportFraudResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Slashed.Size()
+	n += 1 + l + sovTx(uint64(l))
+	if m.LeasesFailed != 0 {
+		n += 1 + sovTx(uint64(m.LeasesFailed))
+	}
+	return n
+}
+
 func (m *MsgSubmitProofs) Size() (n int) {
 	if m == nil {
 		return 0
@@ -892,6 +1237,312 @@ func sovTx(x uint64) (n int) {
 }
 func sozTx(x uint64) (n int) {
 	return sovTx(uint64((x << 1) ^ uint64((int64(x) >> 63))))
+}
+func (m *MsgReportFraud) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgReportFraud: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgReportFraud: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Reporter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Reporter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Epoch", wireType)
+			}
+			m.Epoch = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Epoch |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Sample", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Sample.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeafIndex", wireType)
+			}
+			m.LeafIndex = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeafIndex |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 6:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Path", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Path = append(m.Path, make([]byte, postIndex-iNdEx))
+			copy(m.Path[len(m.Path)-1], dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgReportFraudResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgReportFraudResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgReportFraudResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Slashed", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Slashed.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeasesFailed", wireType)
+			}
+			m.LeasesFailed = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeasesFailed |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
 }
 func (m *MsgSubmitProofs) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)
