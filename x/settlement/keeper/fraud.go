@@ -56,7 +56,7 @@ func (m msgServer) ReportFraud(ctx context.Context, msg *types.MsgReportFraud) (
 	if p.Status == providertypes.PROVIDER_STATUS_TOMBSTONED {
 		return nil, errorsmod.Wrapf(types.ErrAlreadyTombstoned, "%s was already judged", rec.Provider)
 	}
-	if err := m.Proofs.Remove(ctx, key); err != nil {
+	if err := m.dropProof(ctx, rec); err != nil {
 		return nil, err
 	}
 	n, err := m.auction.EndProviderLeases(ctx, provider, auctiontypes.LEASE_STATUS_SLASHED, "provider proven fraudulent: "+why)

@@ -39,6 +39,9 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 		if err := k.Proofs.Set(ctx, collections.Join(r.Proof.LeaseId, r.Proof.Epoch), r); err != nil {
 			return err
 		}
+		if err := k.Prune.Set(ctx, collections.Join3(r.PruneAt, r.Proof.LeaseId, r.Proof.Epoch)); err != nil {
+			return err
+		}
 	}
 	for _, r := range gs.Rewards {
 		addr, err := k.addressCodec.StringToBytes(r.Provider)

@@ -17,7 +17,39 @@ func (k Keeper) CheckInvariants(ctx context.Context) error {
 	if err := k.RewardsBackedInvariant(ctx); err != nil {
 		return err
 	}
-	return k.DueIndexInvariant(ctx)
+	if err := k.DueIndexInvariant(ctx); err != nil {
+		return err
+	}
+	return k.PruneIndexInvariant(ctx)
+}
+
+// PruneIndexInvariant: every stored proof has exactly one pruning entry,
+// at its prune_at, and there are no others.
+func (k Keeper) PruneIndexInvariant(ctx context.Context) error {
+	records := 0
+	err := k.Proofs.Walk(ctx, nil, func(_ collections.Pair[uint64, uint64], r types.ProofRecord) (bool, error) {
+		records++
+		has, err := k.Prune.Has(ctx, collections.Join3(r.PruneAt, r.Proof.LeaseId, r.Proof.Epoch))
+		if err == nil && !has {
+			err = fmt.Errorf("proof of lease %d epoch %d has no pruning entry", r.Proof.LeaseId, r.Proof.Epoch)
+		}
+		return err != nil, err
+	})
+	if err != nil {
+		return err
+	}
+	it, err := k.Prune.Iterate(ctx, nil)
+	if err != nil {
+		return err
+	}
+	keys, err := it.Keys()
+	if err != nil {
+		return err
+	}
+	if len(keys) != records {
+		return fmt.Errorf("the pruning index holds %d entries for %d proofs", len(keys), records)
+	}
+	return nil
 }
 
 // DueIndexInvariant: the liveness index holds exactly one entry per

@@ -44,6 +44,8 @@ type Keeper struct {
 	// Due holds (next_due, lease id) of every live lease, so liveness is
 	// O(overdue) per block, never a scan of all leases.
 	Due collections.KeySet[collections.Pair[time.Time, uint64]]
+	// Prune holds (prune_at, lease id, epoch) of every stored proof.
+	Prune collections.KeySet[collections.Triple[time.Time, uint64, uint64]]
 }
 
 // NewKeeper returns the x/settlement keeper. It panics on an invalid authority
@@ -72,6 +74,8 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		Rewards: collections.NewMap(sb, types.RewardsKey, "rewards",
 			collections.PairKeyCodec(sdk.AccAddressKey, collections.StringKey), sdk.IntValue),
 		Due: collections.NewKeySet(sb, types.DueKey, "due", collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
+		Prune: collections.NewKeySet(sb, types.PruneKey, "prune",
+			collections.TripleKeyCodec(sdk.TimeKey, collections.Uint64Key, collections.Uint64Key)),
 	}
 
 	schema, err := sb.Build()

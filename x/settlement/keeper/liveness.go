@@ -68,9 +68,13 @@ func (k Keeper) unschedule(ctx context.Context, prog *types.LeaseProgress) error
 	return nil
 }
 
-// EndBlocker declares overdue epochs missed, oldest first, at most
-// MaxLivenessPerBlock.
+// EndBlocker drops proof records past their retention (at most
+// MaxPrunesPerBlock) and declares overdue epochs missed, oldest first, at
+// most MaxLivenessPerBlock.
 func (k Keeper) EndBlocker(ctx context.Context) error {
+	if err := k.pruneProofs(ctx); err != nil {
+		return err
+	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	rng := new(collections.Range[collections.Pair[time.Time, uint64]]).EndExclusive(collections.Join(now.Add(time.Nanosecond), uint64(0)))
 	it, err := k.Due.Iterate(ctx, rng)

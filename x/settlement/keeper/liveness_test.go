@@ -3,6 +3,7 @@ package keeper_test
 import (
 	"time"
 
+	"cosmossdk.io/collections"
 	sdkmath "cosmossdk.io/math"
 
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
@@ -112,4 +113,34 @@ func (s *KeeperTestSuite) TestClosedLeaseIsNotWatched() {
 	s.Require().NoError(err)
 	s.Require().Zero(rep.MissedEpochs)
 	s.Require().True(s.progress(l.Id).NextDue.IsZero())
+}
+
+// TestProofsArePrunedAfterRetention: a proof record stays proof_retention
+// epochs of its lease after acceptance (fraud can be reported until then),
+// then EndBlock drops it.
+func (s *KeeperTestSuite) TestProofsArePrunedAfterRetention() {
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	params.ProofRetention = 2
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, params))
+	s.provider(0, 1, 1_000_000)
+	l := s.lease(3, 1, 3600*time.Second, 2_000_000)
+	_, end0, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 0)
+	s.until(end0)
+	_, err = s.submit(agent, 0, s.proof(l, 0, 300))
+	s.Require().NoError(err)
+	rec, err := s.keeper.Proofs.Get(s.ctx, collections.Join(l.Id, uint64(0)))
+	s.Require().NoError(err)
+	s.Require().Equal(rec.SubmittedAt.Add(1200*time.Second), rec.PruneAt)
+
+	s.until(rec.PruneAt.Add(-blockStep))
+	s.nextBlock() // EndBlock at PruneAt − 1 step: still there
+	_, err = s.keeper.Proofs.Get(s.ctx, collections.Join(l.Id, uint64(0)))
+	s.Require().NoError(err)
+	s.nextBlock()
+	has, err := s.keeper.Proofs.Has(s.ctx, collections.Join(l.Id, uint64(0)))
+	s.Require().NoError(err)
+	s.Require().False(has)
+	_, err = s.msgServer.ReportFraud(s.ctx, &types.MsgReportFraud{Reporter: s.operator(3), LeaseId: l.Id, Epoch: 0, Sample: types.Sample{GpuUuid: "GPU-x", TimestampMs: 1}})
+	s.Require().ErrorIs(err, types.ErrProofNotFound)
 }

@@ -124,9 +124,9 @@ func (k Keeper) settleProof(ctx context.Context, provider string, p types.Execut
 	if err := k.schedule(ctx, lease, &prog, params); err != nil { // saves prog
 		return sdk.Coin{}, err
 	}
-	if err := k.Proofs.Set(ctx, collections.Join(lease.Id, p.Epoch), types.ProofRecord{
+	if err := k.storeProof(ctx, types.ProofRecord{
 		Proof: p, Provider: provider, Paid: paid, Fee: fee, SubmittedAt: now,
-	}); err != nil {
+	}, prog.EpochSeconds, params); err != nil {
 		return sdk.Coin{}, err
 	}
 	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventProofAccepted{

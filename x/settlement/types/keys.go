@@ -25,7 +25,12 @@ var (
 	RewardsKey = collections.NewPrefix(4)
 	// DueKey holds (next_due, lease id) of live leases: the liveness index.
 	DueKey = collections.NewPrefix(5)
+	// PruneKey holds (prune_at, lease id, epoch) of stored proofs.
+	PruneKey = collections.NewPrefix(6)
 )
+
+// MaxPrunesPerBlock bounds the proof records one EndBlock drops.
+const MaxPrunesPerBlock = 500
 
 // MaxLivenessPerBlock bounds the overdue epochs one EndBlock declares missed;
 // the rest wait for the next block, oldest first.

@@ -1,0 +1,65 @@
+package keeper
+
+import (
+	"context"
+	"time"
+
+	"cosmossdk.io/collections"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// storeProof keeps an accepted proof until proof_retention epochs of its
+// lease have passed, indexed by that time for pruning.
+func (k Keeper) storeProof(ctx context.Context, rec types.ProofRecord, epochSeconds uint64, params types.Params) error {
+	keep := time.Duration(min(params.ProofRetention*epochSeconds, uint64(1<<62)/uint64(time.Second))) * time.Second
+	rec.PruneAt = rec.SubmittedAt.Add(keep)
+	p := rec.Proof
+	if err := k.Prune.Set(ctx, collections.Join3(rec.PruneAt, p.LeaseId, p.Epoch)); err != nil {
+		return err
+	}
+	return k.Proofs.Set(ctx, collections.Join(p.LeaseId, p.Epoch), rec)
+}
+
+// dropProof removes a stored proof and its pruning entry.
+func (k Keeper) dropProof(ctx context.Context, rec types.ProofRecord) error {
+	p := rec.Proof
+	if err := k.Prune.Remove(ctx, collections.Join3(rec.PruneAt, p.LeaseId, p.Epoch)); err != nil {
+		return err
+	}
+	return k.Proofs.Remove(ctx, collections.Join(p.LeaseId, p.Epoch))
+}
+
+// pruneProofs drops, oldest first, at most MaxPrunesPerBlock proof records
+// whose retention has run out.
+func (k Keeper) pruneProofs(ctx context.Context) error {
+	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	it, err := k.Prune.Iterate(ctx, nil)
+	if err != nil {
+		return err
+	}
+	var old []collections.Triple[time.Time, uint64, uint64]
+	for ; it.Valid() && len(old) < types.MaxPrunesPerBlock; it.Next() {
+		key, err := it.Key()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if key.K1().After(now) {
+			break
+		}
+		old = append(old, key)
+	}
+	it.Close()
+	for _, key := range old {
+		if err := k.Prune.Remove(ctx, key); err != nil {
+			return err
+		}
+		if err := k.Proofs.Remove(ctx, collections.Join(key.K2(), key.K3())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
