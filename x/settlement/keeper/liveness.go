@@ -69,10 +69,14 @@ func (k Keeper) unschedule(ctx context.Context, prog *types.LeaseProgress) error
 }
 
 // EndBlocker drops proof records past their retention (at most
-// MaxPrunesPerBlock) and declares overdue epochs missed, oldest first, at
-// most MaxLivenessPerBlock.
+// max_prunes_per_block) and declares overdue epochs missed, oldest first, at
+// most max_misses_per_block.
 func (k Keeper) EndBlocker(ctx context.Context) error {
-	if err := k.pruneProofs(ctx); err != nil {
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return err
+	}
+	if err := k.pruneProofs(ctx, params.MaxPrunesPerBlock); err != nil {
 		return err
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
@@ -82,7 +86,7 @@ func (k Keeper) EndBlocker(ctx context.Context) error {
 		return err
 	}
 	var due []uint64
-	for ; it.Valid() && len(due) < types.MaxLivenessPerBlock; it.Next() {
+	for ; it.Valid() && uint32(len(due)) < params.MaxMissesPerBlock; it.Next() {
 		key, err := it.Key()
 		if err != nil {
 			it.Close()
@@ -91,13 +95,6 @@ func (k Keeper) EndBlocker(ctx context.Context) error {
 		due = append(due, key.K2())
 	}
 	it.Close()
-	if len(due) == 0 {
-		return nil
-	}
-	params, err := k.Params.Get(ctx)
-	if err != nil {
-		return err
-	}
 	for _, id := range due {
 		if err := k.miss(ctx, id, params); err != nil {
 			return fmt.Errorf("lease %d: %w", id, err)

@@ -6,7 +6,11 @@ import (
 	"cosmossdk.io/collections"
 	sdkmath "cosmossdk.io/math"
 
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/app"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -143,4 +147,36 @@ func (s *KeeperTestSuite) TestProofsArePrunedAfterRetention() {
 	s.Require().False(has)
 	_, err = s.msgServer.ReportFraud(s.ctx, &types.MsgReportFraud{Reporter: s.operator(3), LeaseId: l.Id, Epoch: 0, Sample: types.Sample{GpuUuid: "GPU-x", TimestampMs: 1}})
 	s.Require().ErrorIs(err, types.ErrProofNotFound)
+}
+
+// TestMissesPerBlockAreBounded: with max_misses_per_block = 1, two leases
+// falling due together are declared missed one block apart, oldest first.
+func (s *KeeperTestSuite) TestMissesPerBlockAreBounded() {
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	params.MaxMissesPerBlock = 1
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, params))
+	s.provider(0, 2, 1_000_000)
+	// Two leases started in one block: both fall due at the same instant.
+	for _, renter := range []int{3, 4} {
+		_, err := s.auction.PostJob(s.ctx, &auctiontypes.MsgPostJob{Renter: s.operator(renter), Spec: auctiontypes.JobSpec{
+			Image: "ghcr.io/acme/train:1.4", ImageDigest: digest, ManifestHash: manifest, Workload: offertypes.WORKLOAD_TRAINING,
+			GpuCount: 1, Models: []string{h100}, Tier: auctiontypes.TIER_SILVER, DurationSeconds: 1800,
+			MaxPrice: sdk.NewInt64Coin(app.USDCDenom, 2_000_000),
+		}})
+		s.Require().NoError(err)
+	}
+	s.nextBlock()
+	for id := uint64(1); id <= 2; id++ {
+		_, err := s.auction.StartLease(s.ctx, &auctiontypes.MsgStartLease{Signer: s.operator(agent), LeaseId: id})
+		s.Require().NoError(err)
+	}
+	a, b := s.getLease(1), s.getLease(2)
+	_, end0, _ := types.EpochWindow(b.Start, b.DurationSeconds, 600, 0)
+	s.until(end0.Add(300 * time.Second)) // both overdue by now
+	s.Require().NoError(s.keeper.EndBlocker(s.ctx))
+	s.Require().EqualValues(1, s.progress(a.Id).MissedEpochs, "the older one first")
+	s.Require().Zero(s.progress(b.Id).MissedEpochs)
+	s.Require().NoError(s.keeper.EndBlocker(s.ctx))
+	s.Require().EqualValues(1, s.progress(b.Id).MissedEpochs)
 }

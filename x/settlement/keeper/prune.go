@@ -32,16 +32,16 @@ func (k Keeper) dropProof(ctx context.Context, rec types.ProofRecord) error {
 	return k.Proofs.Remove(ctx, collections.Join(p.LeaseId, p.Epoch))
 }
 
-// pruneProofs drops, oldest first, at most MaxPrunesPerBlock proof records
-// whose retention has run out.
-func (k Keeper) pruneProofs(ctx context.Context) error {
+// pruneProofs drops, oldest first, at most limit proof records whose
+// retention has run out.
+func (k Keeper) pruneProofs(ctx context.Context, limit uint32) error {
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	it, err := k.Prune.Iterate(ctx, nil)
 	if err != nil {
 		return err
 	}
 	var old []collections.Triple[time.Time, uint64, uint64]
-	for ; it.Valid() && len(old) < types.MaxPrunesPerBlock; it.Next() {
+	for ; it.Valid() && uint32(len(old)) < limit; it.Next() {
 		key, err := it.Key()
 		if err != nil {
 			it.Close()

@@ -28,6 +28,8 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		AuditSlack:            uint32(r.Intn(10) + 1),
 		AuditLatencySeconds:   uint64(r.Intn(600) + 1),
 		AuditCooldownSeconds:  uint64(r.Intn(72*3600) + 1),
+		MaxMissesPerBlock:     uint32(r.Intn(1000) + 1),
+		MaxPrunesPerBlock:     uint32(r.Intn(1000) + 1),
 	}
 }
 

@@ -29,12 +29,5 @@ var (
 	PruneKey = collections.NewPrefix(6)
 )
 
-// MaxPrunesPerBlock bounds the proof records one EndBlock drops.
-const MaxPrunesPerBlock = 500
-
-// MaxLivenessPerBlock bounds the overdue epochs one EndBlock declares missed;
-// the rest wait for the next block, oldest first.
-const MaxLivenessPerBlock = 500
-
 // MaxProofsPerMsg bounds the proofs one MsgSubmitProofs carries.
 const MaxProofsPerMsg = 256

@@ -19,6 +19,8 @@ const (
 	DefaultAuditSlack            uint32 = 3
 	DefaultAuditLatencySeconds   uint64 = 60
 	DefaultAuditCooldownSeconds  uint64 = 24 * 3600
+	DefaultMaxMissesPerBlock     uint32 = 500
+	DefaultMaxPrunesPerBlock     uint32 = 500
 
 	// MaxModelNameLength bounds a GPU model name (NVML names are < 96 bytes).
 	MaxModelNameLength = 96
@@ -60,6 +62,8 @@ func DefaultParams() Params {
 		AuditSlack:            DefaultAuditSlack,
 		AuditLatencySeconds:   DefaultAuditLatencySeconds,
 		AuditCooldownSeconds:  DefaultAuditCooldownSeconds,
+		MaxMissesPerBlock:     DefaultMaxMissesPerBlock,
+		MaxPrunesPerBlock:     DefaultMaxPrunesPerBlock,
 	}
 }
 
@@ -77,6 +81,8 @@ func (p Params) Validate() error {
 		check.Positive("audit_slack", p.AuditSlack),
 		check.Seconds("audit_latency_seconds", p.AuditLatencySeconds),
 		check.Seconds("audit_cooldown_seconds", p.AuditCooldownSeconds),
+		check.Positive("max_misses_per_block", p.MaxMissesPerBlock),
+		check.Positive("max_prunes_per_block", p.MaxPrunesPerBlock),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())

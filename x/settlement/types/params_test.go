@@ -61,6 +61,8 @@ func TestParamsValidate(t *testing.T) {
 		{"zero audit slack", func(p *types.Params) { p.AuditSlack = 0 }, "audit_slack must be greater than 0"},
 		{"zero audit latency", func(p *types.Params) { p.AuditLatencySeconds = 0 }, "audit_latency_seconds must be greater than 0"},
 		{"zero audit cooldown", func(p *types.Params) { p.AuditCooldownSeconds = 0 }, "audit_cooldown_seconds must be greater than 0"},
+		{"zero misses per block", func(p *types.Params) { p.MaxMissesPerBlock = 0 }, "max_misses_per_block must be greater than 0"},
+		{"zero prunes per block", func(p *types.Params) { p.MaxPrunesPerBlock = 0 }, "max_prunes_per_block must be greater than 0"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
