@@ -6,6 +6,7 @@ import (
 	"cosmossdk.io/collections"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/internal/collutil"
 )
 
 // InitGenesis validates gs and writes it, rebuilding the clearing and
@@ -74,22 +75,14 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 			return nil, err
 		}
 	}
-	if gs.Jobs, err = values(ctx, k.Jobs); err != nil {
+	if gs.Jobs, err = collutil.Values(ctx, k.Jobs); err != nil {
 		return nil, err
 	}
-	if gs.Bids, err = values(ctx, k.Bids); err != nil {
+	if gs.Bids, err = collutil.Values(ctx, k.Bids); err != nil {
 		return nil, err
 	}
-	if gs.Leases, err = values(ctx, k.Leases); err != nil {
+	if gs.Leases, err = collutil.Values(ctx, k.Leases); err != nil {
 		return nil, err
 	}
 	return gs, nil
-}
-
-func values[K, V any](ctx context.Context, m collections.Map[K, V]) ([]V, error) {
-	it, err := m.Iterate(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	return it.Values()
 }

@@ -10,6 +10,7 @@ import (
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/internal/collutil"
 )
 
 // Invariant is one accounting rule of the module: Check returns what is
@@ -42,7 +43,7 @@ func (k Keeper) CheckInvariants(ctx context.Context) error {
 // of OPEN jobs plus the unpaid escrow of live leases.
 func (k Keeper) EscrowInvariant(ctx context.Context) error {
 	want := sdk.NewCoins()
-	jobs, err := values(ctx, k.Jobs)
+	jobs, err := collutil.Values(ctx, k.Jobs)
 	if err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func (k Keeper) EscrowInvariant(ctx context.Context) error {
 			want = want.Add(j.Deposit)
 		}
 	}
-	leases, err := values(ctx, k.Leases)
+	leases, err := collutil.Values(ctx, k.Leases)
 	if err != nil {
 		return err
 	}
@@ -70,7 +71,7 @@ func (k Keeper) EscrowInvariant(ctx context.Context) error {
 // bids count its stored bids, every lease is listed by its job, and nothing
 // is paid beyond its escrow.
 func (k Keeper) LeasesInvariant(ctx context.Context) error {
-	leases, err := values(ctx, k.Leases)
+	leases, err := collutil.Values(ctx, k.Leases)
 	if err != nil {
 		return err
 	}
@@ -105,11 +106,11 @@ func (k Keeper) LeasesInvariant(ctx context.Context) error {
 			return fmt.Errorf("lease %d (%s): in the live index %t", l.Id, l.Status, indexed)
 		}
 	}
-	jobs, err := values(ctx, k.Jobs)
+	jobs, err := collutil.Values(ctx, k.Jobs)
 	if err != nil {
 		return err
 	}
-	bids, err := values(ctx, k.Bids)
+	bids, err := collutil.Values(ctx, k.Bids)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/x/internal/collutil"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -64,13 +65,13 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 		return nil, err
 	}
 	gs := &types.GenesisState{Params: params}
-	if gs.Headers, err = values(ctx, k.Headers); err != nil {
+	if gs.Headers, err = collutil.Values(ctx, k.Headers); err != nil {
 		return nil, err
 	}
-	if gs.Progress, err = values(ctx, k.Progress); err != nil {
+	if gs.Progress, err = collutil.Values(ctx, k.Progress); err != nil {
 		return nil, err
 	}
-	if gs.Proofs, err = values(ctx, k.Proofs); err != nil {
+	if gs.Proofs, err = collutil.Values(ctx, k.Proofs); err != nil {
 		return nil, err
 	}
 	// Rewards are keyed by address bytes; genesis lists them by bech32
@@ -96,13 +97,4 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 		gs.Rewards = append(gs.Rewards, types.ProviderRewards{Provider: p, Rewards: byProvider[p]})
 	}
 	return gs, nil
-}
-
-// values reads every value of a map in key order.
-func values[K, V any](ctx context.Context, m collections.Map[K, V]) ([]V, error) {
-	it, err := m.Iterate(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	return it.Values()
 }
