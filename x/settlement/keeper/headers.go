@@ -9,11 +9,6 @@ import (
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
-// maxHeaderPrunes bounds the ring entries one block removes; one is added
-// per block, so the ring shrinks back after a params change within a few
-// blocks and never costs an unbounded loop.
-const maxHeaderPrunes = 8
-
 // BeginBlocker records this block's header hash and time, the challenge a
 // proof of an epoch running now may bind to, and drops headers older than
 // any window a proof may still be submitted for.
@@ -32,18 +27,21 @@ func (k Keeper) BeginBlocker(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return k.pruneHeaders(ctx, sdkCtx.BlockTime().Add(-params.HeaderRetention()))
+	// One header is added per block, so the same bound as proof pruning
+	// (max_prunes_per_block) keeps the ring at its retention, and shrinks it
+	// back quickly after a params change.
+	return k.pruneHeaders(ctx, sdkCtx.BlockTime().Add(-params.HeaderRetention()), params.MaxPrunesPerBlock)
 }
 
-// pruneHeaders removes, oldest first, at most maxHeaderPrunes headers from
-// before cutoff.
-func (k Keeper) pruneHeaders(ctx context.Context, cutoff time.Time) error {
+// pruneHeaders removes, oldest first, at most limit headers from before
+// cutoff.
+func (k Keeper) pruneHeaders(ctx context.Context, cutoff time.Time, limit uint32) error {
 	it, err := k.Headers.Iterate(ctx, nil)
 	if err != nil {
 		return err
 	}
 	var old []int64
-	for ; it.Valid() && len(old) < maxHeaderPrunes; it.Next() {
+	for ; it.Valid() && uint32(len(old)) < limit; it.Next() {
 		h, err := it.Value()
 		if err != nil {
 			it.Close()

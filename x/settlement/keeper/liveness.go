@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -33,8 +34,11 @@ func (h hooks) AfterLeaseStarted(ctx context.Context, l auctiontypes.Lease) erro
 // completed): nothing more falls due.
 func (h hooks) AfterLeaseEnded(ctx context.Context, l auctiontypes.Lease) error {
 	prog, err := h.k.Progress.Get(ctx, l.Id)
+	if errors.Is(err, collections.ErrNotFound) {
+		return nil // a lease that never started has no clock
+	}
 	if err != nil {
-		return nil //nolint:nilerr // a lease that never started has no clock
+		return err
 	}
 	if err := h.k.unschedule(ctx, &prog); err != nil {
 		return err

@@ -142,7 +142,8 @@ type Params struct {
 	// max_misses_per_block bounds the overdue epochs one EndBlock declares
 	// missed; the rest wait, oldest first.
 	MaxMissesPerBlock uint32 `protobuf:"varint,12,opt,name=max_misses_per_block,json=maxMissesPerBlock,proto3" json:"max_misses_per_block,omitempty"`
-	// max_prunes_per_block bounds the proof records one EndBlock drops.
+	// max_prunes_per_block bounds the proof records one EndBlock drops, and
+	// the old headers one BeginBlock drops from the challenge ring.
 	MaxPrunesPerBlock uint32 `protobuf:"varint,13,opt,name=max_prunes_per_block,json=maxPrunesPerBlock,proto3" json:"max_prunes_per_block,omitempty"`
 }
 
