@@ -36,6 +36,17 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 					Short:          "Show how far a lease's epochs are settled",
 					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "lease_id"}},
 				},
+				{
+					RpcMethod:      "Audit",
+					Use:            "audit <audit-id>",
+					Short:          "Show one audit",
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "audit_id"}},
+				},
+				{
+					RpcMethod: "Audits",
+					Use:       "audits",
+					Short:     "List audits by id (filter with --provider and --status open|answered|correct|wrong|...)",
+				},
 			},
 		},
 		Tx: &autocliv1.ServiceCommandDescriptor{
@@ -65,6 +76,28 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 					Use:       "claim-rewards",
 					Short:     "Pay your provider's unclaimed rewards to its operator (--from the operator)",
 					Example:   `idlegpud tx settlement claim-rewards --from provider --denoms uusdc`,
+				},
+				{
+					RpcMethod: "OpenAudit",
+					Use:       "open-audit <provider> <gpu-uuid> <workload> <seed-hex> <work-units> <commitment-hex> <deadline> <fee>",
+					Short:     "Audit an idle GPU (auditors only): the fee is escrowed; prepare seed and commitment with `idlegpud audit plan`",
+					Example:   `idlegpud tx settlement open-audit idle1... GPU-5f1c... idlegpu/matmul-u32/v1 $(jq -r .seed plan.json) 2000 $(jq -r .commitment plan.json) 2026-12-03T12:00:00Z 5000000uusdc --from auditor`,
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{
+						{ProtoField: "provider"}, {ProtoField: "gpu_uuid"}, {ProtoField: "workload"}, {ProtoField: "seed"},
+						{ProtoField: "work_units"}, {ProtoField: "commitment"}, {ProtoField: "deadline"}, {ProtoField: "fee"},
+					},
+				},
+				{
+					RpcMethod:      "AnswerAudit",
+					Use:            "answer-audit <audit-id> <result-hex>",
+					Short:          "Answer an audit of your GPU (the agent does this; `idlegpud audit run` computes the result)",
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "audit_id"}, {ProtoField: "result"}},
+				},
+				{
+					RpcMethod:      "RevealAudit",
+					Use:            "reveal-audit <audit-id> <salt-hex> <expected-hex>",
+					Short:          "Open your audit commitment after the provider answered, for the verdict",
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "audit_id"}, {ProtoField: "salt"}, {ProtoField: "expected"}},
 				},
 			},
 		},

@@ -33,6 +33,7 @@ type ModuleInputs struct {
 	BankKeeper     types.BankKeeper
 	AuctionKeeper  types.AuctionKeeper
 	ProviderKeeper types.ProviderKeeper
+	OfferKeeper    types.OfferKeeper
 }
 
 // ModuleOutputs are what the module gives the app container.
@@ -54,7 +55,7 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 		panic(err)
 	}
 
-	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.BankKeeper, in.AuctionKeeper, in.ProviderKeeper,
+	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.BankKeeper, in.AuctionKeeper, in.ProviderKeeper, in.OfferKeeper,
 		authtypes.FeeCollectorName, authorityAddr)
 	return ModuleOutputs{Keeper: k, Module: NewAppModule(k)}
 }

@@ -19,6 +19,7 @@ import (
 	genutilcli "github.com/cosmos/cosmos-sdk/x/genutil/client/cli"
 
 	"github.com/idlegpu/idlegpu/app"
+	settlementcli "github.com/idlegpu/idlegpu/x/settlement/client/cli"
 )
 
 // initRootCmd adds the node, keyring, genesis and client commands.
@@ -39,6 +40,7 @@ func initRootCmd(rootCmd *cobra.Command, txConfig client.TxConfig, basics module
 		queryCommand(),
 		txCommand(),
 		keys.Commands(),
+		settlementcli.AuditCmd(),
 	)
 }
 

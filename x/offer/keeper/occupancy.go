@@ -2,8 +2,10 @@ package keeper
 
 import (
 	"context"
+	"errors"
 	"slices"
 
+	"cosmossdk.io/collections"
 	errorsmod "cosmossdk.io/errors"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
@@ -70,6 +72,20 @@ func (k Keeper) FreeGPUs(ctx context.Context, offerID uint64, uuids []string) er
 		return err
 	}
 	return em.EmitTypedEvent(&types.EventGPUsFreed{OfferId: offerID, GpuUuids: uuids})
+}
+
+// OfferOfGPU returns the offer holding a GPU, if one does (x/settlement asks
+// before auditing it: a GPU in a lease may not be audited).
+func (k Keeper) OfferOfGPU(ctx context.Context, uuid string) (types.Offer, bool, error) {
+	id, err := k.GPUOffers.Get(ctx, uuid)
+	if errors.Is(err, collections.ErrNotFound) {
+		return types.Offer{}, false, nil
+	}
+	if err != nil {
+		return types.Offer{}, false, err
+	}
+	o, err := k.Offer(ctx, id)
+	return o, err == nil, err
 }
 
 // checkGPUs requires each UUID once, in the offer, and leased or free as wantLeased says.

@@ -3,6 +3,7 @@ package keeper
 import (
 	"context"
 	"slices"
+	"time"
 
 	"cosmossdk.io/collections"
 	sdkmath "cosmossdk.io/math"
@@ -44,6 +45,9 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 			return err
 		}
 	}
+	if err := k.initAudits(ctx, gs); err != nil {
+		return err
+	}
 	for _, r := range gs.Rewards {
 		addr, err := k.addressCodec.StringToBytes(r.Provider)
 		if err != nil {
@@ -53,6 +57,34 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 			if err := k.Rewards.Set(ctx, collections.Join(sdk.AccAddress(addr), c.Denom), c.Amount); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// initAudits writes the audits and rebuilds their queue and the live-audit
+// index from them; audit ids continue from next_audit_id (1 on a new chain).
+func (k Keeper) initAudits(ctx context.Context, gs *types.GenesisState) error {
+	if err := k.AuditSeq.Set(ctx, max(gs.NextAuditId, 1)); err != nil {
+		return err
+	}
+	for _, a := range gs.Audits {
+		if err := k.saveAudit(ctx, nil, a); err != nil {
+			return err
+		}
+		if a.IsLive() {
+			provider, err := k.addressCodec.StringToBytes(a.Provider)
+			if err != nil {
+				return err
+			}
+			if err := k.LiveAudit.Set(ctx, provider, a.Id); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range gs.Cooldowns {
+		if err := k.Cooldowns.Set(ctx, c.GpuUuid, c.LastAudit); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -72,6 +104,19 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 		return nil, err
 	}
 	if gs.Proofs, err = collutil.Values(ctx, k.Proofs); err != nil {
+		return nil, err
+	}
+	if gs.Audits, err = collutil.Values(ctx, k.Audits); err != nil {
+		return nil, err
+	}
+	if gs.NextAuditId, err = k.AuditSeq.Peek(ctx); err != nil {
+		return nil, err
+	}
+	err = k.Cooldowns.Walk(ctx, nil, func(gpu string, t time.Time) (bool, error) {
+		gs.Cooldowns = append(gs.Cooldowns, types.GPUAuditCooldown{GpuUuid: gpu, LastAudit: t})
+		return false, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	// Rewards are keyed by address bytes; genesis lists them by bech32

@@ -83,3 +83,40 @@ func (q querier) LeaseProgress(ctx context.Context, req *types.QueryLeaseProgres
 	}
 	return &types.QueryLeaseProgressResponse{Progress: p}, nil
 }
+
+// Audit returns one audit.
+func (q querier) Audit(ctx context.Context, req *types.QueryAuditRequest) (*types.QueryAuditResponse, error) {
+	if req == nil {
+		return nil, status.Error(codes.InvalidArgument, "empty request")
+	}
+	a, err := q.audit(ctx, req.AuditId)
+	if errors.Is(err, types.ErrAuditNotFound) {
+		return nil, status.Error(codes.NotFound, err.Error())
+	}
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &types.QueryAuditResponse{Audit: a}, nil
+}
+
+// Audits lists stored audits by id, optionally one provider's or one status.
+func (q querier) Audits(ctx context.Context, req *types.QueryAuditsRequest) (*types.QueryAuditsResponse, error) {
+	if req == nil {
+		return nil, status.Error(codes.InvalidArgument, "empty request")
+	}
+	if req.Provider != "" {
+		if _, err := q.addressCodec.StringToBytes(req.Provider); err != nil {
+			return nil, status.Errorf(codes.InvalidArgument, "provider %q: %s", req.Provider, err)
+		}
+	}
+	audits, page, err := query.CollectionFilteredPaginate(ctx, q.Keeper.Audits, req.Pagination,
+		func(_ uint64, a types.Audit) (bool, error) {
+			return (req.Provider == "" || a.Provider == req.Provider) &&
+				(req.Status == types.AUDIT_STATUS_UNSPECIFIED || a.Status == req.Status), nil
+		},
+		func(_ uint64, a types.Audit) (types.Audit, error) { return a, nil })
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	return &types.QueryAuditsResponse{Audits: audits, Pagination: page}, nil
+}

@@ -3,6 +3,7 @@ package keeper
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"cosmossdk.io/collections"
 
@@ -18,6 +19,9 @@ func (k Keeper) CheckInvariants(ctx context.Context) error {
 		return err
 	}
 	if err := k.DueIndexInvariant(ctx); err != nil {
+		return err
+	}
+	if err := k.AuditIndexInvariant(ctx); err != nil {
 		return err
 	}
 	return k.PruneIndexInvariant(ctx)
@@ -85,7 +89,7 @@ func (k Keeper) DueIndexInvariant(ctx context.Context) error {
 }
 
 // RewardsBackedInvariant: the module account holds exactly the unclaimed
-// rewards, per denom (fees leave at once; audit fees join with audits).
+// rewards plus the fees of live audits, per denom (protocol fees leave at once).
 func (k Keeper) RewardsBackedInvariant(ctx context.Context) error {
 	var want sdk.Coins
 	it, err := k.Rewards.Iterate(ctx, nil)
@@ -100,8 +104,57 @@ func (k Keeper) RewardsBackedInvariant(ctx context.Context) error {
 		}
 		want = want.Add(sdk.NewCoin(kv.Key.K2(), kv.Value))
 	}
+	err = k.Audits.Walk(ctx, nil, func(_ uint64, a types.Audit) (bool, error) {
+		if a.IsLive() {
+			want = want.Add(a.Fee)
+		}
+		return false, nil
+	})
+	if err != nil {
+		return err
+	}
 	if got := k.bank.GetAllBalances(ctx, authtypes.NewModuleAddress(types.ModuleName)); !got.Equal(want) {
-		return fmt.Errorf("settlement holds %s, unclaimed rewards are %s", got, want)
+		return fmt.Errorf("settlement holds %s, unclaimed rewards and live audit fees are %s", got, want)
+	}
+	return nil
+}
+
+// AuditIndexInvariant: every stored audit has exactly one queue entry, at
+// its QueueTime; the live-audit index names exactly the live audits, one per
+// provider.
+func (k Keeper) AuditIndexInvariant(ctx context.Context) error {
+	audits, live := 0, 0
+	err := k.Audits.Walk(ctx, nil, func(id uint64, a types.Audit) (bool, error) {
+		audits++
+		has, err := k.AuditQueue.Has(ctx, collections.Join(a.QueueTime(), id))
+		if err == nil && !has {
+			err = fmt.Errorf("audit %d (%s) has no queue entry at %s", id, a.Status, a.QueueTime())
+		}
+		if err != nil || !a.IsLive() {
+			return err != nil, err
+		}
+		live++
+		provider, err := k.addressCodec.StringToBytes(a.Provider)
+		if err != nil {
+			return true, err
+		}
+		if got, err := k.LiveAudit.Get(ctx, provider); err != nil || got != id {
+			return true, fmt.Errorf("live audit %d of %s is not indexed (index says %d, %v)", id, a.Provider, got, err)
+		}
+		return false, nil
+	})
+	if err != nil {
+		return err
+	}
+	queued, indexed := 0, 0
+	if err := k.AuditQueue.Walk(ctx, nil, func(collections.Pair[time.Time, uint64]) (bool, error) { queued++; return false, nil }); err != nil {
+		return err
+	}
+	if err := k.LiveAudit.Walk(ctx, nil, func(sdk.AccAddress, uint64) (bool, error) { indexed++; return false, nil }); err != nil {
+		return err
+	}
+	if queued != audits || indexed != live {
+		return fmt.Errorf("audit queue holds %d entries for %d audits; live index %d for %d live audits", queued, audits, indexed, live)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"cosmossdk.io/collections"
+	collcodec "cosmossdk.io/collections/codec"
 	"cosmossdk.io/core/address"
 	"cosmossdk.io/core/store"
 
@@ -23,6 +24,7 @@ type Keeper struct {
 	bank         types.BankKeeper
 	auction      types.AuctionKeeper
 	providers    types.ProviderKeeper
+	offers       types.OfferKeeper
 	// feeCollector receives the take_rate share of every payment.
 	feeCollector string
 
@@ -46,12 +48,23 @@ type Keeper struct {
 	Due collections.KeySet[collections.Pair[time.Time, uint64]]
 	// Prune holds (prune_at, lease id, epoch) of every stored proof.
 	Prune collections.KeySet[collections.Triple[time.Time, uint64, uint64]]
+	// Audits maps audit id → Audit, live and resolved (pruned after retention).
+	Audits collections.Map[uint64, types.Audit]
+	// AuditSeq numbers audits.
+	AuditSeq collections.Sequence
+	// AuditQueue holds (time, audit id) of every stored audit: when its next
+	// automatic step (timeout, reveal expiry, pruning) is due.
+	AuditQueue collections.KeySet[collections.Pair[time.Time, uint64]]
+	// LiveAudit maps provider → its one live audit.
+	LiveAudit collections.Map[sdk.AccAddress, uint64]
+	// Cooldowns maps GPU UUID → opening time of its latest audit.
+	Cooldowns collections.Map[string, time.Time]
 }
 
 // NewKeeper returns the x/settlement keeper. It panics on an invalid authority
 // because that is a wiring bug, caught when the app starts.
 func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, addressCodec address.Codec,
-	bank types.BankKeeper, auction types.AuctionKeeper, providers types.ProviderKeeper, feeCollector, authority string,
+	bank types.BankKeeper, auction types.AuctionKeeper, providers types.ProviderKeeper, offers types.OfferKeeper, feeCollector, authority string,
 ) Keeper {
 	if _, err := addressCodec.StringToBytes(authority); err != nil {
 		panic(fmt.Errorf("invalid %s authority address %q: %w", types.ModuleName, authority, err))
@@ -64,6 +77,7 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		bank:         bank,
 		auction:      auction,
 		providers:    providers,
+		offers:       offers,
 		feeCollector: feeCollector,
 		authority:    authority,
 		Params:       collections.NewItem(sb, types.ParamsKey, "params", codec.CollValue[types.Params](cdc)),
@@ -76,6 +90,11 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		Due: collections.NewKeySet(sb, types.DueKey, "due", collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
 		Prune: collections.NewKeySet(sb, types.PruneKey, "prune",
 			collections.TripleKeyCodec(sdk.TimeKey, collections.Uint64Key, collections.Uint64Key)),
+		Audits:     collections.NewMap(sb, types.AuditsKey, "audits", collections.Uint64Key, codec.CollValue[types.Audit](cdc)),
+		AuditSeq:   collections.NewSequence(sb, types.AuditSeqKey, "audit_seq"),
+		AuditQueue: collections.NewKeySet(sb, types.AuditQueueKey, "audit_queue", collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
+		LiveAudit:  collections.NewMap(sb, types.LiveAuditKey, "live_audit", sdk.AccAddressKey, collections.Uint64Value),
+		Cooldowns:  collections.NewMap(sb, types.CooldownKey, "cooldowns", collections.StringKey, collcodec.KeyToValueCodec(sdk.TimeKey)),
 	}
 
 	schema, err := sb.Build()

@@ -109,7 +109,7 @@ func (s *KeeperTestSuite) TestNewKeeperRejectsBadAuthority() {
 		s.Require().True(ok, "NewKeeper must panic with an error")
 		s.Require().ErrorContains(err, `invalid settlement authority address "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn"`)
 	}()
-	keeper.NewKeeper(nil, nil, s.addrCodec, nil, nil, nil, authtypes.FeeCollectorName, "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn")
+	keeper.NewKeeper(nil, nil, s.addrCodec, nil, nil, nil, nil, authtypes.FeeCollectorName, "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn")
 }
 
 // --- chain helpers ---

@@ -73,14 +73,18 @@ func (k Keeper) unschedule(ctx context.Context, prog *types.LeaseProgress) error
 }
 
 // EndBlocker drops proof records past their retention (at most
-// max_prunes_per_block) and declares overdue epochs missed, oldest first, at
-// most max_misses_per_block.
+// max_prunes_per_block), runs due audit steps (timeouts, reveal expiries,
+// pruning; at most max_misses_per_block) and declares overdue epochs missed,
+// oldest first, at most max_misses_per_block.
 func (k Keeper) EndBlocker(ctx context.Context) error {
 	params, err := k.Params.Get(ctx)
 	if err != nil {
 		return err
 	}
 	if err := k.pruneProofs(ctx, params.MaxPrunesPerBlock); err != nil {
+		return err
+	}
+	if err := k.stepAudits(ctx, params, params.MaxMissesPerBlock); err != nil {
 		return err
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()

@@ -17,6 +17,10 @@ func (s *KeeperTestSuite) TestUpdateParams() {
 	changed.TakeRateBps = 500
 	changed.ProofGraceSeconds = 30
 	changed.GpuModels = changed.GpuModels[:2]
+	s.SetupTest()
+	changed.Auditors = []string{s.authority}
+	changed.AuditMaxSeconds = 7200
+	changed.AuditRevealSeconds = 120
 
 	invalid := types.DefaultParams()
 	invalid.TakeRateBps = 10_000

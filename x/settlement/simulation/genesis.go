@@ -30,6 +30,8 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		AuditCooldownSeconds:  uint64(r.Intn(72*3600) + 1),
 		MaxMissesPerBlock:     uint32(r.Intn(1000) + 1),
 		MaxPrunesPerBlock:     uint32(r.Intn(1000) + 1),
+		AuditMaxSeconds:       uint64(r.Intn(7200) + 601),
+		AuditRevealSeconds:    uint64(r.Intn(3600) + 1),
 	}
 }
 

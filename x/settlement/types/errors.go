@@ -47,4 +47,20 @@ var (
 	ErrNoContradiction = errorsmod.Register(ModuleName, 21, "the sample does not contradict the proof")
 	// ErrAlreadyTombstoned is returned for a fraud report on a provider already tombstoned.
 	ErrAlreadyTombstoned = errorsmod.Register(ModuleName, 22, "provider already tombstoned")
+	// ErrAuditorNotAllowed is returned when the auditor is not in the auditors param.
+	ErrAuditorNotAllowed = errorsmod.Register(ModuleName, 23, "auditor not allowed")
+	// ErrInvalidAudit is returned for a malformed audit message (workload, seed, units, commitment, fee, sizes).
+	ErrInvalidAudit = errorsmod.Register(ModuleName, 24, "invalid audit")
+	// ErrNotAuditable is returned when the provider or GPU may not be audited now (not active, not its GPU, in a lease).
+	ErrNotAuditable = errorsmod.Register(ModuleName, 25, "GPU cannot be audited now")
+	// ErrAuditCooldown is returned when the GPU was audited less than audit_cooldown ago.
+	ErrAuditCooldown = errorsmod.Register(ModuleName, 26, "GPU audited too recently")
+	// ErrAuditPending is returned when the provider already has a live audit.
+	ErrAuditPending = errorsmod.Register(ModuleName, 27, "provider already has a live audit")
+	// ErrAuditDeadline is returned for a deadline below the model's least or beyond audit_max_seconds.
+	ErrAuditDeadline = errorsmod.Register(ModuleName, 28, "audit deadline out of bounds")
+	// ErrAuditNotFound is returned for an unknown audit id.
+	ErrAuditNotFound = errorsmod.Register(ModuleName, 29, "audit not found")
+	// ErrAuditState is returned for a message the audit's status or clock does not allow.
+	ErrAuditState = errorsmod.Register(ModuleName, 30, "audit does not accept this message now")
 )

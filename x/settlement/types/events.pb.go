@@ -10,15 +10,19 @@ import (
 	_ "github.com/cosmos/cosmos-sdk/types/tx/amino"
 	_ "github.com/cosmos/gogoproto/gogoproto"
 	proto "github.com/cosmos/gogoproto/proto"
+	github_com_cosmos_gogoproto_types "github.com/cosmos/gogoproto/types"
+	_ "google.golang.org/protobuf/types/known/timestamppb"
 	io "io"
 	math "math"
 	math_bits "math/bits"
+	time "time"
 )
 
 // Reference imports to suppress errors if they are not otherwise used.
 var _ = proto.Marshal
 var _ = fmt.Errorf
 var _ = math.Inf
+var _ = time.Kitchen
 
 // This is a compile-time assertion to ensure that this generated file
 // is compatible with the proto package it is being compiled against.
@@ -388,12 +392,285 @@ func (m *EventFraudProven) GetSlashed() types.Coin {
 	return types.Coin{}
 }
 
+// EventAuditOpened is emitted when an auditor challenges a GPU; the agent of
+// the provider follows it to run the workload.
+type EventAuditOpened struct {
+	// audit_id names the audit.
+	AuditId uint64 `protobuf:"varint,1,opt,name=audit_id,json=auditId,proto3" json:"audit_id,omitempty"`
+	// auditor opened it.
+	Auditor string `protobuf:"bytes,2,opt,name=auditor,proto3" json:"auditor,omitempty"`
+	// provider and gpu_uuid are audited.
+	Provider string `protobuf:"bytes,3,opt,name=provider,proto3" json:"provider,omitempty"`
+	GpuUuid  string `protobuf:"bytes,4,opt,name=gpu_uuid,json=gpuUuid,proto3" json:"gpu_uuid,omitempty"`
+	// workload, seed and work_units say what to compute.
+	Workload  string `protobuf:"bytes,5,opt,name=workload,proto3" json:"workload,omitempty"`
+	Seed      []byte `protobuf:"bytes,6,opt,name=seed,proto3" json:"seed,omitempty"`
+	WorkUnits uint64 `protobuf:"varint,7,opt,name=work_units,json=workUnits,proto3" json:"work_units,omitempty"`
+	// deadline is the last time an answer is accepted.
+	Deadline time.Time `protobuf:"bytes,8,opt,name=deadline,proto3,stdtime" json:"deadline"`
+	// fee is escrowed.
+	Fee types.Coin `protobuf:"bytes,9,opt,name=fee,proto3" json:"fee"`
+}
+
+func (m *EventAuditOpened) Reset()         { *m = EventAuditOpened{} }
+func (m *EventAuditOpened) String() string { return proto.CompactTextString(m) }
+func (*EventAuditOpened) ProtoMessage()    {}
+func (*EventAuditOpened) Descriptor() ([]byte, []int) {
+	return fileDescriptor_5536b5d4c423d814, []int{5}
+}
+func (m *EventAuditOpened) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventAuditOpened) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventAuditOpened.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventAuditOpened) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventAuditOpened.Merge(m, src)
+}
+func (m *EventAuditOpened) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventAuditOpened) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventAuditOpened.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventAuditOpened proto.InternalMessageInfo
+
+func (m *EventAuditOpened) GetAuditId() uint64 {
+	if m != nil {
+		return m.AuditId
+	}
+	return 0
+}
+
+func (m *EventAuditOpened) GetAuditor() string {
+	if m != nil {
+		return m.Auditor
+	}
+	return ""
+}
+
+func (m *EventAuditOpened) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *EventAuditOpened) GetGpuUuid() string {
+	if m != nil {
+		return m.GpuUuid
+	}
+	return ""
+}
+
+func (m *EventAuditOpened) GetWorkload() string {
+	if m != nil {
+		return m.Workload
+	}
+	return ""
+}
+
+func (m *EventAuditOpened) GetSeed() []byte {
+	if m != nil {
+		return m.Seed
+	}
+	return nil
+}
+
+func (m *EventAuditOpened) GetWorkUnits() uint64 {
+	if m != nil {
+		return m.WorkUnits
+	}
+	return 0
+}
+
+func (m *EventAuditOpened) GetDeadline() time.Time {
+	if m != nil {
+		return m.Deadline
+	}
+	return time.Time{}
+}
+
+func (m *EventAuditOpened) GetFee() types.Coin {
+	if m != nil {
+		return m.Fee
+	}
+	return types.Coin{}
+}
+
+// EventAuditAnswered is emitted when the provider answers.
+type EventAuditAnswered struct {
+	// audit_id names the audit.
+	AuditId uint64 `protobuf:"varint,1,opt,name=audit_id,json=auditId,proto3" json:"audit_id,omitempty"`
+	// result is the provider's answer.
+	Result []byte `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`
+}
+
+func (m *EventAuditAnswered) Reset()         { *m = EventAuditAnswered{} }
+func (m *EventAuditAnswered) String() string { return proto.CompactTextString(m) }
+func (*EventAuditAnswered) ProtoMessage()    {}
+func (*EventAuditAnswered) Descriptor() ([]byte, []int) {
+	return fileDescriptor_5536b5d4c423d814, []int{6}
+}
+func (m *EventAuditAnswered) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventAuditAnswered) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventAuditAnswered.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventAuditAnswered) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventAuditAnswered.Merge(m, src)
+}
+func (m *EventAuditAnswered) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventAuditAnswered) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventAuditAnswered.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventAuditAnswered proto.InternalMessageInfo
+
+func (m *EventAuditAnswered) GetAuditId() uint64 {
+	if m != nil {
+		return m.AuditId
+	}
+	return 0
+}
+
+func (m *EventAuditAnswered) GetResult() []byte {
+	if m != nil {
+		return m.Result
+	}
+	return nil
+}
+
+// EventAuditResolved is emitted with an audit's verdict.
+type EventAuditResolved struct {
+	// audit_id names the audit.
+	AuditId uint64 `protobuf:"varint,1,opt,name=audit_id,json=auditId,proto3" json:"audit_id,omitempty"`
+	// status is the verdict.
+	Status AuditStatus `protobuf:"varint,2,opt,name=status,proto3,enum=idlegpu.settlement.v1.AuditStatus" json:"status,omitempty"`
+	// provider and auditor are the parties.
+	Provider string `protobuf:"bytes,3,opt,name=provider,proto3" json:"provider,omitempty"`
+	Auditor  string `protobuf:"bytes,4,opt,name=auditor,proto3" json:"auditor,omitempty"`
+	// fee_paid_to received the escrowed fee (the provider's rewards or the auditor).
+	FeePaidTo string `protobuf:"bytes,5,opt,name=fee_paid_to,json=feePaidTo,proto3" json:"fee_paid_to,omitempty"`
+	// slashed is the provider's stake taken on WRONG or TIMED_OUT.
+	Slashed types.Coin `protobuf:"bytes,6,opt,name=slashed,proto3" json:"slashed"`
+	// leases_failed counts the provider's live leases ended by a fraud verdict.
+	LeasesFailed uint32 `protobuf:"varint,7,opt,name=leases_failed,json=leasesFailed,proto3" json:"leases_failed,omitempty"`
+}
+
+func (m *EventAuditResolved) Reset()         { *m = EventAuditResolved{} }
+func (m *EventAuditResolved) String() string { return proto.CompactTextString(m) }
+func (*EventAuditResolved) ProtoMessage()    {}
+func (*EventAuditResolved) Descriptor() ([]byte, []int) {
+	return fileDescriptor_5536b5d4c423d814, []int{7}
+}
+func (m *EventAuditResolved) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *EventAuditResolved) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_EventAuditResolved.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *EventAuditResolved) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_EventAuditResolved.Merge(m, src)
+}
+func (m *EventAuditResolved) XXX_Size() int {
+	return m.Size()
+}
+func (m *EventAuditResolved) XXX_DiscardUnknown() {
+	xxx_messageInfo_EventAuditResolved.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_EventAuditResolved proto.InternalMessageInfo
+
+func (m *EventAuditResolved) GetAuditId() uint64 {
+	if m != nil {
+		return m.AuditId
+	}
+	return 0
+}
+
+func (m *EventAuditResolved) GetStatus() AuditStatus {
+	if m != nil {
+		return m.Status
+	}
+	return AUDIT_STATUS_UNSPECIFIED
+}
+
+func (m *EventAuditResolved) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *EventAuditResolved) GetAuditor() string {
+	if m != nil {
+		return m.Auditor
+	}
+	return ""
+}
+
+func (m *EventAuditResolved) GetFeePaidTo() string {
+	if m != nil {
+		return m.FeePaidTo
+	}
+	return ""
+}
+
+func (m *EventAuditResolved) GetSlashed() types.Coin {
+	if m != nil {
+		return m.Slashed
+	}
+	return types.Coin{}
+}
+
+func (m *EventAuditResolved) GetLeasesFailed() uint32 {
+	if m != nil {
+		return m.LeasesFailed
+	}
+	return 0
+}
+
 func init() {
 	proto.RegisterType((*EventParamsUpdated)(nil), "idlegpu.settlement.v1.EventParamsUpdated")
 	proto.RegisterType((*EventProofAccepted)(nil), "idlegpu.settlement.v1.EventProofAccepted")
 	proto.RegisterType((*EventRewardsClaimed)(nil), "idlegpu.settlement.v1.EventRewardsClaimed")
 	proto.RegisterType((*EventEpochMissed)(nil), "idlegpu.settlement.v1.EventEpochMissed")
 	proto.RegisterType((*EventFraudProven)(nil), "idlegpu.settlement.v1.EventFraudProven")
+	proto.RegisterType((*EventAuditOpened)(nil), "idlegpu.settlement.v1.EventAuditOpened")
+	proto.RegisterType((*EventAuditAnswered)(nil), "idlegpu.settlement.v1.EventAuditAnswered")
+	proto.RegisterType((*EventAuditResolved)(nil), "idlegpu.settlement.v1.EventAuditResolved")
 }
 
 func init() {
@@ -401,43 +678,60 @@ func init() {
 }
 
 var fileDescriptor_5536b5d4c423d814 = []byte{
-	// 569 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xac, 0x93, 0xcf, 0x6e, 0xd3, 0x4e,
-	0x10, 0xc7, 0xe3, 0x36, 0xfd, 0x93, 0x6d, 0x2b, 0xfd, 0x7e, 0x4b, 0x91, 0xdc, 0x08, 0xdc, 0x60,
-	0x71, 0x88, 0x90, 0x6a, 0x2b, 0x20, 0x10, 0x27, 0x04, 0xad, 0x0a, 0xea, 0x01, 0xa9, 0xb2, 0xc4,
-	0x85, 0x4b, 0xb4, 0xf1, 0x4e, 0x93, 0x05, 0xdb, 0xb3, 0xda, 0xdd, 0x38, 0xf4, 0xcc, 0x0b, 0xf0,
-	0x02, 0xdc, 0x11, 0x27, 0x1e, 0xa3, 0xc7, 0x1e, 0x39, 0xf1, 0x27, 0x39, 0xf0, 0x06, 0x9c, 0x91,
-	0xd7, 0x76, 0x1a, 0x24, 0x40, 0x20, 0xf5, 0xe2, 0xdd, 0x19, 0xcf, 0x77, 0xe7, 0xb3, 0x33, 0x3b,
-	0xc4, 0x17, 0x3c, 0x81, 0xa1, 0x1c, 0x87, 0x1a, 0x8c, 0x49, 0x20, 0x85, 0xcc, 0x84, 0x79, 0x2f,
-	0x84, 0x1c, 0x32, 0xa3, 0x03, 0xa9, 0xd0, 0x20, 0xbd, 0x5a, 0xc5, 0x04, 0x17, 0x31, 0x41, 0xde,
-	0x6b, 0xff, 0xcf, 0x52, 0x91, 0x61, 0x68, 0xbf, 0x65, 0x64, 0xdb, 0x8b, 0x51, 0xa7, 0xa8, 0xc3,
-	0x01, 0xd3, 0x10, 0xe6, 0xbd, 0x01, 0x18, 0xd6, 0x0b, 0x63, 0x14, 0x59, 0xf5, 0x7f, 0x7b, 0x88,
-	0x43, 0xb4, 0xdb, 0xb0, 0xd8, 0x55, 0xde, 0xdf, 0x30, 0x48, 0xa6, 0x58, 0x5a, 0x31, 0xf8, 0x86,
-	0xd0, 0xc3, 0x82, 0xe9, 0xd8, 0x3a, 0x9f, 0x49, 0xce, 0x0c, 0x70, 0x7a, 0x8d, 0xb4, 0xd8, 0xd8,
-	0x8c, 0x50, 0x09, 0x73, 0xea, 0x3a, 0x1d, 0xa7, 0xdb, 0x8a, 0x2e, 0x1c, 0xf4, 0x21, 0x59, 0x2d,
-	0xcf, 0x70, 0x97, 0x3a, 0x4e, 0x77, 0xe3, 0xf6, 0xf5, 0xe0, 0x97, 0x17, 0x09, 0xca, 0x33, 0xf7,
-	0x5b, 0x67, 0x9f, 0x76, 0x1b, 0xef, 0xbe, 0x7d, 0xb8, 0xe5, 0x44, 0x95, 0xce, 0xff, 0xee, 0xd4,
-	0x69, 0x15, 0xe2, 0xc9, 0xa3, 0x38, 0x06, 0x59, 0xa4, 0xdd, 0x21, 0xeb, 0x09, 0x30, 0x0d, 0x7d,
-	0xc1, 0x6d, 0xd6, 0x66, 0xb4, 0x66, 0xed, 0x23, 0x4e, 0xb7, 0xc9, 0x0a, 0x48, 0x8c, 0x47, 0x36,
-	0x65, 0x33, 0x2a, 0x0d, 0xda, 0x26, 0xeb, 0x52, 0x61, 0x2e, 0x38, 0x28, 0x77, 0xd9, 0x62, 0xce,
-	0x6d, 0x7a, 0x9f, 0x34, 0x25, 0x13, 0xdc, 0x6d, 0x5a, 0xc6, 0x9d, 0xa0, 0x2c, 0x61, 0x50, 0x94,
-	0x30, 0xa8, 0x4a, 0x18, 0x1c, 0xa0, 0xc8, 0x16, 0xf9, 0xac, 0x82, 0xde, 0x23, 0xcb, 0x27, 0x00,
-	0xee, 0xca, 0x3f, 0x08, 0x0b, 0x01, 0xbd, 0x41, 0x36, 0x35, 0x4b, 0x65, 0x02, 0xba, 0xaf, 0x10,
-	0x8d, 0xbb, 0xda, 0x71, 0xba, 0x9b, 0xd1, 0x46, 0xe5, 0x8b, 0x10, 0x8d, 0xff, 0xd6, 0x21, 0x57,
-	0xec, 0xc5, 0x23, 0x98, 0x30, 0xc5, 0xf5, 0x41, 0xc2, 0x44, 0x0a, 0xbc, 0xb8, 0x08, 0x4a, 0x50,
-	0xcc, 0xa0, 0xaa, 0xea, 0x3d, 0xb7, 0xe9, 0x0b, 0xb2, 0x16, 0x97, 0x61, 0xee, 0x52, 0x67, 0xf9,
-	0xcf, 0x48, 0x77, 0x0b, 0xa4, 0xf7, 0x9f, 0x77, 0xbb, 0x43, 0x61, 0x46, 0xe3, 0x41, 0x10, 0x63,
-	0x1a, 0x56, 0x6f, 0xa7, 0x5c, 0xf6, 0x34, 0x7f, 0x19, 0x9a, 0x53, 0x09, 0xda, 0x0a, 0x74, 0x89,
-	0x5f, 0x27, 0xf0, 0x5f, 0x3b, 0xe4, 0x3f, 0xcb, 0x77, 0x58, 0xd4, 0xf7, 0xa9, 0xd0, 0xfa, 0xb2,
-	0xdb, 0xe2, 0x93, 0xad, 0xd4, 0x1e, 0xdb, 0x17, 0x59, 0x5f, 0xe1, 0xc4, 0xf6, 0x67, 0x2b, 0xda,
-	0x28, 0x9d, 0x47, 0x59, 0x84, 0x13, 0xff, 0x6b, 0x4d, 0xf1, 0x58, 0xb1, 0x31, 0x3f, 0x56, 0x98,
-	0x43, 0x76, 0xb9, 0x14, 0x6d, 0xb2, 0xae, 0x40, 0xa2, 0x32, 0xa0, 0x2c, 0x40, 0x2b, 0x9a, 0xdb,
-	0xf4, 0x26, 0xd9, 0x8a, 0x31, 0x33, 0x8a, 0x71, 0x11, 0x1b, 0x81, 0x99, 0x7d, 0x08, 0xad, 0xe8,
-	0x67, 0x27, 0x7d, 0x40, 0xd6, 0x74, 0xc2, 0xf4, 0x08, 0xb8, 0xed, 0xf3, 0xdf, 0x3e, 0x94, 0x5a,
-	0xb4, 0xff, 0xe4, 0x6c, 0xea, 0x39, 0xe7, 0x53, 0xcf, 0xf9, 0x32, 0xf5, 0x9c, 0x37, 0x33, 0xaf,
-	0x71, 0x3e, 0xf3, 0x1a, 0x1f, 0x67, 0x5e, 0xe3, 0xf9, 0xde, 0x42, 0xef, 0xea, 0x09, 0xae, 0xd7,
-	0x57, 0x8b, 0xb3, 0x6c, 0xdb, 0x38, 0x58, 0xb5, 0x83, 0x7c, 0xe7, 0x47, 0x00, 0x00, 0x00, 0xff,
-	0xff, 0x09, 0x85, 0x51, 0x5f, 0x72, 0x04, 0x00, 0x00,
+	// 842 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xac, 0x55, 0xc1, 0x8e, 0xdc, 0x44,
+	0x10, 0x5d, 0xef, 0x4e, 0x66, 0xc6, 0xbd, 0x33, 0x08, 0x9a, 0x80, 0xbc, 0x23, 0x32, 0xbb, 0x31,
+	0x1c, 0x56, 0x48, 0xb1, 0xb5, 0x41, 0x20, 0xc4, 0x01, 0xb1, 0x1b, 0x6d, 0xa2, 0x3d, 0x20, 0x56,
+	0x4d, 0xf6, 0xc2, 0xc5, 0xea, 0x71, 0xd7, 0xcc, 0x34, 0xb1, 0x5d, 0x56, 0x77, 0x7b, 0x86, 0x9c,
+	0xf9, 0x81, 0xfc, 0x00, 0x57, 0x84, 0x38, 0xf1, 0x19, 0x39, 0x70, 0xc8, 0x91, 0x13, 0x81, 0xdd,
+	0x03, 0x7f, 0xc0, 0x19, 0xb9, 0xdd, 0x9e, 0x4c, 0xa4, 0x64, 0x44, 0x94, 0x5c, 0xec, 0xae, 0x72,
+	0x55, 0xf5, 0xab, 0x7a, 0x55, 0x65, 0x12, 0x4a, 0x91, 0xc1, 0xac, 0xac, 0x62, 0x0d, 0xc6, 0x64,
+	0x90, 0x43, 0x61, 0xe2, 0xc5, 0x51, 0x0c, 0x0b, 0x28, 0x8c, 0x8e, 0x4a, 0x85, 0x06, 0xe9, 0x7b,
+	0xce, 0x26, 0x7a, 0x66, 0x13, 0x2d, 0x8e, 0x46, 0xef, 0xf0, 0x5c, 0x16, 0x18, 0xdb, 0x67, 0x63,
+	0x39, 0x1a, 0xa7, 0xa8, 0x73, 0xd4, 0xf1, 0x84, 0x6b, 0x88, 0x17, 0x47, 0x13, 0x30, 0xfc, 0x28,
+	0x4e, 0x51, 0x16, 0xee, 0xfb, 0xf5, 0x19, 0xce, 0xd0, 0x1e, 0xe3, 0xfa, 0xe4, 0xb4, 0xfb, 0x33,
+	0xc4, 0x59, 0x06, 0xb1, 0x95, 0x26, 0xd5, 0x34, 0x36, 0x32, 0x07, 0x6d, 0x78, 0x5e, 0x3a, 0x83,
+	0x9b, 0x2f, 0x06, 0xc9, 0x2b, 0x21, 0x8d, 0x33, 0x79, 0x49, 0x1e, 0x25, 0x57, 0x3c, 0x77, 0x79,
+	0x84, 0x86, 0xd0, 0xd3, 0x3a, 0xaf, 0x73, 0xab, 0xbc, 0x28, 0x05, 0x37, 0x20, 0xe8, 0x07, 0xc4,
+	0xe7, 0x95, 0x99, 0xa3, 0x92, 0xe6, 0x61, 0xe0, 0x1d, 0x78, 0x87, 0x3e, 0x7b, 0xa6, 0xa0, 0x5f,
+	0x91, 0x6e, 0x13, 0x23, 0xd8, 0x3e, 0xf0, 0x0e, 0x77, 0x6f, 0xdf, 0x88, 0x5e, 0x58, 0x8c, 0xa8,
+	0x89, 0x79, 0xe2, 0x3f, 0xfe, 0x73, 0x7f, 0xeb, 0x97, 0x7f, 0x7e, 0xfb, 0xd8, 0x63, 0xce, 0x2f,
+	0xfc, 0xd7, 0x6b, 0xaf, 0x55, 0x88, 0xd3, 0xe3, 0x34, 0x85, 0xb2, 0xbe, 0x76, 0x8f, 0xf4, 0x33,
+	0xe0, 0x1a, 0x12, 0x29, 0xec, 0xad, 0x1d, 0xd6, 0xb3, 0xf2, 0x99, 0xa0, 0xd7, 0xc9, 0x35, 0x28,
+	0x31, 0x9d, 0xdb, 0x2b, 0x3b, 0xac, 0x11, 0xe8, 0x88, 0xf4, 0x4b, 0x85, 0x0b, 0x29, 0x40, 0x05,
+	0x3b, 0x16, 0xe6, 0x4a, 0xa6, 0x9f, 0x93, 0x4e, 0xc9, 0xa5, 0x08, 0x3a, 0x16, 0xe3, 0x5e, 0xd4,
+	0xd0, 0x10, 0xd5, 0x34, 0x44, 0x8e, 0x86, 0xe8, 0x0e, 0xca, 0x62, 0x1d, 0x9f, 0xf5, 0xa0, 0x9f,
+	0x91, 0x9d, 0x29, 0x40, 0x70, 0xed, 0x15, 0x1c, 0x6b, 0x07, 0x7a, 0x93, 0x0c, 0x34, 0xcf, 0xcb,
+	0x0c, 0x74, 0xa2, 0x10, 0x4d, 0xd0, 0x3d, 0xf0, 0x0e, 0x07, 0x6c, 0xd7, 0xe9, 0x18, 0xa2, 0x09,
+	0x7f, 0xf2, 0xc8, 0xbb, 0x36, 0x71, 0x06, 0x4b, 0xae, 0x84, 0xbe, 0x93, 0x71, 0x99, 0x83, 0xa8,
+	0x13, 0xc1, 0x12, 0x14, 0x37, 0xa8, 0x5c, 0xbd, 0x57, 0x32, 0xfd, 0x9e, 0xf4, 0xd2, 0xc6, 0x2c,
+	0xd8, 0x3e, 0xd8, 0xd9, 0x0c, 0xe9, 0xd3, 0x1a, 0xd2, 0xaf, 0x4f, 0xf7, 0x0f, 0x67, 0xd2, 0xcc,
+	0xab, 0x49, 0x94, 0x62, 0x1e, 0xbb, 0xfe, 0x6b, 0x5e, 0xb7, 0xb4, 0x78, 0x10, 0x9b, 0x87, 0x25,
+	0x68, 0xeb, 0xa0, 0x1b, 0xf8, 0xed, 0x05, 0xe1, 0x8f, 0x1e, 0x79, 0xdb, 0xe2, 0x3b, 0xad, 0xeb,
+	0xfb, 0xb5, 0xd4, 0xfa, 0x4d, 0xd3, 0x12, 0x92, 0x61, 0x6e, 0xc3, 0x26, 0xb2, 0x48, 0x14, 0x2e,
+	0x2d, 0x3f, 0x43, 0xb6, 0xdb, 0x28, 0xcf, 0x0a, 0x86, 0xcb, 0xf0, 0xef, 0x16, 0xc5, 0x5d, 0xc5,
+	0x2b, 0x71, 0xae, 0x70, 0x01, 0xc5, 0x9b, 0x45, 0x31, 0x22, 0x7d, 0x05, 0x25, 0x2a, 0x03, 0xca,
+	0x02, 0xf0, 0xd9, 0x4a, 0xa6, 0x1f, 0x91, 0x61, 0x8a, 0x85, 0x51, 0x5c, 0xc8, 0xd4, 0x48, 0x2c,
+	0x6c, 0x23, 0xf8, 0xec, 0x79, 0x25, 0xfd, 0x92, 0xf4, 0x74, 0xc6, 0xf5, 0x1c, 0x84, 0xe5, 0xf9,
+	0xff, 0x36, 0x4a, 0xeb, 0x14, 0xfe, 0xbe, 0xed, 0x72, 0x3c, 0xae, 0x27, 0xf6, 0x9b, 0x12, 0x8a,
+	0xa6, 0xd2, 0x76, 0x80, 0xd7, 0x72, 0xb4, 0xf2, 0x99, 0xa0, 0x01, 0x69, 0x8e, 0xa8, 0x6c, 0x96,
+	0x3e, 0x6b, 0xc5, 0x8d, 0x79, 0xee, 0x91, 0xfe, 0xac, 0xac, 0x92, 0xaa, 0x72, 0x83, 0xe0, 0xb3,
+	0xde, 0xac, 0xac, 0x2e, 0x2a, 0x69, 0x5b, 0x6e, 0x89, 0xea, 0x41, 0x86, 0x5c, 0xb8, 0x0c, 0x57,
+	0x32, 0xa5, 0xa4, 0xa3, 0xc1, 0x65, 0x36, 0x60, 0xf6, 0x4c, 0x6f, 0x10, 0x52, 0x7f, 0x4f, 0xaa,
+	0x42, 0x1a, 0x1d, 0xf4, 0x2c, 0x3a, 0xbf, 0xd6, 0x5c, 0xd4, 0x0a, 0x7a, 0x4a, 0xfa, 0x02, 0xb8,
+	0xc8, 0x64, 0x01, 0x41, 0xdf, 0x16, 0x64, 0x14, 0x35, 0x3b, 0x2c, 0x6a, 0x77, 0x58, 0x74, 0xbf,
+	0xdd, 0x61, 0x27, 0xc3, 0xba, 0x22, 0x8f, 0x9e, 0xee, 0x7b, 0x4d, 0x55, 0x56, 0xae, 0xed, 0xec,
+	0xf9, 0xaf, 0x38, 0x7b, 0xe1, 0x3d, 0xb7, 0x50, 0x6c, 0x35, 0x8f, 0x0b, 0xbd, 0x04, 0xb5, 0xb9,
+	0x9e, 0xef, 0x93, 0xae, 0x02, 0x5d, 0x65, 0xc6, 0x96, 0x73, 0xc0, 0x9c, 0x14, 0xfe, 0xbc, 0xbd,
+	0x1e, 0x89, 0x81, 0xc6, 0x6c, 0xb1, 0x39, 0xd2, 0x17, 0xa4, 0xab, 0x0d, 0x37, 0x55, 0xb3, 0x0e,
+	0xdf, 0xba, 0x1d, 0xbe, 0x64, 0x1d, 0xda, 0x80, 0xdf, 0x5a, 0x4b, 0xe6, 0x3c, 0x36, 0x72, 0xb7,
+	0xc6, 0x78, 0xe7, 0x79, 0xc6, 0xc7, 0x64, 0x77, 0x0a, 0x90, 0xd4, 0xcb, 0x2a, 0x31, 0xe8, 0xd8,
+	0xf3, 0xa7, 0x00, 0xe7, 0x5c, 0x8a, 0xfb, 0xf8, 0xba, 0xbd, 0x49, 0x3f, 0x24, 0x43, 0x3b, 0x5a,
+	0x3a, 0x99, 0x72, 0x99, 0x81, 0xb0, 0x6c, 0x0f, 0xd9, 0xa0, 0x51, 0xde, 0xb5, 0xba, 0x93, 0x7b,
+	0x8f, 0x2f, 0xc7, 0xde, 0x93, 0xcb, 0xb1, 0xf7, 0xd7, 0xe5, 0xd8, 0x7b, 0x74, 0x35, 0xde, 0x7a,
+	0x72, 0x35, 0xde, 0xfa, 0xe3, 0x6a, 0xbc, 0xf5, 0xdd, 0xad, 0xb5, 0xe5, 0xd3, 0xfe, 0x82, 0xda,
+	0xf7, 0x0f, 0xeb, 0x3f, 0x23, 0xbb, 0x87, 0x26, 0x5d, 0xdb, 0x1f, 0x9f, 0xfc, 0x17, 0x00, 0x00,
+	0xff, 0xff, 0x55, 0x09, 0x1a, 0x5c, 0x77, 0x07, 0x00, 0x00,
 }
 
 func (m *EventParamsUpdated) Marshal() (dAtA []byte, err error) {
@@ -700,6 +994,196 @@ func (m *EventFraudProven) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *EventAuditOpened) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventAuditOpened) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventAuditOpened) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Fee.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x4a
+	n6, err6 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.Deadline, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.Deadline):])
+	if err6 != nil {
+		return 0, err6
+	}
+	i -= n6
+	i = encodeVarintEvents(dAtA, i, uint64(n6))
+	i--
+	dAtA[i] = 0x42
+	if m.WorkUnits != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.WorkUnits))
+		i--
+		dAtA[i] = 0x38
+	}
+	if len(m.Seed) > 0 {
+		i -= len(m.Seed)
+		copy(dAtA[i:], m.Seed)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Seed)))
+		i--
+		dAtA[i] = 0x32
+	}
+	if len(m.Workload) > 0 {
+		i -= len(m.Workload)
+		copy(dAtA[i:], m.Workload)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Workload)))
+		i--
+		dAtA[i] = 0x2a
+	}
+	if len(m.GpuUuid) > 0 {
+		i -= len(m.GpuUuid)
+		copy(dAtA[i:], m.GpuUuid)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.GpuUuid)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if len(m.Auditor) > 0 {
+		i -= len(m.Auditor)
+		copy(dAtA[i:], m.Auditor)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Auditor)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.AuditId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.AuditId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventAuditAnswered) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventAuditAnswered) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventAuditAnswered) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Result) > 0 {
+		i -= len(m.Result)
+		copy(dAtA[i:], m.Result)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Result)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.AuditId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.AuditId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *EventAuditResolved) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *EventAuditResolved) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *EventAuditResolved) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.LeasesFailed != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.LeasesFailed))
+		i--
+		dAtA[i] = 0x38
+	}
+	{
+		size, err := m.Slashed.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintEvents(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x32
+	if len(m.FeePaidTo) > 0 {
+		i -= len(m.FeePaidTo)
+		copy(dAtA[i:], m.FeePaidTo)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.FeePaidTo)))
+		i--
+		dAtA[i] = 0x2a
+	}
+	if len(m.Auditor) > 0 {
+		i -= len(m.Auditor)
+		copy(dAtA[i:], m.Auditor)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Auditor)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintEvents(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.Status != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.Status))
+		i--
+		dAtA[i] = 0x10
+	}
+	if m.AuditId != 0 {
+		i = encodeVarintEvents(dAtA, i, uint64(m.AuditId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
 func encodeVarintEvents(dAtA []byte, offset int, v uint64) int {
 	offset -= sovEvents(v)
 	base := offset
@@ -820,6 +1304,93 @@ func (m *EventFraudProven) Size() (n int) {
 	}
 	l = m.Slashed.Size()
 	n += 1 + l + sovEvents(uint64(l))
+	return n
+}
+
+func (m *EventAuditOpened) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.AuditId != 0 {
+		n += 1 + sovEvents(uint64(m.AuditId))
+	}
+	l = len(m.Auditor)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	l = len(m.GpuUuid)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	l = len(m.Workload)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	l = len(m.Seed)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	if m.WorkUnits != 0 {
+		n += 1 + sovEvents(uint64(m.WorkUnits))
+	}
+	l = github_com_cosmos_gogoproto_types.SizeOfStdTime(m.Deadline)
+	n += 1 + l + sovEvents(uint64(l))
+	l = m.Fee.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	return n
+}
+
+func (m *EventAuditAnswered) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.AuditId != 0 {
+		n += 1 + sovEvents(uint64(m.AuditId))
+	}
+	l = len(m.Result)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	return n
+}
+
+func (m *EventAuditResolved) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.AuditId != 0 {
+		n += 1 + sovEvents(uint64(m.AuditId))
+	}
+	if m.Status != 0 {
+		n += 1 + sovEvents(uint64(m.Status))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	l = len(m.Auditor)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	l = len(m.FeePaidTo)
+	if l > 0 {
+		n += 1 + l + sovEvents(uint64(l))
+	}
+	l = m.Slashed.Size()
+	n += 1 + l + sovEvents(uint64(l))
+	if m.LeasesFailed != 0 {
+		n += 1 + sovEvents(uint64(m.LeasesFailed))
+	}
 	return n
 }
 
@@ -1615,6 +2186,661 @@ func (m *EventFraudProven) Unmarshal(dAtA []byte) error {
 				return err
 			}
 			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventAuditOpened) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventAuditOpened: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventAuditOpened: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AuditId", wireType)
+			}
+			m.AuditId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.AuditId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Auditor", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Auditor = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field GpuUuid", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.GpuUuid = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Workload", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Workload = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 6:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Seed", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Seed = append(m.Seed[:0], dAtA[iNdEx:postIndex]...)
+			if m.Seed == nil {
+				m.Seed = []byte{}
+			}
+			iNdEx = postIndex
+		case 7:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field WorkUnits", wireType)
+			}
+			m.WorkUnits = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.WorkUnits |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 8:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Deadline", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := github_com_cosmos_gogoproto_types.StdTimeUnmarshal(&m.Deadline, dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 9:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Fee", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Fee.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventAuditAnswered) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventAuditAnswered: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventAuditAnswered: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AuditId", wireType)
+			}
+			m.AuditId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.AuditId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Result", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Result = append(m.Result[:0], dAtA[iNdEx:postIndex]...)
+			if m.Result == nil {
+				m.Result = []byte{}
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipEvents(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *EventAuditResolved) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowEvents
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: EventAuditResolved: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: EventAuditResolved: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AuditId", wireType)
+			}
+			m.AuditId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.AuditId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Status", wireType)
+			}
+			m.Status = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Status |= AuditStatus(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Auditor", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Auditor = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field FeePaidTo", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.FeePaidTo = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 6:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Slashed", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthEvents
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthEvents
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Slashed.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 7:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeasesFailed", wireType)
+			}
+			m.LeasesFailed = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowEvents
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeasesFailed |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := skipEvents(dAtA[iNdEx:])

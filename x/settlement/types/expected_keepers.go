@@ -7,11 +7,14 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
-// BankKeeper pays rewards out and the fee to the fee collector.
+// BankKeeper pays rewards out and the fee to the fee collector, and
+// escrows audit fees.
 type BankKeeper interface {
+	SendCoinsFromAccountToModule(ctx context.Context, senderAddr sdk.AccAddress, recipientModule string, amt sdk.Coins) error
 	SendCoinsFromModuleToAccount(ctx context.Context, senderModule string, recipient sdk.AccAddress, amt sdk.Coins) error
 	SendCoinsFromModuleToModule(ctx context.Context, senderModule, recipientModule string, amt sdk.Coins) error
 	GetAllBalances(ctx context.Context, addr sdk.AccAddress) sdk.Coins
@@ -35,6 +38,15 @@ type ProviderKeeper interface {
 	RecordEpoch(ctx context.Context, provider sdk.AccAddress, proven bool) error
 	PunishLiveness(ctx context.Context, provider sdk.AccAddress) error
 	PunishFraud(ctx context.Context, provider, reporter sdk.AccAddress) (sdk.Coin, error)
+}
+
+// OfferKeeper is the part of x/offer audits use: which offer holds a GPU,
+// the market's currencies, and holding an audited GPU out of the market.
+type OfferKeeper interface {
+	OfferOfGPU(ctx context.Context, uuid string) (offertypes.Offer, bool, error)
+	AcceptsDenom(ctx context.Context, denom string) (bool, error)
+	LeaseGPUs(ctx context.Context, offerID uint64, uuids []string) error
+	FreeGPUs(ctx context.Context, offerID uint64, uuids []string) error
 }
 
 // AuctionHooksSetter is x/auction's keeper as the app wires settlement's

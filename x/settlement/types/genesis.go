@@ -10,7 +10,7 @@ import (
 
 // DefaultGenesis returns the genesis state of a new chain.
 func DefaultGenesis() *GenesisState {
-	return &GenesisState{Params: DefaultParams()}
+	return &GenesisState{Params: DefaultParams(), NextAuditId: 1}
 }
 
 // Validate checks the genesis state without touching the store: params,
@@ -57,6 +57,9 @@ func (gs GenesisState) validate() error {
 			return fmt.Errorf("proof of lease %d epoch %d: fee %s must be within paid %s", r.Proof.LeaseId, r.Proof.Epoch, r.Fee, r.Paid)
 		}
 	}
+	if err := gs.validateAudits(); err != nil {
+		return err
+	}
 	for i, r := range gs.Rewards {
 		if _, err := sdk.AccAddressFromBech32(r.Provider); err != nil {
 			return fmt.Errorf("rewards %d: provider: %w", i, err)
@@ -66,6 +69,48 @@ func (gs GenesisState) validate() error {
 		}
 		if err := r.Rewards.Validate(); err != nil || r.Rewards.IsZero() {
 			return fmt.Errorf("rewards of %s: must be positive, sorted coins", r.Provider)
+		}
+	}
+	return nil
+}
+
+// validateAudits requires audits sorted by id below next_audit_id, well
+// formed, with at most one live audit per provider, and cooldowns sorted by GPU.
+func (gs GenesisState) validateAudits() error {
+	live := map[string]uint64{}
+	for i, a := range gs.Audits {
+		if a.Id == 0 || a.Id >= max(gs.NextAuditId, 1) || (i > 0 && a.Id <= gs.Audits[i-1].Id) {
+			return fmt.Errorf("audit %d: ids ascending, unique, below next_audit_id %d", a.Id, gs.NextAuditId)
+		}
+		msg := MsgOpenAudit{Auditor: a.Auditor, Provider: a.Provider, GpuUuid: a.GpuUuid, Workload: a.Workload,
+			Seed: a.Seed, WorkUnits: a.WorkUnits, Commitment: a.Commitment, Deadline: a.Deadline, Fee: a.Fee}
+		if err := msg.ValidateBasic(); err != nil {
+			return fmt.Errorf("audit %d: %w", a.Id, err)
+		}
+		for _, addr := range []string{a.Auditor, a.Provider} {
+			if _, err := sdk.AccAddressFromBech32(addr); err != nil {
+				return fmt.Errorf("audit %d: %w", a.Id, err)
+			}
+		}
+		if _, ok := AuditStatus_name[int32(a.Status)]; !ok || a.Status == AUDIT_STATUS_UNSPECIFIED {
+			return fmt.Errorf("audit %d: status %d", a.Id, a.Status)
+		}
+		answered := a.Status != AUDIT_STATUS_OPEN && a.Status != AUDIT_STATUS_TIMED_OUT
+		if answered != (len(a.Result) == HashSize) || (!answered && len(a.Result) != 0) {
+			return fmt.Errorf("audit %d: a %s audit has a %d-byte result exactly when answered", a.Id, a.Status, HashSize)
+		}
+		if a.IsLive() {
+			if prev, ok := live[a.Provider]; ok {
+				return fmt.Errorf("provider %s has live audits %d and %d", a.Provider, prev, a.Id)
+			}
+			live[a.Provider] = a.Id
+		} else if a.ReservedOfferId != 0 || a.PruneAt.IsZero() {
+			return fmt.Errorf("audit %d: a verdict holds no GPU and has a pruning time", a.Id)
+		}
+	}
+	for i, c := range gs.Cooldowns {
+		if c.GpuUuid == "" || (i > 0 && c.GpuUuid <= gs.Cooldowns[i-1].GpuUuid) {
+			return fmt.Errorf("cooldown %q: GPUs sorted and unique", c.GpuUuid)
 		}
 	}
 	return nil

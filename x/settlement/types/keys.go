@@ -11,7 +11,7 @@ const (
 )
 
 // Store prefixes. Never reuse or renumber one: the bytes are in every node's
-// database. Later state (audits) takes the next free numbers.
+// database.
 var (
 	// ParamsKey holds the module Params (Item).
 	ParamsKey = collections.NewPrefix(0)
@@ -27,6 +27,17 @@ var (
 	DueKey = collections.NewPrefix(5)
 	// PruneKey holds (prune_at, lease id, epoch) of stored proofs.
 	PruneKey = collections.NewPrefix(6)
+	// AuditsKey holds audit id → Audit.
+	AuditsKey = collections.NewPrefix(7)
+	// AuditSeqKey holds the next audit id.
+	AuditSeqKey = collections.NewPrefix(8)
+	// AuditQueueKey holds (time, audit id): the deadline of an OPEN audit,
+	// the reveal_by of an ANSWERED one, the pruning time of a resolved one.
+	AuditQueueKey = collections.NewPrefix(9)
+	// LiveAuditKey holds provider → its live audit's id (one at a time).
+	LiveAuditKey = collections.NewPrefix(10)
+	// CooldownKey holds GPU UUID → opening time of its latest audit.
+	CooldownKey = collections.NewPrefix(11)
 )
 
 // MaxProofsPerMsg bounds the proofs one MsgSubmitProofs carries.

@@ -2,9 +2,12 @@ package types
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	errorsmod "cosmossdk.io/errors"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/internal/check"
 )
@@ -21,6 +24,8 @@ const (
 	DefaultAuditCooldownSeconds  uint64 = 24 * 3600
 	DefaultMaxMissesPerBlock     uint32 = 500
 	DefaultMaxPrunesPerBlock     uint32 = 500
+	DefaultAuditMaxSeconds       uint64 = 3600
+	DefaultAuditRevealSeconds    uint64 = 600
 
 	// MaxModelNameLength bounds a GPU model name (NVML names are < 96 bytes).
 	MaxModelNameLength = 96
@@ -64,6 +69,8 @@ func DefaultParams() Params {
 		AuditCooldownSeconds:  DefaultAuditCooldownSeconds,
 		MaxMissesPerBlock:     DefaultMaxMissesPerBlock,
 		MaxPrunesPerBlock:     DefaultMaxPrunesPerBlock,
+		AuditMaxSeconds:       DefaultAuditMaxSeconds,
+		AuditRevealSeconds:    DefaultAuditRevealSeconds,
 	}
 }
 
@@ -83,6 +90,9 @@ func (p Params) Validate() error {
 		check.Seconds("audit_cooldown_seconds", p.AuditCooldownSeconds),
 		check.Positive("max_misses_per_block", p.MaxMissesPerBlock),
 		check.Positive("max_prunes_per_block", p.MaxPrunesPerBlock),
+		check.Seconds("audit_max_seconds", p.AuditMaxSeconds),
+		check.Seconds("audit_reveal_seconds", p.AuditRevealSeconds),
+		validateAuditors(p.Auditors),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
@@ -90,6 +100,9 @@ func (p Params) Validate() error {
 	}
 	if p.SampleIntervalSeconds > p.EpochSeconds {
 		return errorsmod.Wrapf(ErrInvalidParams, "sample_interval_seconds %d must not exceed epoch_seconds %d", p.SampleIntervalSeconds, p.EpochSeconds)
+	}
+	if p.AuditMaxSeconds <= p.AuditLatencySeconds {
+		return errorsmod.Wrapf(ErrInvalidParams, "audit_max_seconds %d must exceed audit_latency_seconds %d", p.AuditMaxSeconds, p.AuditLatencySeconds)
 	}
 	return nil
 }
@@ -108,6 +121,28 @@ func (p Params) AuditLatency() time.Duration { return check.Duration(p.AuditLate
 
 // AuditCooldown is the least time between two audits of one GPU.
 func (p Params) AuditCooldown() time.Duration { return check.Duration(p.AuditCooldownSeconds) }
+
+// AuditMax is the longest an audit may run to its deadline.
+func (p Params) AuditMax() time.Duration { return check.Duration(p.AuditMaxSeconds) }
+
+// AuditReveal is how long after the deadline the auditor may reveal.
+func (p Params) AuditReveal() time.Duration { return check.Duration(p.AuditRevealSeconds) }
+
+// IsAuditor reports whether addr may open audits.
+func (p Params) IsAuditor(addr string) bool { return slices.Contains(p.Auditors, addr) }
+
+// validateAuditors requires valid, sorted, unique addresses (canonical genesis).
+func validateAuditors(auditors []string) error {
+	for i, a := range auditors {
+		if _, err := sdk.AccAddressFromBech32(a); err != nil {
+			return fmt.Errorf("auditors[%d]: %w", i, err)
+		}
+		if i > 0 && auditors[i-1] >= a {
+			return fmt.Errorf("auditors must be sorted and unique: %s after %s", a, auditors[i-1])
+		}
+	}
+	return nil
+}
 
 // validateTakeRate allows a zero fee but not 100%, which would pay providers nothing.
 func validateTakeRate(bps uint32) error {

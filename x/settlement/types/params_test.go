@@ -1,10 +1,13 @@
 package types_test
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/internal/check"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
@@ -28,11 +31,18 @@ func TestDefaultParams(t *testing.T) {
 	require.EqualValues(t, 60, p.AuditLatencySeconds)
 	require.Equal(t, time.Minute, p.AuditLatency())
 	require.Equal(t, 24*time.Hour, p.AuditCooldown())
+	require.Empty(t, p.Auditors, "audits are off until governance names auditors")
+	require.Equal(t, time.Hour, p.AuditMax())
+	require.Equal(t, 10*time.Minute, p.AuditReveal())
 	require.Len(t, p.GpuModels, 5)
 	require.Equal(t, types.GPUModel{Model: "NVIDIA H100 80GB HBM3", IdleW: 70, MaxW: 700, MemoryMib: 81559, AuditUnitsPerSecond: 1000}, p.GpuModels[2])
 }
 
 func TestParamsValidate(t *testing.T) {
+	auditorA, auditorB := sdk.AccAddress(bytes.Repeat([]byte{1}, 20)).String(), sdk.AccAddress(bytes.Repeat([]byte{2}, 20)).String()
+	if auditorB < auditorA {
+		auditorA, auditorB = auditorB, auditorA
+	}
 	testCases := []struct {
 		name   string
 		modify func(*types.Params)
@@ -63,6 +73,12 @@ func TestParamsValidate(t *testing.T) {
 		{"zero audit cooldown", func(p *types.Params) { p.AuditCooldownSeconds = 0 }, "audit_cooldown_seconds must be greater than 0"},
 		{"zero misses per block", func(p *types.Params) { p.MaxMissesPerBlock = 0 }, "max_misses_per_block must be greater than 0"},
 		{"zero prunes per block", func(p *types.Params) { p.MaxPrunesPerBlock = 0 }, "max_prunes_per_block must be greater than 0"},
+		{"zero audit max", func(p *types.Params) { p.AuditMaxSeconds = 0 }, "audit_max_seconds must be greater than 0"},
+		{"audit max within latency", func(p *types.Params) { p.AuditMaxSeconds = 60 }, "audit_max_seconds 60 must exceed audit_latency_seconds 60"},
+		{"zero reveal time", func(p *types.Params) { p.AuditRevealSeconds = 0 }, "audit_reveal_seconds must be greater than 0"},
+		{"bad auditor", func(p *types.Params) { p.Auditors = []string{"cosmos1nope"} }, "auditors[0]: decoding bech32 failed"},
+		{"unsorted auditors", func(p *types.Params) { p.Auditors = []string{auditorB, auditorA} }, "auditors must be sorted and unique"},
+		{"duplicate auditor", func(p *types.Params) { p.Auditors = []string{auditorA, auditorA} }, "auditors must be sorted and unique"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,7 +94,23 @@ func TestParamsValidate(t *testing.T) {
 	p := types.DefaultParams()
 	p.TakeRateBps = 0
 	p.GpuModels = nil
+	p.Auditors = []string{auditorA, auditorB}
 	require.NoError(t, p.Validate())
+	require.True(t, p.IsAuditor(auditorB))
+	require.False(t, types.DefaultParams().IsAuditor(auditorB))
+}
+
+// TestLeastAuditTime: ceil(units / rate) × slack + latency, saturating.
+func TestLeastAuditTime(t *testing.T) {
+	p := types.DefaultParams()
+	h100, _ := p.GPUModel("NVIDIA H100 80GB HBM3")
+	require.Equal(t, 63*time.Second, p.LeastAuditTime(h100, 1))        // ceil(1/1000)=1 s ×3 + 60
+	require.Equal(t, 63*time.Second, p.LeastAuditTime(h100, 1000))     // exactly 1 s
+	require.Equal(t, 66*time.Second, p.LeastAuditTime(h100, 1001))     // 2 s
+	require.Equal(t, 360*time.Second, p.LeastAuditTime(h100, 100_000)) // 100 s ×3 + 60
+	require.Equal(t, time.Duration(1<<63-1), p.LeastAuditTime(h100, 1<<64-1))
+	p.AuditSlack = 1 << 31
+	require.Equal(t, time.Duration(1<<63-1), p.LeastAuditTime(h100, 1<<40))
 }
 
 func TestGenesisValidate(t *testing.T) {

@@ -34,6 +34,215 @@ var _ = math.Inf
 // proto package needs to be updated.
 const _ = proto.GoGoProtoPackageIsVersion3 // please upgrade the proto package
 
+// QueryAuditRequest names the audit.
+type QueryAuditRequest struct {
+	// audit_id is the audit.
+	AuditId uint64 `protobuf:"varint,1,opt,name=audit_id,json=auditId,proto3" json:"audit_id,omitempty"`
+}
+
+func (m *QueryAuditRequest) Reset()         { *m = QueryAuditRequest{} }
+func (m *QueryAuditRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryAuditRequest) ProtoMessage()    {}
+func (*QueryAuditRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{0}
+}
+func (m *QueryAuditRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryAuditRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryAuditRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryAuditRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryAuditRequest.Merge(m, src)
+}
+func (m *QueryAuditRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryAuditRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryAuditRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryAuditRequest proto.InternalMessageInfo
+
+func (m *QueryAuditRequest) GetAuditId() uint64 {
+	if m != nil {
+		return m.AuditId
+	}
+	return 0
+}
+
+// QueryAuditResponse is the audit.
+type QueryAuditResponse struct {
+	Audit Audit `protobuf:"bytes,1,opt,name=audit,proto3" json:"audit"`
+}
+
+func (m *QueryAuditResponse) Reset()         { *m = QueryAuditResponse{} }
+func (m *QueryAuditResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryAuditResponse) ProtoMessage()    {}
+func (*QueryAuditResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{1}
+}
+func (m *QueryAuditResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryAuditResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryAuditResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryAuditResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryAuditResponse.Merge(m, src)
+}
+func (m *QueryAuditResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryAuditResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryAuditResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryAuditResponse proto.InternalMessageInfo
+
+func (m *QueryAuditResponse) GetAudit() Audit {
+	if m != nil {
+		return m.Audit
+	}
+	return Audit{}
+}
+
+// QueryAuditsRequest filters the audit listing.
+type QueryAuditsRequest struct {
+	// provider, when set, keeps only that provider's audits.
+	Provider string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	// status, when set, keeps only audits in that status.
+	Status AuditStatus `protobuf:"varint,2,opt,name=status,proto3,enum=idlegpu.settlement.v1.AuditStatus" json:"status,omitempty"`
+	// pagination pages through the audits.
+	Pagination *query.PageRequest `protobuf:"bytes,3,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QueryAuditsRequest) Reset()         { *m = QueryAuditsRequest{} }
+func (m *QueryAuditsRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryAuditsRequest) ProtoMessage()    {}
+func (*QueryAuditsRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{2}
+}
+func (m *QueryAuditsRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryAuditsRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryAuditsRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryAuditsRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryAuditsRequest.Merge(m, src)
+}
+func (m *QueryAuditsRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryAuditsRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryAuditsRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryAuditsRequest proto.InternalMessageInfo
+
+func (m *QueryAuditsRequest) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *QueryAuditsRequest) GetStatus() AuditStatus {
+	if m != nil {
+		return m.Status
+	}
+	return AUDIT_STATUS_UNSPECIFIED
+}
+
+func (m *QueryAuditsRequest) GetPagination() *query.PageRequest {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
+// QueryAuditsResponse lists audits by id.
+type QueryAuditsResponse struct {
+	Audits []Audit `protobuf:"bytes,1,rep,name=audits,proto3" json:"audits"`
+	// pagination continues the listing.
+	Pagination *query.PageResponse `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+}
+
+func (m *QueryAuditsResponse) Reset()         { *m = QueryAuditsResponse{} }
+func (m *QueryAuditsResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryAuditsResponse) ProtoMessage()    {}
+func (*QueryAuditsResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{3}
+}
+func (m *QueryAuditsResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryAuditsResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryAuditsResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryAuditsResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryAuditsResponse.Merge(m, src)
+}
+func (m *QueryAuditsResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryAuditsResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryAuditsResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryAuditsResponse proto.InternalMessageInfo
+
+func (m *QueryAuditsResponse) GetAudits() []Audit {
+	if m != nil {
+		return m.Audits
+	}
+	return nil
+}
+
+func (m *QueryAuditsResponse) GetPagination() *query.PageResponse {
+	if m != nil {
+		return m.Pagination
+	}
+	return nil
+}
+
 // QueryRewardsRequest names the provider.
 type QueryRewardsRequest struct {
 	// provider is the provider's operator address.
@@ -44,7 +253,7 @@ func (m *QueryRewardsRequest) Reset()         { *m = QueryRewardsRequest{} }
 func (m *QueryRewardsRequest) String() string { return proto.CompactTextString(m) }
 func (*QueryRewardsRequest) ProtoMessage()    {}
 func (*QueryRewardsRequest) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{0}
+	return fileDescriptor_4005ac24b1e74f8a, []int{4}
 }
 func (m *QueryRewardsRequest) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -90,7 +299,7 @@ func (m *QueryRewardsResponse) Reset()         { *m = QueryRewardsResponse{} }
 func (m *QueryRewardsResponse) String() string { return proto.CompactTextString(m) }
 func (*QueryRewardsResponse) ProtoMessage()    {}
 func (*QueryRewardsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{1}
+	return fileDescriptor_4005ac24b1e74f8a, []int{5}
 }
 func (m *QueryRewardsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -138,7 +347,7 @@ func (m *QueryLeaseProofsRequest) Reset()         { *m = QueryLeaseProofsRequest
 func (m *QueryLeaseProofsRequest) String() string { return proto.CompactTextString(m) }
 func (*QueryLeaseProofsRequest) ProtoMessage()    {}
 func (*QueryLeaseProofsRequest) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{2}
+	return fileDescriptor_4005ac24b1e74f8a, []int{6}
 }
 func (m *QueryLeaseProofsRequest) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -193,7 +402,7 @@ func (m *QueryLeaseProofsResponse) Reset()         { *m = QueryLeaseProofsRespon
 func (m *QueryLeaseProofsResponse) String() string { return proto.CompactTextString(m) }
 func (*QueryLeaseProofsResponse) ProtoMessage()    {}
 func (*QueryLeaseProofsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{3}
+	return fileDescriptor_4005ac24b1e74f8a, []int{7}
 }
 func (m *QueryLeaseProofsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -246,7 +455,7 @@ func (m *QueryLeaseProgressRequest) Reset()         { *m = QueryLeaseProgressReq
 func (m *QueryLeaseProgressRequest) String() string { return proto.CompactTextString(m) }
 func (*QueryLeaseProgressRequest) ProtoMessage()    {}
 func (*QueryLeaseProgressRequest) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{4}
+	return fileDescriptor_4005ac24b1e74f8a, []int{8}
 }
 func (m *QueryLeaseProgressRequest) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -291,7 +500,7 @@ func (m *QueryLeaseProgressResponse) Reset()         { *m = QueryLeaseProgressRe
 func (m *QueryLeaseProgressResponse) String() string { return proto.CompactTextString(m) }
 func (*QueryLeaseProgressResponse) ProtoMessage()    {}
 func (*QueryLeaseProgressResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{5}
+	return fileDescriptor_4005ac24b1e74f8a, []int{9}
 }
 func (m *QueryLeaseProgressResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -335,7 +544,7 @@ func (m *QueryParamsRequest) Reset()         { *m = QueryParamsRequest{} }
 func (m *QueryParamsRequest) String() string { return proto.CompactTextString(m) }
 func (*QueryParamsRequest) ProtoMessage()    {}
 func (*QueryParamsRequest) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{6}
+	return fileDescriptor_4005ac24b1e74f8a, []int{10}
 }
 func (m *QueryParamsRequest) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -374,7 +583,7 @@ func (m *QueryParamsResponse) Reset()         { *m = QueryParamsResponse{} }
 func (m *QueryParamsResponse) String() string { return proto.CompactTextString(m) }
 func (*QueryParamsResponse) ProtoMessage()    {}
 func (*QueryParamsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{7}
+	return fileDescriptor_4005ac24b1e74f8a, []int{11}
 }
 func (m *QueryParamsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -411,6 +620,10 @@ func (m *QueryParamsResponse) GetParams() Params {
 }
 
 func init() {
+	proto.RegisterType((*QueryAuditRequest)(nil), "idlegpu.settlement.v1.QueryAuditRequest")
+	proto.RegisterType((*QueryAuditResponse)(nil), "idlegpu.settlement.v1.QueryAuditResponse")
+	proto.RegisterType((*QueryAuditsRequest)(nil), "idlegpu.settlement.v1.QueryAuditsRequest")
+	proto.RegisterType((*QueryAuditsResponse)(nil), "idlegpu.settlement.v1.QueryAuditsResponse")
 	proto.RegisterType((*QueryRewardsRequest)(nil), "idlegpu.settlement.v1.QueryRewardsRequest")
 	proto.RegisterType((*QueryRewardsResponse)(nil), "idlegpu.settlement.v1.QueryRewardsResponse")
 	proto.RegisterType((*QueryLeaseProofsRequest)(nil), "idlegpu.settlement.v1.QueryLeaseProofsRequest")
@@ -424,51 +637,61 @@ func init() {
 func init() { proto.RegisterFile("idlegpu/settlement/v1/query.proto", fileDescriptor_4005ac24b1e74f8a) }
 
 var fileDescriptor_4005ac24b1e74f8a = []byte{
-	// 702 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x94, 0x94, 0xcd, 0x6e, 0xd3, 0x40,
-	0x10, 0xc7, 0xb3, 0x85, 0xa6, 0xed, 0x46, 0x1c, 0x58, 0x82, 0x48, 0x2c, 0xea, 0x16, 0x8b, 0x8f,
-	0xb4, 0x55, 0xbd, 0x38, 0xe5, 0x43, 0xdc, 0xa0, 0x08, 0x2a, 0x54, 0x0e, 0xc5, 0x1c, 0x90, 0xb8,
-	0x54, 0x9b, 0x78, 0x31, 0x86, 0xc4, 0xeb, 0x7a, 0x37, 0x81, 0xaa, 0xf4, 0x52, 0x21, 0xce, 0x48,
-	0x88, 0x67, 0x00, 0xf5, 0x02, 0x07, 0x1e, 0xa2, 0xc7, 0x0a, 0x2e, 0x9c, 0x00, 0xb5, 0x48, 0xbc,
-	0x06, 0xca, 0xee, 0xba, 0xb5, 0xd5, 0xb8, 0x4d, 0x2f, 0x71, 0x3c, 0xfb, 0x9f, 0x99, 0xdf, 0x8c,
-	0x67, 0x16, 0x5e, 0x08, 0xbc, 0x16, 0xf5, 0xa3, 0x0e, 0xe6, 0x54, 0x88, 0x16, 0x6d, 0xd3, 0x50,
-	0xe0, 0xae, 0x83, 0x57, 0x3a, 0x34, 0x5e, 0xb5, 0xa3, 0x98, 0x09, 0x86, 0xce, 0x6a, 0x89, 0xbd,
-	0x2f, 0xb1, 0xbb, 0x8e, 0x71, 0x9a, 0xb4, 0x83, 0x90, 0x61, 0xf9, 0xab, 0x94, 0xc6, 0x74, 0x93,
-	0xf1, 0x36, 0xe3, 0xb8, 0x41, 0x38, 0x55, 0x21, 0x70, 0xd7, 0x69, 0x50, 0x41, 0x1c, 0x1c, 0x11,
-	0x3f, 0x08, 0x89, 0x08, 0x58, 0xa8, 0xb5, 0x66, 0x5a, 0x9b, 0xa8, 0x9a, 0x2c, 0x48, 0xce, 0xab,
-	0xea, 0x7c, 0x59, 0xbe, 0x61, 0xf5, 0xa2, 0x8f, 0xca, 0x3e, 0xf3, 0x99, 0xb2, 0xf7, 0xfe, 0x69,
-	0xeb, 0x79, 0x9f, 0x31, 0xbf, 0x45, 0x31, 0x89, 0x02, 0x4c, 0xc2, 0x90, 0x09, 0x99, 0x2d, 0xf1,
-	0xb1, 0xfa, 0xd7, 0x19, 0x91, 0x98, 0xb4, 0x13, 0x4d, 0x4e, 0x2f, 0xb8, 0x20, 0x82, 0x2a, 0x89,
-	0xb5, 0x08, 0xcf, 0x3c, 0xea, 0xd5, 0xe5, 0xd2, 0x57, 0x24, 0xf6, 0xb8, 0x4b, 0x57, 0x3a, 0x94,
-	0x0b, 0x74, 0x0d, 0x8e, 0x46, 0x31, 0xeb, 0x06, 0x1e, 0x8d, 0x2b, 0x60, 0x12, 0xd4, 0xc6, 0xe6,
-	0x2b, 0xdf, 0xbf, 0xcd, 0x96, 0x35, 0xf5, 0x1d, 0xcf, 0x8b, 0x29, 0xe7, 0x8f, 0x45, 0x1c, 0x84,
-	0xbe, 0xbb, 0xa7, 0xb4, 0x36, 0x00, 0x2c, 0x67, 0xa3, 0xf1, 0x88, 0x85, 0x9c, 0xa2, 0x17, 0x70,
-	0x24, 0x56, 0xa6, 0x0a, 0x98, 0x3c, 0x51, 0x2b, 0xd5, 0xab, 0xb6, 0x0e, 0xd5, 0xeb, 0x96, 0xad,
-	0xbb, 0x65, 0xdf, 0x65, 0x41, 0x38, 0x7f, 0x7d, 0xeb, 0xd7, 0x44, 0x61, 0xf3, 0xf7, 0x44, 0xcd,
-	0x0f, 0xc4, 0xf3, 0x4e, 0xc3, 0x6e, 0xb2, 0xb6, 0xee, 0x96, 0x7e, 0xcc, 0x72, 0xef, 0x25, 0x16,
-	0xab, 0x11, 0xe5, 0xd2, 0x81, 0x7f, 0xfe, 0xf7, 0x75, 0x1a, 0xb8, 0x49, 0x02, 0xeb, 0x0d, 0x3c,
-	0x27, 0x19, 0x1e, 0x52, 0xc2, 0xe9, 0x52, 0xcc, 0xd8, 0xb3, 0xbd, 0xaa, 0xaa, 0x70, 0xb4, 0xd5,
-	0xb3, 0x2e, 0x07, 0x9e, 0xac, 0xea, 0xa4, 0x3b, 0x22, 0xdf, 0x1f, 0x78, 0xe8, 0x3e, 0x84, 0xfb,
-	0x5f, 0xb4, 0x32, 0x34, 0x09, 0x6a, 0xa5, 0xfa, 0xe5, 0x0c, 0xa4, 0x9a, 0xa0, 0x04, 0x75, 0x89,
-	0xf8, 0x54, 0x87, 0x75, 0x53, 0x9e, 0xd6, 0x26, 0x80, 0x95, 0x83, 0xe9, 0x75, 0x1b, 0xee, 0xc1,
-	0x62, 0x24, 0x2d, 0xba, 0x0b, 0x96, 0xdd, 0x77, 0x12, 0x6d, 0xe9, 0xe6, 0xd2, 0x26, 0x8b, 0xbd,
-	0xf9, 0xb1, 0x5e, 0x3b, 0x54, 0x89, 0xda, 0x19, 0x2d, 0xf4, 0x61, 0xbd, 0x72, 0x24, 0xab, 0x62,
-	0xc8, 0xc0, 0xde, 0x80, 0xd5, 0x0c, 0xab, 0xdf, 0xfb, 0xaa, 0x47, 0x37, 0xcb, 0x0a, 0xa0, 0xd1,
-	0xcf, 0x4f, 0x57, 0xb9, 0x28, 0x67, 0x47, 0xda, 0xa4, 0x63, 0xa9, 0x7e, 0x31, 0xa7, 0xce, 0x8c,
-	0x7f, 0xba, 0xd2, 0xbd, 0x00, 0x56, 0x19, 0x22, 0x99, 0x6a, 0x49, 0xce, 0xb5, 0x66, 0xb3, 0x9e,
-	0xe8, 0xa9, 0x4d, 0xac, 0x3a, 0xf3, 0x6d, 0x58, 0x54, 0xf3, 0xaf, 0xf3, 0x8e, 0xe7, 0xf5, 0x57,
-	0x8a, 0xb2, 0xad, 0x95, 0xa6, 0xfa, 0xdb, 0x61, 0x38, 0x2c, 0x23, 0xa3, 0x77, 0x00, 0x16, 0x95,
-	0x0e, 0x4d, 0xe5, 0x84, 0x39, 0x08, 0x66, 0x4c, 0x0f, 0x22, 0x55, 0xb4, 0xd6, 0xa5, 0x8d, 0x1f,
-	0x7f, 0x3f, 0x0c, 0x4d, 0xa0, 0x71, 0x7c, 0xd8, 0x2a, 0xa3, 0x8f, 0x00, 0x8e, 0xe8, 0x7d, 0x42,
-	0x87, 0x86, 0xcf, 0xae, 0xb0, 0x31, 0x33, 0x90, 0x56, 0xb3, 0x38, 0x92, 0x65, 0x06, 0x4d, 0xe5,
-	0xb0, 0xe8, 0xe5, 0xc2, 0x6b, 0xc9, 0xae, 0xaf, 0xa3, 0x4f, 0x00, 0x96, 0x52, 0x43, 0x8e, 0xec,
-	0xc3, 0xf2, 0x1d, 0x5c, 0x46, 0x03, 0x0f, 0xac, 0xd7, 0x8c, 0x37, 0x25, 0xa3, 0x83, 0x70, 0x0e,
-	0xa3, 0x9c, 0x4e, 0x8e, 0xd7, 0x92, 0xa9, 0x5d, 0xc7, 0x7a, 0x5f, 0xbe, 0x00, 0x78, 0x2a, 0x33,
-	0x6a, 0xe8, 0xea, 0x20, 0xb9, 0xd3, 0xdb, 0x60, 0x38, 0xc7, 0xf0, 0xd0, 0xbc, 0xb7, 0x24, 0xef,
-	0x1c, 0x72, 0x8e, 0xc3, 0xab, 0x56, 0x61, 0x61, 0x6b, 0xc7, 0x04, 0xdb, 0x3b, 0x26, 0xf8, 0xb3,
-	0x63, 0x82, 0xf7, 0xbb, 0x66, 0x61, 0x7b, 0xd7, 0x2c, 0xfc, 0xdc, 0x35, 0x0b, 0x4f, 0x67, 0x53,
-	0xb7, 0x62, 0x12, 0x36, 0x79, 0xbe, 0x4e, 0x27, 0x90, 0x17, 0x64, 0xa3, 0x28, 0x6f, 0xf9, 0xb9,
-	0xff, 0x01, 0x00, 0x00, 0xff, 0xff, 0x6d, 0xc8, 0x90, 0xf8, 0x16, 0x07, 0x00, 0x00,
+	// 858 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xac, 0x56, 0xcd, 0x6f, 0xeb, 0x44,
+	0x10, 0xcf, 0xe6, 0xd1, 0xe4, 0xbd, 0x7d, 0x02, 0xe9, 0x2d, 0x41, 0x24, 0xd6, 0x6b, 0x5a, 0x2c,
+	0x3e, 0xd2, 0x54, 0xf5, 0xd6, 0x2d, 0x1f, 0x02, 0x09, 0x41, 0x83, 0xa0, 0xaa, 0xca, 0xa1, 0xb8,
+	0x07, 0x24, 0x2e, 0x95, 0x13, 0x2f, 0xc6, 0x90, 0x78, 0x5d, 0xaf, 0x13, 0xa8, 0x4a, 0x2f, 0x3d,
+	0x70, 0x44, 0x48, 0x88, 0x2b, 0x1c, 0x41, 0xbd, 0xc0, 0x81, 0x3f, 0xa2, 0x27, 0x54, 0xc1, 0x85,
+	0x13, 0xa0, 0x16, 0x89, 0x7f, 0x03, 0x79, 0x76, 0xdc, 0xda, 0xb4, 0xf9, 0x28, 0x70, 0x89, 0xb3,
+	0xe3, 0xdf, 0xcc, 0xfc, 0xe6, 0x6b, 0xc7, 0xf4, 0xa9, 0xc0, 0xeb, 0x0b, 0x3f, 0x1a, 0x72, 0x25,
+	0x92, 0xa4, 0x2f, 0x06, 0x22, 0x4c, 0xf8, 0xc8, 0xe6, 0xfb, 0x43, 0x11, 0x1f, 0x58, 0x51, 0x2c,
+	0x13, 0xc9, 0x9e, 0x40, 0x88, 0x75, 0x05, 0xb1, 0x46, 0xb6, 0xf1, 0xc0, 0x1d, 0x04, 0xa1, 0xe4,
+	0xf0, 0xab, 0x91, 0x46, 0xbb, 0x27, 0xd5, 0x40, 0x2a, 0xde, 0x75, 0x95, 0xd0, 0x26, 0xf8, 0xc8,
+	0xee, 0x8a, 0xc4, 0xb5, 0x79, 0xe4, 0xfa, 0x41, 0xe8, 0x26, 0x81, 0x0c, 0x11, 0xdb, 0xcc, 0x63,
+	0x33, 0x54, 0x4f, 0x06, 0xd9, 0xfb, 0x86, 0x7e, 0xbf, 0x07, 0x27, 0xae, 0x0f, 0xf8, 0xaa, 0xe6,
+	0x4b, 0x5f, 0x6a, 0x79, 0xfa, 0x0f, 0xa5, 0x0f, 0x7d, 0x29, 0xfd, 0xbe, 0xe0, 0x6e, 0x14, 0x70,
+	0x37, 0x0c, 0x65, 0x02, 0xde, 0x32, 0x9d, 0x31, 0x71, 0xba, 0x43, 0x2f, 0x48, 0x10, 0x62, 0xde,
+	0x0c, 0x89, 0xdc, 0xd8, 0x1d, 0x4c, 0x31, 0xa3, 0x12, 0x37, 0x11, 0x1a, 0x62, 0x5a, 0xf4, 0xc1,
+	0x3b, 0x69, 0xe8, 0x1b, 0xa9, 0x69, 0x47, 0xec, 0x0f, 0x85, 0x4a, 0x58, 0x83, 0xde, 0x05, 0x57,
+	0x7b, 0x81, 0x57, 0x27, 0x8b, 0xa4, 0xf5, 0x88, 0x53, 0x85, 0xf3, 0x96, 0x67, 0xee, 0x52, 0x96,
+	0xc7, 0xab, 0x48, 0x86, 0x4a, 0xb0, 0x57, 0xe9, 0x1c, 0x00, 0x00, 0x7d, 0x7f, 0xed, 0xa1, 0x75,
+	0x63, 0x11, 0x2c, 0x50, 0xea, 0xdc, 0x3b, 0xfd, 0x6d, 0xa1, 0xf4, 0xdd, 0x5f, 0x3f, 0xb4, 0x89,
+	0xa3, 0xb5, 0xcc, 0x9f, 0x48, 0xde, 0xaa, 0xca, 0x68, 0x3c, 0x4f, 0xef, 0x46, 0xb1, 0x1c, 0x05,
+	0x9e, 0x88, 0xc1, 0xf0, 0xbd, 0x4e, 0xfd, 0xe7, 0x1f, 0x57, 0x6a, 0x98, 0xdd, 0x0d, 0xcf, 0x8b,
+	0x85, 0x52, 0xbb, 0x49, 0x1c, 0x84, 0xbe, 0x73, 0x89, 0x64, 0xaf, 0xd0, 0x4a, 0x1a, 0xe0, 0x50,
+	0xd5, 0xcb, 0x8b, 0xa4, 0xf5, 0xd8, 0x9a, 0x39, 0x89, 0xcc, 0x2e, 0x20, 0x1d, 0xd4, 0x60, 0x6f,
+	0x51, 0x7a, 0x55, 0xfa, 0xfa, 0x1d, 0x08, 0xe6, 0x59, 0x0b, 0x1d, 0xa6, 0xb5, 0xb7, 0x74, 0xab,
+	0x61, 0x07, 0x58, 0x3b, 0xae, 0x2f, 0x90, 0xad, 0x93, 0xd3, 0x34, 0xbf, 0x21, 0xf4, 0xf1, 0x42,
+	0x40, 0x98, 0xa7, 0xd7, 0x68, 0x05, 0x22, 0x56, 0x75, 0xb2, 0x78, 0xe7, 0x36, 0x89, 0x42, 0x35,
+	0xb6, 0x59, 0x20, 0x58, 0x06, 0x82, 0xcf, 0x4d, 0x25, 0xa8, 0xbd, 0x17, 0x18, 0x6e, 0x23, 0x41,
+	0x47, 0x7c, 0xec, 0xc6, 0xde, 0x7f, 0x4b, 0xb9, 0x79, 0x4c, 0x68, 0xad, 0x68, 0x0d, 0xe3, 0xfd,
+	0x90, 0x56, 0x63, 0x2d, 0xc2, 0x80, 0x1b, 0x05, 0xae, 0x19, 0xcb, 0x37, 0x64, 0x10, 0x76, 0x5e,
+	0x48, 0xa3, 0x3d, 0xf9, 0x7d, 0xa1, 0xe5, 0x07, 0xc9, 0x07, 0xc3, 0xae, 0xd5, 0x93, 0x03, 0x1c,
+	0x24, 0x7c, 0xac, 0x28, 0xef, 0x23, 0x9e, 0x1c, 0x44, 0x42, 0x81, 0x82, 0xd2, 0x99, 0xc9, 0x1c,
+	0x98, 0x9f, 0xd2, 0x27, 0x81, 0xc3, 0xdb, 0xc2, 0x55, 0x62, 0x27, 0x96, 0xf2, 0x7d, 0x95, 0xeb,
+	0xe7, 0x7e, 0x2a, 0xcd, 0xf5, 0x33, 0x9c, 0xb7, 0xbc, 0x7f, 0x54, 0xbc, 0xfc, 0xaf, 0x2b, 0x7e,
+	0x42, 0x68, 0xfd, 0xba, 0x7b, 0x4c, 0xc3, 0x9b, 0xb4, 0x12, 0x81, 0x04, 0xb3, 0x30, 0xae, 0x25,
+	0x41, 0xcd, 0x11, 0x3d, 0x19, 0x7b, 0x85, 0xe2, 0x6b, 0xe5, 0xff, 0xaf, 0xf8, 0x2f, 0xd2, 0x46,
+	0x81, 0xab, 0x9f, 0x56, 0x75, 0x7a, 0xb2, 0xcc, 0x80, 0x1a, 0x37, 0xe9, 0x61, 0x94, 0xdb, 0xd0,
+	0x3b, 0x20, 0xc3, 0x7b, 0xe0, 0xe9, 0x31, 0x71, 0x16, 0xf4, 0xf3, 0x91, 0x5e, 0x1a, 0x30, 0x6b,
+	0x78, 0x23, 0xec, 0xc0, 0x7d, 0x86, 0xdc, 0xcc, 0x77, 0xb1, 0x6b, 0x33, 0x29, 0x7a, 0x7e, 0x9d,
+	0x56, 0xf4, 0xbd, 0x87, 0x7e, 0xe7, 0xc7, 0xe5, 0x17, 0x40, 0xc5, 0xd4, 0x82, 0x68, 0xed, 0xeb,
+	0x2a, 0x9d, 0x03, 0xcb, 0xec, 0x33, 0x42, 0x2b, 0x1a, 0xc7, 0x96, 0xc6, 0x98, 0xb9, 0x4e, 0xcc,
+	0x68, 0xcf, 0x02, 0xd5, 0x6c, 0xcd, 0x67, 0x8e, 0x7f, 0xf9, 0xf3, 0xcb, 0xf2, 0x02, 0x9b, 0xe7,
+	0x93, 0xae, 0x70, 0xf6, 0x15, 0xa1, 0x55, 0x9c, 0x27, 0x36, 0xd1, 0x7c, 0x71, 0x84, 0x8d, 0xe5,
+	0x99, 0xb0, 0xc8, 0xc5, 0x06, 0x2e, 0xcb, 0x6c, 0x69, 0x0c, 0x17, 0x1c, 0x2e, 0x7e, 0x98, 0xcd,
+	0xfa, 0x11, 0xfb, 0x96, 0xd0, 0xfb, 0xb9, 0x26, 0x67, 0xd6, 0x24, 0x7f, 0xd7, 0x87, 0xd1, 0xe0,
+	0x33, 0xe3, 0x91, 0xe3, 0x4b, 0xc0, 0xd1, 0x66, 0x7c, 0x0c, 0x47, 0xe8, 0x4e, 0xc5, 0x0f, 0xb3,
+	0xae, 0x3d, 0xe2, 0x38, 0x2f, 0xdf, 0x13, 0xfa, 0x68, 0xa1, 0xd5, 0xd8, 0xea, 0x2c, 0xbe, 0xf3,
+	0xd3, 0x60, 0xd8, 0xb7, 0xd0, 0x40, 0xbe, 0x2f, 0x03, 0xdf, 0x75, 0x66, 0xdf, 0x86, 0xaf, 0xe6,
+	0xf7, 0x39, 0xa1, 0x73, 0x70, 0xf7, 0xb3, 0xd6, 0x24, 0xbf, 0xf9, 0x65, 0x6d, 0x2c, 0xcd, 0x80,
+	0x44, 0x66, 0xab, 0xc0, 0xac, 0xcd, 0x5a, 0x7c, 0xc2, 0xf7, 0x85, 0xe2, 0x87, 0xd9, 0xf2, 0x3f,
+	0x82, 0x69, 0xd0, 0x3b, 0x8c, 0x4d, 0xf7, 0x33, 0xdb, 0x34, 0x14, 0x57, 0xe2, 0xd4, 0x69, 0xd0,
+	0x9c, 0x3a, 0x9b, 0xa7, 0xe7, 0x4d, 0x72, 0x76, 0xde, 0x24, 0x7f, 0x9c, 0x37, 0xc9, 0x17, 0x17,
+	0xcd, 0xd2, 0xd9, 0x45, 0xb3, 0xf4, 0xeb, 0x45, 0xb3, 0xf4, 0xde, 0x4a, 0x6e, 0x5f, 0x64, 0x26,
+	0xb2, 0xe7, 0x27, 0x79, 0x63, 0xb0, 0x3a, 0xba, 0x15, 0xf8, 0xee, 0x59, 0xff, 0x3b, 0x00, 0x00,
+	0xff, 0xff, 0x65, 0xb3, 0x15, 0x84, 0x4b, 0x0a, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -491,6 +714,10 @@ type QueryClient interface {
 	LeaseProofs(ctx context.Context, in *QueryLeaseProofsRequest, opts ...grpc.CallOption) (*QueryLeaseProofsResponse, error)
 	// LeaseProgress returns how far a lease's epochs are settled.
 	LeaseProgress(ctx context.Context, in *QueryLeaseProgressRequest, opts ...grpc.CallOption) (*QueryLeaseProgressResponse, error)
+	// Audit returns one audit.
+	Audit(ctx context.Context, in *QueryAuditRequest, opts ...grpc.CallOption) (*QueryAuditResponse, error)
+	// Audits lists audits by id, optionally of one provider or one status.
+	Audits(ctx context.Context, in *QueryAuditsRequest, opts ...grpc.CallOption) (*QueryAuditsResponse, error)
 }
 
 type queryClient struct {
@@ -537,6 +764,24 @@ func (c *queryClient) LeaseProgress(ctx context.Context, in *QueryLeaseProgressR
 	return out, nil
 }
 
+func (c *queryClient) Audit(ctx context.Context, in *QueryAuditRequest, opts ...grpc.CallOption) (*QueryAuditResponse, error) {
+	out := new(QueryAuditResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Query/Audit", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) Audits(ctx context.Context, in *QueryAuditsRequest, opts ...grpc.CallOption) (*QueryAuditsResponse, error) {
+	out := new(QueryAuditsResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Query/Audits", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // QueryServer is the server API for Query service.
 type QueryServer interface {
 	// Params returns the module parameters.
@@ -547,6 +792,10 @@ type QueryServer interface {
 	LeaseProofs(context.Context, *QueryLeaseProofsRequest) (*QueryLeaseProofsResponse, error)
 	// LeaseProgress returns how far a lease's epochs are settled.
 	LeaseProgress(context.Context, *QueryLeaseProgressRequest) (*QueryLeaseProgressResponse, error)
+	// Audit returns one audit.
+	Audit(context.Context, *QueryAuditRequest) (*QueryAuditResponse, error)
+	// Audits lists audits by id, optionally of one provider or one status.
+	Audits(context.Context, *QueryAuditsRequest) (*QueryAuditsResponse, error)
 }
 
 // UnimplementedQueryServer can be embedded to have forward compatible implementations.
@@ -564,6 +813,12 @@ func (*UnimplementedQueryServer) LeaseProofs(ctx context.Context, req *QueryLeas
 }
 func (*UnimplementedQueryServer) LeaseProgress(ctx context.Context, req *QueryLeaseProgressRequest) (*QueryLeaseProgressResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method LeaseProgress not implemented")
+}
+func (*UnimplementedQueryServer) Audit(ctx context.Context, req *QueryAuditRequest) (*QueryAuditResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Audit not implemented")
+}
+func (*UnimplementedQueryServer) Audits(ctx context.Context, req *QueryAuditsRequest) (*QueryAuditsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Audits not implemented")
 }
 
 func RegisterQueryServer(s grpc1.Server, srv QueryServer) {
@@ -642,6 +897,42 @@ func _Query_LeaseProgress_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Query_Audit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryAuditRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).Audit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Query/Audit",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).Audit(ctx, req.(*QueryAuditRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_Audits_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryAuditsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).Audits(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Query/Audits",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).Audits(ctx, req.(*QueryAuditsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var Query_serviceDesc = _Query_serviceDesc
 var _Query_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "idlegpu.settlement.v1.Query",
@@ -663,9 +954,174 @@ var _Query_serviceDesc = grpc.ServiceDesc{
 			MethodName: "LeaseProgress",
 			Handler:    _Query_LeaseProgress_Handler,
 		},
+		{
+			MethodName: "Audit",
+			Handler:    _Query_Audit_Handler,
+		},
+		{
+			MethodName: "Audits",
+			Handler:    _Query_Audits_Handler,
+		},
 	},
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "idlegpu/settlement/v1/query.proto",
+}
+
+func (m *QueryAuditRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryAuditRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryAuditRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.AuditId != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.AuditId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryAuditResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryAuditResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryAuditResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Audit.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintQuery(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryAuditsRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryAuditsRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryAuditsRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.Status != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.Status))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryAuditsResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryAuditsResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryAuditsResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Pagination != nil {
+		{
+			size, err := m.Pagination.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintQuery(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Audits) > 0 {
+		for iNdEx := len(m.Audits) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Audits[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintQuery(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
 }
 
 func (m *QueryRewardsRequest) Marshal() (dAtA []byte, err error) {
@@ -952,6 +1408,68 @@ func encodeVarintQuery(dAtA []byte, offset int, v uint64) int {
 	dAtA[offset] = uint8(v)
 	return base
 }
+func (m *QueryAuditRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.AuditId != 0 {
+		n += 1 + sovQuery(uint64(m.AuditId))
+	}
+	return n
+}
+
+func (m *QueryAuditResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Audit.Size()
+	n += 1 + l + sovQuery(uint64(l))
+	return n
+}
+
+func (m *QueryAuditsRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	if m.Status != 0 {
+		n += 1 + sovQuery(uint64(m.Status))
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryAuditsResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Audits) > 0 {
+		for _, e := range m.Audits {
+			l = e.Size()
+			n += 1 + l + sovQuery(uint64(l))
+		}
+	}
+	if m.Pagination != nil {
+		l = m.Pagination.Size()
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
 func (m *QueryRewardsRequest) Size() (n int) {
 	if m == nil {
 		return 0
@@ -1063,6 +1581,415 @@ func sovQuery(x uint64) (n int) {
 }
 func sozQuery(x uint64) (n int) {
 	return sovQuery(uint64((x << 1) ^ uint64((int64(x) >> 63))))
+}
+func (m *QueryAuditRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryAuditRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryAuditRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AuditId", wireType)
+			}
+			m.AuditId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.AuditId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryAuditResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryAuditResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryAuditResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Audit", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Audit.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryAuditsRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryAuditsRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryAuditsRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Status", wireType)
+			}
+			m.Status = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Status |= AuditStatus(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageRequest{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryAuditsResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryAuditsResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryAuditsResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Audits", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Audits = append(m.Audits, Audit{})
+			if err := m.Audits[len(m.Audits)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Pagination", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Pagination == nil {
+				m.Pagination = &query.PageResponse{}
+			}
+			if err := m.Pagination.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
 }
 func (m *QueryRewardsRequest) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)

@@ -14,24 +14,423 @@ import (
 	_ "github.com/cosmos/gogoproto/gogoproto"
 	grpc1 "github.com/cosmos/gogoproto/grpc"
 	proto "github.com/cosmos/gogoproto/proto"
+	github_com_cosmos_gogoproto_types "github.com/cosmos/gogoproto/types"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
+	_ "google.golang.org/protobuf/types/known/timestamppb"
 	io "io"
 	math "math"
 	math_bits "math/bits"
+	time "time"
 )
 
 // Reference imports to suppress errors if they are not otherwise used.
 var _ = proto.Marshal
 var _ = fmt.Errorf
 var _ = math.Inf
+var _ = time.Kitchen
 
 // This is a compile-time assertion to ensure that this generated file
 // is compatible with the proto package it is being compiled against.
 // A compilation error at this line likely means your copy of the
 // proto package needs to be updated.
 const _ = proto.GoGoProtoPackageIsVersion3 // please upgrade the proto package
+
+// MsgOpenAudit challenges a GPU that is in no lease: its provider must run
+// the workload with seed for work_units and answer by the deadline.
+type MsgOpenAudit struct {
+	// auditor must be in the auditors param; it pays the fee into escrow.
+	Auditor string `protobuf:"bytes,1,opt,name=auditor,proto3" json:"auditor,omitempty"`
+	// provider owns the GPU.
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// gpu_uuid is the GPU to audit.
+	GpuUuid string `protobuf:"bytes,3,opt,name=gpu_uuid,json=gpuUuid,proto3" json:"gpu_uuid,omitempty"`
+	// workload names the audit workload; only the chain's known ones are accepted.
+	Workload string `protobuf:"bytes,4,opt,name=workload,proto3" json:"workload,omitempty"`
+	// seed parameterises the workload (32 bytes).
+	Seed []byte `protobuf:"bytes,5,opt,name=seed,proto3" json:"seed,omitempty"`
+	// work_units is the size of the computation (at least 1).
+	WorkUnits uint64 `protobuf:"varint,6,opt,name=work_units,json=workUnits,proto3" json:"work_units,omitempty"`
+	// commitment is sha256(salt ‖ expected), salt and expected 32 bytes each.
+	Commitment []byte `protobuf:"bytes,7,opt,name=commitment,proto3" json:"commitment,omitempty"`
+	// deadline must be at least the model's reference time for work_units ×
+	// audit_slack + audit_latency from now, and at most audit_max_seconds away.
+	Deadline time.Time `protobuf:"bytes,8,opt,name=deadline,proto3,stdtime" json:"deadline"`
+	// fee is escrowed: the provider's on a correct answer or a bad reveal.
+	Fee types.Coin `protobuf:"bytes,9,opt,name=fee,proto3" json:"fee"`
+}
+
+func (m *MsgOpenAudit) Reset()         { *m = MsgOpenAudit{} }
+func (m *MsgOpenAudit) String() string { return proto.CompactTextString(m) }
+func (*MsgOpenAudit) ProtoMessage()    {}
+func (*MsgOpenAudit) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{0}
+}
+func (m *MsgOpenAudit) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgOpenAudit) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgOpenAudit.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgOpenAudit) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgOpenAudit.Merge(m, src)
+}
+func (m *MsgOpenAudit) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgOpenAudit) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgOpenAudit.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgOpenAudit proto.InternalMessageInfo
+
+func (m *MsgOpenAudit) GetAuditor() string {
+	if m != nil {
+		return m.Auditor
+	}
+	return ""
+}
+
+func (m *MsgOpenAudit) GetProvider() string {
+	if m != nil {
+		return m.Provider
+	}
+	return ""
+}
+
+func (m *MsgOpenAudit) GetGpuUuid() string {
+	if m != nil {
+		return m.GpuUuid
+	}
+	return ""
+}
+
+func (m *MsgOpenAudit) GetWorkload() string {
+	if m != nil {
+		return m.Workload
+	}
+	return ""
+}
+
+func (m *MsgOpenAudit) GetSeed() []byte {
+	if m != nil {
+		return m.Seed
+	}
+	return nil
+}
+
+func (m *MsgOpenAudit) GetWorkUnits() uint64 {
+	if m != nil {
+		return m.WorkUnits
+	}
+	return 0
+}
+
+func (m *MsgOpenAudit) GetCommitment() []byte {
+	if m != nil {
+		return m.Commitment
+	}
+	return nil
+}
+
+func (m *MsgOpenAudit) GetDeadline() time.Time {
+	if m != nil {
+		return m.Deadline
+	}
+	return time.Time{}
+}
+
+func (m *MsgOpenAudit) GetFee() types.Coin {
+	if m != nil {
+		return m.Fee
+	}
+	return types.Coin{}
+}
+
+// MsgOpenAuditResponse names the audit.
+type MsgOpenAuditResponse struct {
+	// audit_id is the new audit's id.
+	AuditId uint64 `protobuf:"varint,1,opt,name=audit_id,json=auditId,proto3" json:"audit_id,omitempty"`
+}
+
+func (m *MsgOpenAuditResponse) Reset()         { *m = MsgOpenAuditResponse{} }
+func (m *MsgOpenAuditResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgOpenAuditResponse) ProtoMessage()    {}
+func (*MsgOpenAuditResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{1}
+}
+func (m *MsgOpenAuditResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgOpenAuditResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgOpenAuditResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgOpenAuditResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgOpenAuditResponse.Merge(m, src)
+}
+func (m *MsgOpenAuditResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgOpenAuditResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgOpenAuditResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgOpenAuditResponse proto.InternalMessageInfo
+
+func (m *MsgOpenAuditResponse) GetAuditId() uint64 {
+	if m != nil {
+		return m.AuditId
+	}
+	return 0
+}
+
+// MsgAnswerAudit is the provider's result.
+type MsgAnswerAudit struct {
+	// signer is the provider's operator or one of its agents.
+	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
+	// audit_id is the audit answered.
+	AuditId uint64 `protobuf:"varint,2,opt,name=audit_id,json=auditId,proto3" json:"audit_id,omitempty"`
+	// result is the workload's 32-byte output.
+	Result []byte `protobuf:"bytes,3,opt,name=result,proto3" json:"result,omitempty"`
+}
+
+func (m *MsgAnswerAudit) Reset()         { *m = MsgAnswerAudit{} }
+func (m *MsgAnswerAudit) String() string { return proto.CompactTextString(m) }
+func (*MsgAnswerAudit) ProtoMessage()    {}
+func (*MsgAnswerAudit) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{2}
+}
+func (m *MsgAnswerAudit) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgAnswerAudit) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgAnswerAudit.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgAnswerAudit) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgAnswerAudit.Merge(m, src)
+}
+func (m *MsgAnswerAudit) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgAnswerAudit) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgAnswerAudit.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgAnswerAudit proto.InternalMessageInfo
+
+func (m *MsgAnswerAudit) GetSigner() string {
+	if m != nil {
+		return m.Signer
+	}
+	return ""
+}
+
+func (m *MsgAnswerAudit) GetAuditId() uint64 {
+	if m != nil {
+		return m.AuditId
+	}
+	return 0
+}
+
+func (m *MsgAnswerAudit) GetResult() []byte {
+	if m != nil {
+		return m.Result
+	}
+	return nil
+}
+
+// MsgAnswerAuditResponse is empty: the verdict comes with the reveal.
+type MsgAnswerAuditResponse struct {
+}
+
+func (m *MsgAnswerAuditResponse) Reset()         { *m = MsgAnswerAuditResponse{} }
+func (m *MsgAnswerAuditResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgAnswerAuditResponse) ProtoMessage()    {}
+func (*MsgAnswerAuditResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{3}
+}
+func (m *MsgAnswerAuditResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgAnswerAuditResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgAnswerAuditResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgAnswerAuditResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgAnswerAuditResponse.Merge(m, src)
+}
+func (m *MsgAnswerAuditResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgAnswerAuditResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgAnswerAuditResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgAnswerAuditResponse proto.InternalMessageInfo
+
+// MsgRevealAudit opens the auditor's commitment after the answer.
+type MsgRevealAudit struct {
+	// auditor is the audit's auditor.
+	Auditor string `protobuf:"bytes,1,opt,name=auditor,proto3" json:"auditor,omitempty"`
+	// audit_id is the audit revealed.
+	AuditId uint64 `protobuf:"varint,2,opt,name=audit_id,json=auditId,proto3" json:"audit_id,omitempty"`
+	// salt is the 32-byte salt of the commitment.
+	Salt []byte `protobuf:"bytes,3,opt,name=salt,proto3" json:"salt,omitempty"`
+	// expected is the 32-byte result the auditor committed to.
+	Expected []byte `protobuf:"bytes,4,opt,name=expected,proto3" json:"expected,omitempty"`
+}
+
+func (m *MsgRevealAudit) Reset()         { *m = MsgRevealAudit{} }
+func (m *MsgRevealAudit) String() string { return proto.CompactTextString(m) }
+func (*MsgRevealAudit) ProtoMessage()    {}
+func (*MsgRevealAudit) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{4}
+}
+func (m *MsgRevealAudit) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgRevealAudit) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgRevealAudit.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgRevealAudit) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgRevealAudit.Merge(m, src)
+}
+func (m *MsgRevealAudit) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgRevealAudit) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgRevealAudit.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgRevealAudit proto.InternalMessageInfo
+
+func (m *MsgRevealAudit) GetAuditor() string {
+	if m != nil {
+		return m.Auditor
+	}
+	return ""
+}
+
+func (m *MsgRevealAudit) GetAuditId() uint64 {
+	if m != nil {
+		return m.AuditId
+	}
+	return 0
+}
+
+func (m *MsgRevealAudit) GetSalt() []byte {
+	if m != nil {
+		return m.Salt
+	}
+	return nil
+}
+
+func (m *MsgRevealAudit) GetExpected() []byte {
+	if m != nil {
+		return m.Expected
+	}
+	return nil
+}
+
+// MsgRevealAuditResponse gives the verdict.
+type MsgRevealAuditResponse struct {
+	// status is the verdict.
+	Status AuditStatus `protobuf:"varint,1,opt,name=status,proto3,enum=idlegpu.settlement.v1.AuditStatus" json:"status,omitempty"`
+	// slashed is the provider's stake taken on a WRONG verdict.
+	Slashed types.Coin `protobuf:"bytes,2,opt,name=slashed,proto3" json:"slashed"`
+}
+
+func (m *MsgRevealAuditResponse) Reset()         { *m = MsgRevealAuditResponse{} }
+func (m *MsgRevealAuditResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgRevealAuditResponse) ProtoMessage()    {}
+func (*MsgRevealAuditResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_ec61c5c783ce2c92, []int{5}
+}
+func (m *MsgRevealAuditResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgRevealAuditResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgRevealAuditResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgRevealAuditResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgRevealAuditResponse.Merge(m, src)
+}
+func (m *MsgRevealAuditResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgRevealAuditResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgRevealAuditResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgRevealAuditResponse proto.InternalMessageInfo
+
+func (m *MsgRevealAuditResponse) GetStatus() AuditStatus {
+	if m != nil {
+		return m.Status
+	}
+	return AUDIT_STATUS_UNSPECIFIED
+}
+
+func (m *MsgRevealAuditResponse) GetSlashed() types.Coin {
+	if m != nil {
+		return m.Slashed
+	}
+	return types.Coin{}
+}
 
 // MsgReportFraud shows a sample committed under a proof's samples_root that
 // contradicts the proof's summary: anyone holding the samples (the renter,
@@ -54,7 +453,7 @@ func (m *MsgReportFraud) Reset()         { *m = MsgReportFraud{} }
 func (m *MsgReportFraud) String() string { return proto.CompactTextString(m) }
 func (*MsgReportFraud) ProtoMessage()    {}
 func (*MsgReportFraud) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{0}
+	return fileDescriptor_ec61c5c783ce2c92, []int{6}
 }
 func (m *MsgReportFraud) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -137,7 +536,7 @@ func (m *MsgReportFraudResponse) Reset()         { *m = MsgReportFraudResponse{}
 func (m *MsgReportFraudResponse) String() string { return proto.CompactTextString(m) }
 func (*MsgReportFraudResponse) ProtoMessage()    {}
 func (*MsgReportFraudResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{1}
+	return fileDescriptor_ec61c5c783ce2c92, []int{7}
 }
 func (m *MsgReportFraudResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -195,7 +594,7 @@ func (m *MsgSubmitProofs) Reset()         { *m = MsgSubmitProofs{} }
 func (m *MsgSubmitProofs) String() string { return proto.CompactTextString(m) }
 func (*MsgSubmitProofs) ProtoMessage()    {}
 func (*MsgSubmitProofs) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{2}
+	return fileDescriptor_ec61c5c783ce2c92, []int{8}
 }
 func (m *MsgSubmitProofs) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -255,7 +654,7 @@ func (m *MsgSubmitProofsResponse) Reset()         { *m = MsgSubmitProofsResponse
 func (m *MsgSubmitProofsResponse) String() string { return proto.CompactTextString(m) }
 func (*MsgSubmitProofsResponse) ProtoMessage()    {}
 func (*MsgSubmitProofsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{3}
+	return fileDescriptor_ec61c5c783ce2c92, []int{9}
 }
 func (m *MsgSubmitProofsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -303,7 +702,7 @@ func (m *MsgClaimRewards) Reset()         { *m = MsgClaimRewards{} }
 func (m *MsgClaimRewards) String() string { return proto.CompactTextString(m) }
 func (*MsgClaimRewards) ProtoMessage()    {}
 func (*MsgClaimRewards) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{4}
+	return fileDescriptor_ec61c5c783ce2c92, []int{10}
 }
 func (m *MsgClaimRewards) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -356,7 +755,7 @@ func (m *MsgClaimRewardsResponse) Reset()         { *m = MsgClaimRewardsResponse
 func (m *MsgClaimRewardsResponse) String() string { return proto.CompactTextString(m) }
 func (*MsgClaimRewardsResponse) ProtoMessage()    {}
 func (*MsgClaimRewardsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{5}
+	return fileDescriptor_ec61c5c783ce2c92, []int{11}
 }
 func (m *MsgClaimRewardsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -404,7 +803,7 @@ func (m *MsgUpdateParams) Reset()         { *m = MsgUpdateParams{} }
 func (m *MsgUpdateParams) String() string { return proto.CompactTextString(m) }
 func (*MsgUpdateParams) ProtoMessage()    {}
 func (*MsgUpdateParams) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{6}
+	return fileDescriptor_ec61c5c783ce2c92, []int{12}
 }
 func (m *MsgUpdateParams) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -455,7 +854,7 @@ func (m *MsgUpdateParamsResponse) Reset()         { *m = MsgUpdateParamsResponse
 func (m *MsgUpdateParamsResponse) String() string { return proto.CompactTextString(m) }
 func (*MsgUpdateParamsResponse) ProtoMessage()    {}
 func (*MsgUpdateParamsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_ec61c5c783ce2c92, []int{7}
+	return fileDescriptor_ec61c5c783ce2c92, []int{13}
 }
 func (m *MsgUpdateParamsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -485,6 +884,12 @@ func (m *MsgUpdateParamsResponse) XXX_DiscardUnknown() {
 var xxx_messageInfo_MsgUpdateParamsResponse proto.InternalMessageInfo
 
 func init() {
+	proto.RegisterType((*MsgOpenAudit)(nil), "idlegpu.settlement.v1.MsgOpenAudit")
+	proto.RegisterType((*MsgOpenAuditResponse)(nil), "idlegpu.settlement.v1.MsgOpenAuditResponse")
+	proto.RegisterType((*MsgAnswerAudit)(nil), "idlegpu.settlement.v1.MsgAnswerAudit")
+	proto.RegisterType((*MsgAnswerAuditResponse)(nil), "idlegpu.settlement.v1.MsgAnswerAuditResponse")
+	proto.RegisterType((*MsgRevealAudit)(nil), "idlegpu.settlement.v1.MsgRevealAudit")
+	proto.RegisterType((*MsgRevealAuditResponse)(nil), "idlegpu.settlement.v1.MsgRevealAuditResponse")
 	proto.RegisterType((*MsgReportFraud)(nil), "idlegpu.settlement.v1.MsgReportFraud")
 	proto.RegisterType((*MsgReportFraudResponse)(nil), "idlegpu.settlement.v1.MsgReportFraudResponse")
 	proto.RegisterType((*MsgSubmitProofs)(nil), "idlegpu.settlement.v1.MsgSubmitProofs")
@@ -498,59 +903,82 @@ func init() {
 func init() { proto.RegisterFile("idlegpu/settlement/v1/tx.proto", fileDescriptor_ec61c5c783ce2c92) }
 
 var fileDescriptor_ec61c5c783ce2c92 = []byte{
-	// 820 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xb4, 0x95, 0x31, 0x6f, 0xdb, 0x46,
-	0x14, 0xc7, 0x45, 0xd3, 0x96, 0xad, 0x93, 0xdc, 0xa2, 0x84, 0x6b, 0x53, 0x02, 0x4c, 0xab, 0x74,
-	0x5d, 0x08, 0x06, 0x44, 0x56, 0xaa, 0xed, 0x02, 0x1a, 0x8a, 0xd6, 0x46, 0xdd, 0x7a, 0x30, 0x60,
-	0xd0, 0xe8, 0xd2, 0x45, 0x38, 0x89, 0x27, 0xea, 0x5a, 0x92, 0x47, 0xf0, 0x4e, 0xaa, 0x3c, 0x14,
-	0x2d, 0x0a, 0x74, 0xe9, 0xd4, 0x2d, 0x1f, 0x20, 0x4b, 0x92, 0xc9, 0x43, 0x3e, 0x42, 0x06, 0x8f,
-	0x46, 0xa6, 0x4c, 0x49, 0x60, 0x0f, 0xfe, 0x0c, 0xd9, 0x82, 0x3b, 0x92, 0x32, 0x65, 0x48, 0x8c,
-	0x96, 0x2c, 0x12, 0xef, 0xdd, 0xff, 0xee, 0x3d, 0xfe, 0xde, 0xff, 0x8e, 0x40, 0xc3, 0xb6, 0x8b,
-	0x9c, 0x60, 0x60, 0x52, 0xc4, 0x98, 0x8b, 0x3c, 0xe4, 0x33, 0x73, 0xd8, 0x30, 0xd9, 0xc8, 0x08,
-	0x42, 0xc2, 0x88, 0xf2, 0x79, 0x3c, 0x6f, 0xdc, 0xcf, 0x1b, 0xc3, 0x46, 0xe5, 0x33, 0xe8, 0x61,
-	0x9f, 0x98, 0xe2, 0x37, 0x52, 0x56, 0xb4, 0x2e, 0xa1, 0x1e, 0xa1, 0x66, 0x07, 0x52, 0x64, 0x0e,
-	0x1b, 0x1d, 0xc4, 0x60, 0xc3, 0xec, 0x12, 0xec, 0xc7, 0xf3, 0x1b, 0xf1, 0xbc, 0x47, 0x1d, 0x9e,
-	0xc1, 0xa3, 0x4e, 0x3c, 0x51, 0x8e, 0x26, 0xda, 0x62, 0x64, 0x46, 0x83, 0x78, 0x6a, 0xcd, 0x21,
-	0x0e, 0x89, 0xe2, 0xfc, 0x29, 0x8e, 0xea, 0xd3, 0x6b, 0x0e, 0x60, 0x08, 0xbd, 0x64, 0xe5, 0x17,
-	0x33, 0x34, 0x21, 0x21, 0xbd, 0x48, 0xa2, 0x3f, 0x5e, 0x00, 0x9f, 0x9c, 0x52, 0xc7, 0x42, 0x01,
-	0x09, 0xd9, 0x71, 0x08, 0x07, 0xb6, 0xb2, 0x07, 0x56, 0x42, 0x31, 0x44, 0xa1, 0x2a, 0x55, 0xa5,
-	0x5a, 0xe1, 0x50, 0x7d, 0xf9, 0xbc, 0xbe, 0x16, 0xd7, 0xf4, 0x83, 0x6d, 0x87, 0x88, 0xd2, 0x73,
-	0x16, 0x62, 0xdf, 0xb1, 0xc6, 0x4a, 0xa5, 0x0c, 0x56, 0x5c, 0x04, 0x29, 0x6a, 0x63, 0x5b, 0x5d,
-	0xa8, 0x4a, 0xb5, 0x45, 0x6b, 0x59, 0x8c, 0x4f, 0x6c, 0x65, 0x0d, 0x2c, 0xa1, 0x80, 0x74, 0xfb,
-	0xaa, 0x2c, 0xe2, 0xd1, 0x40, 0xf9, 0x1e, 0xe4, 0x29, 0xf4, 0x02, 0x17, 0xa9, 0x8b, 0x55, 0xa9,
-	0x56, 0x6c, 0x6e, 0x1a, 0x53, 0x29, 0x1b, 0xe7, 0x42, 0x74, 0x58, 0xb8, 0x7a, 0xbd, 0x95, 0x7b,
-	0x72, 0x77, 0xb9, 0x2b, 0x59, 0xf1, 0x3a, 0x65, 0x13, 0x00, 0x17, 0xc1, 0x5e, 0x1b, 0xfb, 0x36,
-	0x1a, 0xa9, 0x4b, 0x62, 0xf3, 0x02, 0x8f, 0x9c, 0xf0, 0x80, 0xa2, 0x80, 0xc5, 0x00, 0xb2, 0xbe,
-	0x9a, 0xaf, 0xca, 0xb5, 0x92, 0x25, 0x9e, 0x5b, 0xfb, 0xff, 0xdc, 0x5d, 0xee, 0x8e, 0x8b, 0xfe,
-	0xef, 0xee, 0x72, 0x77, 0x3b, 0x61, 0x34, 0x4a, 0x53, 0x9a, 0x44, 0xa2, 0xff, 0x09, 0xd6, 0x27,
-	0x23, 0x16, 0xa2, 0x01, 0xf1, 0x29, 0x52, 0xbe, 0x03, 0xcb, 0xd4, 0x85, 0xb4, 0x8f, 0x6c, 0xc1,
-	0xaa, 0xd8, 0x2c, 0x1b, 0x31, 0x28, 0x6e, 0x01, 0x23, 0xb6, 0x80, 0x71, 0x44, 0xb0, 0x9f, 0x7e,
-	0x85, 0x64, 0x91, 0xb2, 0x0d, 0x56, 0x05, 0x26, 0xda, 0xee, 0x41, 0xec, 0xa2, 0x88, 0xdd, 0xaa,
-	0x55, 0x8a, 0x82, 0xc7, 0x22, 0xa6, 0xbf, 0x93, 0xc0, 0xa7, 0xa7, 0xd4, 0x39, 0x1f, 0x74, 0x3c,
-	0xcc, 0xce, 0x78, 0xf7, 0xa8, 0xf2, 0x35, 0xc8, 0x53, 0xec, 0xf8, 0x73, 0xf4, 0x28, 0xd6, 0xf1,
-	0xbe, 0x06, 0x21, 0x19, 0x62, 0x1b, 0x85, 0x22, 0x4b, 0x66, 0x5f, 0x13, 0xa5, 0xf2, 0x33, 0xc8,
-	0x0b, 0xbf, 0x50, 0x55, 0xae, 0xca, 0xb5, 0x62, 0x73, 0x67, 0x46, 0x9b, 0x7e, 0x1c, 0xa1, 0xee,
-	0x80, 0x61, 0xe2, 0x8b, 0xfa, 0x26, 0xda, 0x15, 0xad, 0x6f, 0xed, 0x71, 0xf6, 0x71, 0x31, 0x9c,
-	0xfc, 0x97, 0xb3, 0xc8, 0xa7, 0xdf, 0x53, 0xff, 0x0b, 0x6c, 0x3c, 0x08, 0x8d, 0xd9, 0xdb, 0xbc,
-	0xc1, 0x98, 0x83, 0x97, 0xb3, 0xc1, 0xef, 0xf3, 0x62, 0x9e, 0xbd, 0xd9, 0xaa, 0x39, 0x98, 0xf5,
-	0x07, 0x1d, 0xa3, 0x4b, 0xbc, 0xf8, 0x88, 0xc5, 0x7f, 0x75, 0x6a, 0xff, 0x6e, 0xb2, 0x8b, 0x00,
-	0x51, 0xb1, 0x80, 0x46, 0x85, 0x8b, 0xdd, 0xf5, 0x47, 0x11, 0xfc, 0x23, 0x17, 0x62, 0xcf, 0x42,
-	0x7f, 0xc0, 0xd0, 0xa6, 0x1c, 0x25, 0x09, 0x50, 0x08, 0x19, 0x99, 0xe3, 0x88, 0x24, 0x4a, 0x65,
-	0x1d, 0xe4, 0x6d, 0xe4, 0x13, 0x8f, 0xaa, 0x0b, 0x55, 0xb9, 0x56, 0xb0, 0xe2, 0x51, 0xeb, 0x40,
-	0x98, 0x32, 0x91, 0x65, 0xa2, 0x49, 0x57, 0xa1, 0xff, 0x2b, 0x09, 0x36, 0xe9, 0xd8, 0x98, 0xcd,
-	0x6f, 0x60, 0xb9, 0xcb, 0xe3, 0xe8, 0xe3, 0xe1, 0x49, 0x12, 0xe8, 0x2f, 0x22, 0x42, 0xbf, 0x04,
-	0x36, 0x64, 0xe8, 0x4c, 0x5c, 0x40, 0xca, 0x01, 0x28, 0xc0, 0x01, 0xeb, 0x93, 0x10, 0xb3, 0x8b,
-	0x0f, 0x22, 0xba, 0x97, 0xf2, 0x5b, 0x21, 0xba, 0xc2, 0x84, 0x45, 0x67, 0xdf, 0x0a, 0x51, 0x9a,
-	0x49, 0x9b, 0x89, 0x50, 0xeb, 0x5b, 0x4e, 0xf3, 0x7e, 0xc7, 0x4c, 0x9c, 0xe9, 0x92, 0xf5, 0xb2,
-	0xa0, 0x99, 0x0e, 0x25, 0x34, 0x9b, 0x4f, 0x65, 0x20, 0x9f, 0x52, 0x47, 0xe9, 0x81, 0xd2, 0xc4,
-	0x5b, 0x7e, 0x35, 0xa3, 0xba, 0x07, 0xfb, 0x54, 0x8c, 0xf9, 0x74, 0xe3, 0xee, 0xf5, 0x40, 0x69,
-	0xe2, 0xb0, 0x67, 0xe4, 0x49, 0xeb, 0xb2, 0xf2, 0x4c, 0x3d, 0x41, 0x3d, 0x50, 0x9a, 0xf0, 0x75,
-	0x46, 0x9e, 0xb4, 0x2e, 0x2b, 0xcf, 0x54, 0x37, 0x76, 0x41, 0x31, 0xfd, 0x85, 0xd9, 0x99, 0xbd,
-	0x3c, 0x25, 0xab, 0xd4, 0xe7, 0x92, 0x25, 0x49, 0x2a, 0x4b, 0x7f, 0x73, 0x1f, 0x1c, 0xfe, 0x74,
-	0x75, 0xa3, 0x49, 0xd7, 0x37, 0x9a, 0xf4, 0xf6, 0x46, 0x93, 0xfe, 0xbf, 0xd5, 0x72, 0xd7, 0xb7,
-	0x5a, 0xee, 0xd5, 0xad, 0x96, 0xfb, 0xb5, 0x9e, 0xf2, 0x77, 0xe2, 0x88, 0xa9, 0xce, 0x10, 0x56,
-	0xef, 0xe4, 0xc5, 0x17, 0xf2, 0x9b, 0xf7, 0x01, 0x00, 0x00, 0xff, 0xff, 0x03, 0x42, 0x50, 0x97,
-	0x1e, 0x08, 0x00, 0x00,
+	// 1188 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xb4, 0x56, 0xcf, 0x6f, 0x1b, 0xc5,
+	0x17, 0xcf, 0xc6, 0x8e, 0x13, 0x4f, 0xdc, 0x7e, 0xf5, 0x5d, 0x85, 0x76, 0x63, 0xa9, 0x8e, 0xd9,
+	0x50, 0x64, 0x05, 0x65, 0x97, 0xb8, 0x6d, 0x90, 0x7c, 0x40, 0x24, 0x55, 0x0b, 0x39, 0x44, 0x54,
+	0x1b, 0x72, 0x41, 0x42, 0xd6, 0xd8, 0x3b, 0xde, 0x0c, 0xdd, 0xdd, 0x59, 0xed, 0xcc, 0x26, 0xe9,
+	0x01, 0x81, 0x90, 0xb8, 0x70, 0xea, 0x01, 0x89, 0x3f, 0x80, 0x0b, 0xea, 0x29, 0x07, 0xf8, 0x0f,
+	0x40, 0xea, 0xb1, 0xea, 0x89, 0x13, 0x45, 0xc9, 0x21, 0x7f, 0x03, 0x37, 0x34, 0x3f, 0xbc, 0x19,
+	0x07, 0x7b, 0x63, 0x45, 0xe2, 0x92, 0xec, 0x7b, 0xf3, 0x79, 0x33, 0xef, 0x7d, 0x3e, 0x6f, 0x9e,
+	0x07, 0x34, 0xb0, 0x1f, 0xa2, 0x20, 0xc9, 0x5c, 0x8a, 0x18, 0x0b, 0x51, 0x84, 0x62, 0xe6, 0x1e,
+	0x6e, 0xb8, 0xec, 0xd8, 0x49, 0x52, 0xc2, 0x88, 0xf9, 0x96, 0x5a, 0x77, 0x2e, 0xd6, 0x9d, 0xc3,
+	0x8d, 0xfa, 0xff, 0x61, 0x84, 0x63, 0xe2, 0x8a, 0xbf, 0x12, 0x59, 0x6f, 0xf4, 0x09, 0x8d, 0x08,
+	0x75, 0x7b, 0x90, 0x22, 0xf7, 0x70, 0xa3, 0x87, 0x18, 0xdc, 0x70, 0xfb, 0x04, 0xc7, 0x6a, 0xfd,
+	0xb6, 0x5a, 0x8f, 0x68, 0xc0, 0x4f, 0x88, 0x68, 0xa0, 0x16, 0x96, 0xe5, 0x42, 0x57, 0x58, 0xae,
+	0x34, 0xd4, 0xd2, 0x52, 0x40, 0x02, 0x22, 0xfd, 0xfc, 0x4b, 0x79, 0x57, 0x02, 0x42, 0x82, 0x10,
+	0xb9, 0xc2, 0xea, 0x65, 0x03, 0x97, 0xe1, 0x08, 0x51, 0x06, 0xa3, 0x44, 0x01, 0xde, 0x1e, 0x5f,
+	0x14, 0xcc, 0x7c, 0xcc, 0x14, 0xc4, 0x1e, 0x0f, 0x49, 0x60, 0x0a, 0x23, 0x5a, 0xbc, 0x4d, 0x92,
+	0x12, 0x32, 0x90, 0x10, 0xfb, 0xd7, 0x12, 0xa8, 0xed, 0xd2, 0xe0, 0xd3, 0x04, 0xc5, 0x5b, 0x7c,
+	0x77, 0xb3, 0x0d, 0xe6, 0xc5, 0x31, 0x24, 0xb5, 0x8c, 0xa6, 0xd1, 0xaa, 0x6e, 0x5b, 0xaf, 0x7f,
+	0x59, 0x5f, 0x52, 0x45, 0x6d, 0xf9, 0x7e, 0x8a, 0x28, 0xdd, 0x63, 0x29, 0x8e, 0x03, 0x6f, 0x08,
+	0x34, 0xef, 0x83, 0x85, 0x24, 0x25, 0x87, 0xd8, 0x47, 0xa9, 0x35, 0x7b, 0x45, 0x50, 0x8e, 0x34,
+	0x97, 0xc1, 0x42, 0x90, 0x64, 0xdd, 0x2c, 0xc3, 0xbe, 0x55, 0xe2, 0x51, 0xde, 0x7c, 0x90, 0x64,
+	0xfb, 0x19, 0xf6, 0xcd, 0x3a, 0x58, 0x38, 0x22, 0xe9, 0xd3, 0x90, 0x40, 0xdf, 0x2a, 0x8b, 0xa5,
+	0xdc, 0x36, 0x4d, 0x50, 0xa6, 0x08, 0xf9, 0xd6, 0x5c, 0xd3, 0x68, 0xd5, 0x3c, 0xf1, 0x6d, 0xde,
+	0x01, 0x80, 0xaf, 0x77, 0xb3, 0x18, 0x33, 0x6a, 0x55, 0x9a, 0x46, 0xab, 0xec, 0x55, 0xb9, 0x67,
+	0x9f, 0x3b, 0xcc, 0x06, 0x00, 0x7d, 0x12, 0x45, 0x98, 0x71, 0x06, 0xac, 0x79, 0x11, 0xa8, 0x79,
+	0xcc, 0x47, 0x60, 0xc1, 0x47, 0xd0, 0x0f, 0x71, 0x8c, 0xac, 0x85, 0xa6, 0xd1, 0x5a, 0x6c, 0xd7,
+	0x1d, 0x29, 0x91, 0x33, 0x94, 0xc8, 0xf9, 0x6c, 0x28, 0xd1, 0xf6, 0x8d, 0x97, 0x7f, 0xae, 0xcc,
+	0x3c, 0x7f, 0xb3, 0x62, 0xfc, 0x7c, 0x7e, 0xb2, 0x66, 0x78, 0x79, 0xa8, 0xb9, 0x09, 0x4a, 0x03,
+	0x84, 0xac, 0xaa, 0xd8, 0x61, 0xd9, 0x51, 0xe5, 0xf3, 0x76, 0x72, 0x54, 0x3b, 0x39, 0x0f, 0x09,
+	0x8e, 0xb7, 0xab, 0x7c, 0x03, 0x19, 0xcc, 0x03, 0x3a, 0xed, 0x6f, 0xcf, 0x4f, 0xd6, 0x86, 0x64,
+	0x7e, 0x7f, 0x7e, 0xb2, 0x96, 0xeb, 0x76, 0xac, 0x2b, 0xa7, 0xcb, 0x64, 0x6f, 0x80, 0x25, 0xdd,
+	0xf6, 0x10, 0x4d, 0x48, 0x4c, 0x11, 0x27, 0x55, 0x6c, 0xd4, 0xc5, 0xbe, 0xd0, 0xaf, 0xac, 0x54,
+	0xda, 0xf1, 0xed, 0x17, 0x06, 0xb8, 0xb9, 0x4b, 0x83, 0xad, 0x98, 0x1e, 0xa1, 0x54, 0x8a, 0xfd,
+	0x3e, 0xa8, 0x50, 0x1c, 0xc4, 0xe8, 0x6a, 0xad, 0x15, 0x6e, 0x64, 0xff, 0xd9, 0x91, 0xfd, 0xcd,
+	0x5b, 0xa0, 0x92, 0x22, 0x9a, 0x85, 0x4c, 0xa8, 0x59, 0xf3, 0x94, 0xd5, 0xb9, 0xc7, 0xcb, 0x53,
+	0xf1, 0xbc, 0xba, 0xd5, 0x49, 0xd5, 0x69, 0x99, 0xd9, 0x16, 0xb8, 0x35, 0xea, 0x19, 0x56, 0x68,
+	0xff, 0x2e, 0xcb, 0xf0, 0xd0, 0x21, 0x82, 0xe1, 0xf5, 0x7b, 0xb6, 0xa0, 0x10, 0xde, 0x61, 0x30,
+	0x2f, 0x43, 0x7c, 0xf3, 0x8e, 0x44, 0xc7, 0x09, 0xea, 0x33, 0x24, 0x3b, 0xb2, 0xe6, 0xe5, 0x76,
+	0xe7, 0xfe, 0x65, 0xfd, 0x26, 0x56, 0xa8, 0x25, 0x6d, 0xff, 0x60, 0x88, 0x12, 0x35, 0x57, 0x2e,
+	0x62, 0x07, 0x54, 0x28, 0x83, 0x2c, 0xa3, 0xa2, 0x9c, 0x9b, 0x6d, 0xdb, 0x19, 0x3b, 0xc4, 0x1c,
+	0x11, 0xb5, 0x27, 0x90, 0x9e, 0x8a, 0x30, 0x3f, 0x04, 0xf3, 0x34, 0x84, 0xf4, 0x00, 0xc9, 0xb2,
+	0xa6, 0x6d, 0xc4, 0x61, 0x90, 0xfd, 0xd3, 0xac, 0xa2, 0x37, 0x21, 0x29, 0x7b, 0x9c, 0xc2, 0xcc,
+	0xe7, 0xd7, 0x3b, 0x15, 0xe6, 0x14, 0x7d, 0x92, 0x23, 0x39, 0xc1, 0x21, 0x82, 0x14, 0x69, 0x04,
+	0x0b, 0x7b, 0xc7, 0x37, 0x97, 0xc0, 0x1c, 0x4a, 0x48, 0xff, 0x40, 0x30, 0x5c, 0xf6, 0xa4, 0x61,
+	0x7e, 0x04, 0x2a, 0x14, 0x46, 0x49, 0x88, 0x04, 0xc1, 0x8b, 0xed, 0x3b, 0x13, 0xaa, 0xde, 0x13,
+	0x20, 0x3d, 0x79, 0x15, 0xc7, 0xc7, 0x40, 0x88, 0xe0, 0xa0, 0x8b, 0x63, 0x1f, 0x1d, 0x8b, 0x01,
+	0x51, 0xf6, 0xaa, 0xdc, 0xb3, 0xc3, 0x1d, 0x5c, 0xd7, 0x04, 0xb2, 0x03, 0xab, 0xd2, 0x2c, 0x71,
+	0x5d, 0xf9, 0x77, 0xe7, 0x01, 0xd7, 0x2e, 0x4f, 0xfa, 0x0a, 0xf1, 0x72, 0x4a, 0xec, 0xaf, 0x94,
+	0x76, 0xb9, 0x27, 0xd7, 0x4e, 0xe3, 0xdf, 0xb8, 0x06, 0xff, 0xe6, 0x2a, 0xb8, 0x21, 0x68, 0xa2,
+	0xdd, 0x01, 0xc4, 0xa1, 0x52, 0xf1, 0x86, 0x57, 0x93, 0xce, 0xc7, 0xc2, 0x67, 0xff, 0x6d, 0x80,
+	0xff, 0xed, 0xd2, 0x60, 0x2f, 0xeb, 0x45, 0x98, 0x3d, 0xe1, 0xe3, 0x9c, 0x5e, 0xe3, 0x2e, 0x5f,
+	0x6f, 0x6c, 0x7f, 0x02, 0x2a, 0xe2, 0x07, 0x84, 0x5a, 0xa5, 0x66, 0xa9, 0xb5, 0xd8, 0xbe, 0x3b,
+	0x41, 0xa6, 0x47, 0xc7, 0xa8, 0x9f, 0x31, 0x4c, 0x62, 0x91, 0xdf, 0x88, 0x5c, 0x32, 0x5e, 0xde,
+	0x1b, 0x6d, 0x30, 0xbc, 0x33, 0x89, 0x79, 0xbd, 0x4e, 0xfb, 0x6b, 0x70, 0xfb, 0x92, 0x2b, 0xe7,
+	0xde, 0xe7, 0x02, 0x8b, 0xc1, 0x57, 0x2a, 0x26, 0xfe, 0x01, 0x4f, 0xe6, 0xc5, 0x9b, 0x95, 0x56,
+	0x80, 0xd9, 0x41, 0xd6, 0x73, 0xfa, 0x24, 0x52, 0xbf, 0xdb, 0xea, 0xdf, 0x3a, 0xf5, 0x9f, 0xba,
+	0xec, 0x59, 0x82, 0xa8, 0x08, 0xa0, 0x32, 0x71, 0xb1, 0xbb, 0xfd, 0xa3, 0x24, 0xff, 0x61, 0x08,
+	0x71, 0xe4, 0xa1, 0x23, 0x98, 0xfa, 0x94, 0x53, 0x49, 0x12, 0x94, 0xc2, 0x69, 0x46, 0x50, 0x8e,
+	0xe4, 0x13, 0xd3, 0x47, 0x31, 0x89, 0xa8, 0x35, 0xdb, 0x2c, 0xb5, 0xaa, 0x9e, 0xb2, 0x3a, 0x9b,
+	0xa2, 0x29, 0x87, 0xb0, 0x42, 0x6a, 0xf4, 0x2c, 0xec, 0xef, 0x0c, 0xc1, 0x8d, 0xee, 0xcb, 0xb9,
+	0xf9, 0x12, 0xcc, 0xf7, 0xb9, 0x1f, 0xfd, 0x77, 0xf4, 0x0c, 0x0f, 0xb0, 0x7f, 0x93, 0x0c, 0xed,
+	0x27, 0x3e, 0x64, 0xe8, 0x89, 0x78, 0x91, 0x98, 0x9b, 0xa0, 0x0a, 0x33, 0x76, 0x40, 0x52, 0xcc,
+	0x9e, 0x5d, 0x49, 0xd1, 0x05, 0x94, 0x4f, 0x05, 0xf9, 0xa6, 0x51, 0xe3, 0x6c, 0xd2, 0x54, 0x90,
+	0xc7, 0x8c, 0xb6, 0x99, 0x70, 0x75, 0x3e, 0xe0, 0x6c, 0x5e, 0xec, 0x58, 0x48, 0xa7, 0x9e, 0xb2,
+	0xbd, 0x2c, 0xd8, 0xd4, 0x5d, 0x43, 0x36, 0xdb, 0xaf, 0xe7, 0x40, 0x69, 0x97, 0x06, 0xe6, 0x00,
+	0xd4, 0x46, 0xaa, 0x7c, 0x77, 0x42, 0x76, 0x97, 0xf6, 0xa9, 0x3b, 0xd3, 0xe1, 0x72, 0xf5, 0x06,
+	0xa0, 0x36, 0x72, 0xd9, 0x0b, 0xce, 0xd1, 0x71, 0x45, 0xe7, 0x8c, 0xbd, 0x41, 0x03, 0x50, 0x1b,
+	0xe9, 0xeb, 0x82, 0x73, 0x74, 0x5c, 0xd1, 0x39, 0x63, 0xbb, 0xb1, 0x0f, 0x16, 0xf5, 0x5f, 0x98,
+	0xbb, 0x93, 0xc3, 0x35, 0x58, 0x7d, 0x7d, 0x2a, 0x58, 0x7e, 0xc8, 0x17, 0xa0, 0x7a, 0xf1, 0xae,
+	0x5d, 0x9d, 0x1c, 0x9b, 0x83, 0xea, 0xef, 0x4d, 0x01, 0xd2, 0x6b, 0xd0, 0xdf, 0x52, 0x05, 0x35,
+	0x68, 0xb0, 0xa2, 0x1a, 0xc6, 0xbc, 0x76, 0x24, 0x51, 0x17, 0x2f, 0x9d, 0x42, 0xa2, 0x72, 0x58,
+	0x31, 0x51, 0xff, 0x7a, 0x6f, 0xd4, 0xe7, 0xbe, 0xe1, 0x17, 0x66, 0xfb, 0xe3, 0x97, 0xa7, 0x0d,
+	0xe3, 0xd5, 0x69, 0xc3, 0xf8, 0xeb, 0xb4, 0x61, 0x3c, 0x3f, 0x6b, 0xcc, 0xbc, 0x3a, 0x6b, 0xcc,
+	0xfc, 0x71, 0xd6, 0x98, 0xf9, 0x7c, 0x5d, 0x1b, 0x04, 0xc3, 0xab, 0x33, 0xf6, 0x0a, 0x89, 0x99,
+	0xd0, 0xab, 0x88, 0x57, 0xf3, 0xbd, 0x7f, 0x02, 0x00, 0x00, 0xff, 0xff, 0x04, 0x94, 0xca, 0x5f,
+	0x9c, 0x0d, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -574,6 +1002,12 @@ type MsgClient interface {
 	ClaimRewards(ctx context.Context, in *MsgClaimRewards, opts ...grpc.CallOption) (*MsgClaimRewardsResponse, error)
 	// ReportFraud proves a stored proof false with one of its own samples.
 	ReportFraud(ctx context.Context, in *MsgReportFraud, opts ...grpc.CallOption) (*MsgReportFraudResponse, error)
+	// OpenAudit escrows a fee and challenges one GPU with the audit workload.
+	OpenAudit(ctx context.Context, in *MsgOpenAudit, opts ...grpc.CallOption) (*MsgOpenAuditResponse, error)
+	// AnswerAudit gives the provider's result before the deadline.
+	AnswerAudit(ctx context.Context, in *MsgAnswerAudit, opts ...grpc.CallOption) (*MsgAnswerAuditResponse, error)
+	// RevealAudit opens the auditor's commitment and gives the verdict.
+	RevealAudit(ctx context.Context, in *MsgRevealAudit, opts ...grpc.CallOption) (*MsgRevealAuditResponse, error)
 }
 
 type msgClient struct {
@@ -620,6 +1054,33 @@ func (c *msgClient) ReportFraud(ctx context.Context, in *MsgReportFraud, opts ..
 	return out, nil
 }
 
+func (c *msgClient) OpenAudit(ctx context.Context, in *MsgOpenAudit, opts ...grpc.CallOption) (*MsgOpenAuditResponse, error) {
+	out := new(MsgOpenAuditResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Msg/OpenAudit", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) AnswerAudit(ctx context.Context, in *MsgAnswerAudit, opts ...grpc.CallOption) (*MsgAnswerAuditResponse, error) {
+	out := new(MsgAnswerAuditResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Msg/AnswerAudit", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) RevealAudit(ctx context.Context, in *MsgRevealAudit, opts ...grpc.CallOption) (*MsgRevealAuditResponse, error) {
+	out := new(MsgRevealAuditResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Msg/RevealAudit", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MsgServer is the server API for Msg service.
 type MsgServer interface {
 	// UpdateParams replaces all module parameters; only the module authority
@@ -631,6 +1092,12 @@ type MsgServer interface {
 	ClaimRewards(context.Context, *MsgClaimRewards) (*MsgClaimRewardsResponse, error)
 	// ReportFraud proves a stored proof false with one of its own samples.
 	ReportFraud(context.Context, *MsgReportFraud) (*MsgReportFraudResponse, error)
+	// OpenAudit escrows a fee and challenges one GPU with the audit workload.
+	OpenAudit(context.Context, *MsgOpenAudit) (*MsgOpenAuditResponse, error)
+	// AnswerAudit gives the provider's result before the deadline.
+	AnswerAudit(context.Context, *MsgAnswerAudit) (*MsgAnswerAuditResponse, error)
+	// RevealAudit opens the auditor's commitment and gives the verdict.
+	RevealAudit(context.Context, *MsgRevealAudit) (*MsgRevealAuditResponse, error)
 }
 
 // UnimplementedMsgServer can be embedded to have forward compatible implementations.
@@ -648,6 +1115,15 @@ func (*UnimplementedMsgServer) ClaimRewards(ctx context.Context, req *MsgClaimRe
 }
 func (*UnimplementedMsgServer) ReportFraud(ctx context.Context, req *MsgReportFraud) (*MsgReportFraudResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ReportFraud not implemented")
+}
+func (*UnimplementedMsgServer) OpenAudit(ctx context.Context, req *MsgOpenAudit) (*MsgOpenAuditResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method OpenAudit not implemented")
+}
+func (*UnimplementedMsgServer) AnswerAudit(ctx context.Context, req *MsgAnswerAudit) (*MsgAnswerAuditResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AnswerAudit not implemented")
+}
+func (*UnimplementedMsgServer) RevealAudit(ctx context.Context, req *MsgRevealAudit) (*MsgRevealAuditResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RevealAudit not implemented")
 }
 
 func RegisterMsgServer(s grpc1.Server, srv MsgServer) {
@@ -726,6 +1202,60 @@ func _Msg_ReportFraud_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Msg_OpenAudit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgOpenAudit)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).OpenAudit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Msg/OpenAudit",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).OpenAudit(ctx, req.(*MsgOpenAudit))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_AnswerAudit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgAnswerAudit)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).AnswerAudit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Msg/AnswerAudit",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).AnswerAudit(ctx, req.(*MsgAnswerAudit))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_RevealAudit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgRevealAudit)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).RevealAudit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Msg/RevealAudit",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).RevealAudit(ctx, req.(*MsgRevealAudit))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var Msg_serviceDesc = _Msg_serviceDesc
 var _Msg_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "idlegpu.settlement.v1.Msg",
@@ -747,9 +1277,289 @@ var _Msg_serviceDesc = grpc.ServiceDesc{
 			MethodName: "ReportFraud",
 			Handler:    _Msg_ReportFraud_Handler,
 		},
+		{
+			MethodName: "OpenAudit",
+			Handler:    _Msg_OpenAudit_Handler,
+		},
+		{
+			MethodName: "AnswerAudit",
+			Handler:    _Msg_AnswerAudit_Handler,
+		},
+		{
+			MethodName: "RevealAudit",
+			Handler:    _Msg_RevealAudit_Handler,
+		},
 	},
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "idlegpu/settlement/v1/tx.proto",
+}
+
+func (m *MsgOpenAudit) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgOpenAudit) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgOpenAudit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Fee.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x4a
+	n2, err2 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.Deadline, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.Deadline):])
+	if err2 != nil {
+		return 0, err2
+	}
+	i -= n2
+	i = encodeVarintTx(dAtA, i, uint64(n2))
+	i--
+	dAtA[i] = 0x42
+	if len(m.Commitment) > 0 {
+		i -= len(m.Commitment)
+		copy(dAtA[i:], m.Commitment)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Commitment)))
+		i--
+		dAtA[i] = 0x3a
+	}
+	if m.WorkUnits != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.WorkUnits))
+		i--
+		dAtA[i] = 0x30
+	}
+	if len(m.Seed) > 0 {
+		i -= len(m.Seed)
+		copy(dAtA[i:], m.Seed)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Seed)))
+		i--
+		dAtA[i] = 0x2a
+	}
+	if len(m.Workload) > 0 {
+		i -= len(m.Workload)
+		copy(dAtA[i:], m.Workload)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Workload)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.GpuUuid) > 0 {
+		i -= len(m.GpuUuid)
+		copy(dAtA[i:], m.GpuUuid)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.GpuUuid)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if len(m.Provider) > 0 {
+		i -= len(m.Provider)
+		copy(dAtA[i:], m.Provider)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Provider)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.Auditor) > 0 {
+		i -= len(m.Auditor)
+		copy(dAtA[i:], m.Auditor)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Auditor)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgOpenAuditResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgOpenAuditResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgOpenAuditResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.AuditId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.AuditId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgAnswerAudit) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgAnswerAudit) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgAnswerAudit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Result) > 0 {
+		i -= len(m.Result)
+		copy(dAtA[i:], m.Result)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Result)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.AuditId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.AuditId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Signer) > 0 {
+		i -= len(m.Signer)
+		copy(dAtA[i:], m.Signer)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signer)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgAnswerAuditResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgAnswerAuditResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgAnswerAuditResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgRevealAudit) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgRevealAudit) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgRevealAudit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Expected) > 0 {
+		i -= len(m.Expected)
+		copy(dAtA[i:], m.Expected)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Expected)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.Salt) > 0 {
+		i -= len(m.Salt)
+		copy(dAtA[i:], m.Salt)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Salt)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.AuditId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.AuditId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Auditor) > 0 {
+		i -= len(m.Auditor)
+		copy(dAtA[i:], m.Auditor)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Auditor)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgRevealAuditResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgRevealAuditResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgRevealAuditResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Slashed.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x12
+	if m.Status != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Status))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
 }
 
 func (m *MsgReportFraud) Marshal() (dAtA []byte, err error) {
@@ -1092,6 +1902,125 @@ func encodeVarintTx(dAtA []byte, offset int, v uint64) int {
 	dAtA[offset] = uint8(v)
 	return base
 }
+func (m *MsgOpenAudit) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Auditor)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = len(m.Provider)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = len(m.GpuUuid)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = len(m.Workload)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = len(m.Seed)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.WorkUnits != 0 {
+		n += 1 + sovTx(uint64(m.WorkUnits))
+	}
+	l = len(m.Commitment)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = github_com_cosmos_gogoproto_types.SizeOfStdTime(m.Deadline)
+	n += 1 + l + sovTx(uint64(l))
+	l = m.Fee.Size()
+	n += 1 + l + sovTx(uint64(l))
+	return n
+}
+
+func (m *MsgOpenAuditResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.AuditId != 0 {
+		n += 1 + sovTx(uint64(m.AuditId))
+	}
+	return n
+}
+
+func (m *MsgAnswerAudit) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Signer)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.AuditId != 0 {
+		n += 1 + sovTx(uint64(m.AuditId))
+	}
+	l = len(m.Result)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	return n
+}
+
+func (m *MsgAnswerAuditResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	return n
+}
+
+func (m *MsgRevealAudit) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Auditor)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.AuditId != 0 {
+		n += 1 + sovTx(uint64(m.AuditId))
+	}
+	l = len(m.Salt)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = len(m.Expected)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	return n
+}
+
+func (m *MsgRevealAuditResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Status != 0 {
+		n += 1 + sovTx(uint64(m.Status))
+	}
+	l = m.Slashed.Size()
+	n += 1 + l + sovTx(uint64(l))
+	return n
+}
+
 func (m *MsgReportFraud) Size() (n int) {
 	if m == nil {
 		return 0
@@ -1237,6 +2166,862 @@ func sovTx(x uint64) (n int) {
 }
 func sozTx(x uint64) (n int) {
 	return sovTx(uint64((x << 1) ^ uint64((int64(x) >> 63))))
+}
+func (m *MsgOpenAudit) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgOpenAudit: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgOpenAudit: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Auditor", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Auditor = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Provider = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field GpuUuid", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.GpuUuid = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Workload", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Workload = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Seed", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Seed = append(m.Seed[:0], dAtA[iNdEx:postIndex]...)
+			if m.Seed == nil {
+				m.Seed = []byte{}
+			}
+			iNdEx = postIndex
+		case 6:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field WorkUnits", wireType)
+			}
+			m.WorkUnits = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.WorkUnits |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 7:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Commitment", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Commitment = append(m.Commitment[:0], dAtA[iNdEx:postIndex]...)
+			if m.Commitment == nil {
+				m.Commitment = []byte{}
+			}
+			iNdEx = postIndex
+		case 8:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Deadline", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := github_com_cosmos_gogoproto_types.StdTimeUnmarshal(&m.Deadline, dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 9:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Fee", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Fee.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgOpenAuditResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgOpenAuditResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgOpenAuditResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AuditId", wireType)
+			}
+			m.AuditId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.AuditId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgAnswerAudit) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgAnswerAudit: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgAnswerAudit: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signer", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signer = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AuditId", wireType)
+			}
+			m.AuditId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.AuditId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Result", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Result = append(m.Result[:0], dAtA[iNdEx:postIndex]...)
+			if m.Result == nil {
+				m.Result = []byte{}
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgAnswerAuditResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgAnswerAuditResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgAnswerAuditResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgRevealAudit) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgRevealAudit: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgRevealAudit: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Auditor", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Auditor = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AuditId", wireType)
+			}
+			m.AuditId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.AuditId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Salt", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Salt = append(m.Salt[:0], dAtA[iNdEx:postIndex]...)
+			if m.Salt == nil {
+				m.Salt = []byte{}
+			}
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Expected", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Expected = append(m.Expected[:0], dAtA[iNdEx:postIndex]...)
+			if m.Expected == nil {
+				m.Expected = []byte{}
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgRevealAuditResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgRevealAuditResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgRevealAuditResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Status", wireType)
+			}
+			m.Status = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Status |= AuditStatus(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Slashed", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Slashed.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
 }
 func (m *MsgReportFraud) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)

@@ -1,0 +1,151 @@
+package keeper
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"cosmossdk.io/collections"
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+	"github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// resolve gives an audit its verdict. CORRECT, BAD_REVEAL and UNREVEALED
+// credit the fee to the provider's rewards; WRONG and TIMED_OUT return it to
+// the auditor and judge the provider fraudulent like a fraud report: every
+// live lease ends SLASHED, slash_fraud (the auditor gets the reporter's
+// share), tombstone — unless an earlier verdict tombstoned it already.
+func (k Keeper) resolve(ctx context.Context, a types.Audit, verdict types.AuditStatus, params types.Params) (sdk.Coin, error) {
+	provider, err := k.addressCodec.StringToBytes(a.Provider)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	auditor, err := k.addressCodec.StringToBytes(a.Auditor)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	before := a
+	if err := k.unreserve(ctx, &a); err != nil {
+		return sdk.Coin{}, err
+	}
+	slashed := sdk.Coin{Amount: sdkmath.ZeroInt()}
+	failed := 0
+	paidTo := a.Provider
+	switch verdict {
+	case types.AUDIT_STATUS_CORRECT, types.AUDIT_STATUS_BAD_REVEAL, types.AUDIT_STATUS_UNREVEALED:
+		if err := k.credit(ctx, provider, a.Fee); err != nil {
+			return sdk.Coin{}, err
+		}
+	case types.AUDIT_STATUS_WRONG, types.AUDIT_STATUS_TIMED_OUT:
+		paidTo = a.Auditor
+		if err := k.bank.SendCoinsFromModuleToAccount(ctx, types.ModuleName, auditor, sdk.NewCoins(a.Fee)); err != nil {
+			return sdk.Coin{}, err
+		}
+		p, err := k.providers.Provider(ctx, provider)
+		if err != nil {
+			return sdk.Coin{}, err
+		}
+		if p.Status != providertypes.PROVIDER_STATUS_TOMBSTONED {
+			reason := fmt.Sprintf("provider failed audit %d (%s)", a.Id, verdict)
+			if failed, err = k.auction.EndProviderLeases(ctx, provider, auctiontypes.LEASE_STATUS_SLASHED, reason); err != nil {
+				return sdk.Coin{}, err
+			}
+			if slashed, err = k.providers.PunishFraud(ctx, provider, auditor); err != nil {
+				return sdk.Coin{}, err
+			}
+		}
+	default:
+		return sdk.Coin{}, fmt.Errorf("audit %d: %s is not a verdict", a.Id, verdict)
+	}
+	if err := k.LiveAudit.Remove(ctx, provider); err != nil {
+		return sdk.Coin{}, err
+	}
+	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	a.Status, a.ResolvedAt, a.PruneAt = verdict, now, now.Add(auditRetention(params))
+	if err := k.saveAudit(ctx, &before, a); err != nil {
+		return sdk.Coin{}, err
+	}
+	return slashed, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventAuditResolved{
+		AuditId: a.Id, Status: verdict, Provider: a.Provider, Auditor: a.Auditor, FeePaidTo: paidTo,
+		Slashed: slashed, LeasesFailed: uint32(failed),
+	})
+}
+
+// unreserve gives an audited GPU back to its offer's market.
+func (k Keeper) unreserve(ctx context.Context, a *types.Audit) error {
+	if a.ReservedOfferId == 0 {
+		return nil
+	}
+	if err := k.offers.FreeGPUs(ctx, a.ReservedOfferId, []string{a.GpuUuid}); err != nil {
+		return err
+	}
+	a.ReservedOfferId = 0
+	return nil
+}
+
+// saveAudit stores an audit and moves its queue entry to its next step.
+func (k Keeper) saveAudit(ctx context.Context, before *types.Audit, a types.Audit) error {
+	if before != nil {
+		if err := k.AuditQueue.Remove(ctx, collections.Join(before.QueueTime(), before.Id)); err != nil {
+			return err
+		}
+	}
+	if err := k.AuditQueue.Set(ctx, collections.Join(a.QueueTime(), a.Id)); err != nil {
+		return err
+	}
+	return k.Audits.Set(ctx, a.Id, a)
+}
+
+// auditRetention is how long a verdict stays queryable: as long as a proof
+// of a default-length epoch (proof_retention epochs).
+func auditRetention(params types.Params) time.Duration {
+	return time.Duration(min(params.ProofRetention*params.EpochSeconds, uint64(1<<62)/uint64(time.Second))) * time.Second
+}
+
+// stepAudits runs, oldest first and at most limit, the audit steps that are
+// due: an OPEN audit past its deadline is TIMED_OUT (fraud), an ANSWERED one
+// past reveal_by is UNREVEALED (fee to the provider), a verdict past its
+// retention is dropped.
+func (k Keeper) stepAudits(ctx context.Context, params types.Params, limit uint32) error {
+	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	rng := new(collections.Range[collections.Pair[time.Time, uint64]]).EndExclusive(collections.Join(now, uint64(0)))
+	it, err := k.AuditQueue.Iterate(ctx, rng)
+	if err != nil {
+		return err
+	}
+	var keys []collections.Pair[time.Time, uint64]
+	for ; it.Valid() && uint32(len(keys)) < limit; it.Next() {
+		key, err := it.Key()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		keys = append(keys, key)
+	}
+	it.Close()
+	for _, key := range keys {
+		a, err := k.Audits.Get(ctx, key.K2())
+		if err != nil {
+			return fmt.Errorf("audit %d: %w", key.K2(), err)
+		}
+		switch a.Status {
+		case types.AUDIT_STATUS_OPEN:
+			_, err = k.resolve(ctx, a, types.AUDIT_STATUS_TIMED_OUT, params)
+		case types.AUDIT_STATUS_ANSWERED:
+			_, err = k.resolve(ctx, a, types.AUDIT_STATUS_UNREVEALED, params)
+		default:
+			if err = k.AuditQueue.Remove(ctx, key); err == nil {
+				err = k.Audits.Remove(ctx, a.Id)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("audit %d: %w", a.Id, err)
+		}
+	}
+	return nil
+}
