@@ -43,6 +43,9 @@ if [ ! -f "$home/config/genesis.json" ]; then
   d genesis collect-gentxs >/dev/null 2>&1
   # The market takes uusdc next to ugpu (x/offer payment_denoms, sorted).
   sed -i '/"payment_denoms": \[/{n;s/"ugpu"/"ugpu",\n          "uusdc"/}' "$home/config/genesis.json"
+  # alice may open GPU audits (x/settlement auditors: chosen by governance
+  # on a real chain, the dev key here).
+  sed -i "s/\"auditors\": \[\]/\"auditors\": [\"$alice\"]/" "$home/config/genesis.json"
   d genesis validate >/dev/null
 fi
 

@@ -263,6 +263,40 @@ func TestMakeNode(t *testing.T) {
 		require.Contains(t, lease, `"gpu_uuids":["GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab"]`)
 	})
 
+	t.Run("an audit of the idle GPU: plan, open, answer, reveal, claim the fee", func(t *testing.T) {
+		out, err := exec.Command(idlegpud, "keys", "show", "alice", "-a", "--keyring-backend", "test", "--home", n.home).Output()
+		require.NoError(t, err)
+		alice := strings.TrimSpace(string(out))
+		offline := func(args ...string) []byte { // no node needed
+			out, err := exec.Command(idlegpud, args...).Output()
+			require.NoError(t, err, "idlegpud %s", strings.Join(args, " "))
+			return out
+		}
+		var plan struct{ Seed, Salt, Expected, Commitment string }
+		require.NoError(t, json.Unmarshal(offline("audit", "plan", "2"), &plan))
+		gpu := "GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ac" // registered, in no offer
+		deadline := time.Now().UTC().Add(10 * time.Minute).Format(time.RFC3339)
+		n.tx("settlement", "open-audit", alice, gpu, "idlegpu/matmul-u32/v1", plan.Seed, "2", plan.Commitment, deadline, "1000000uusdc")
+		a := compact(t, n.cli("q", "settlement", "audit", "1", "-o", "json"))
+		require.Contains(t, a, `"status":"AUDIT_STATUS_OPEN"`)
+		require.Contains(t, a, `"work_units":"2"`)
+		require.Contains(t, a, `"fee":{"denom":"uusdc","amount":"1000000"}`)
+
+		result := strings.TrimSpace(string(offline("audit", "run", plan.Seed, "2")))
+		require.Equal(t, plan.Expected, result)
+		n.tx("settlement", "answer-audit", "1", result)
+		n.tx("settlement", "reveal-audit", "1", plan.Salt, plan.Expected)
+		require.Contains(t, compact(t, n.cli("q", "settlement", "audit", "1", "-o", "json")), `"status":"AUDIT_STATUS_CORRECT"`)
+		require.Contains(t, compact(t, n.cli("q", "settlement", "audits", "--status", "correct", "-o", "json")), `"id":"1"`)
+		require.Contains(t, compact(t, n.cli("q", "settlement", "rewards", alice, "-o", "json")), `{"denom":"uusdc","amount":"1000000"}`)
+
+		balance := func() string { return compact(t, n.cli("q", "bank", "balance", alice, "uusdc", "-o", "json")) }
+		before := balance()
+		n.tx("settlement", "claim-rewards")
+		require.NotEqual(t, before, balance())
+		require.NotContains(t, compact(t, n.cli("q", "settlement", "rewards", alice, "-o", "json")), `"uusdc"`)
+	})
+
 	// Ctrl-C stops the node and the script cleanly.
 	require.NoError(t, script.Process.Signal(syscall.SIGINT))
 	require.NoError(t, script.Wait())

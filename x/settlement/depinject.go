@@ -57,7 +57,7 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 
 	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.BankKeeper, in.AuctionKeeper, in.ProviderKeeper, in.OfferKeeper,
 		authtypes.FeeCollectorName, authorityAddr)
-	return ModuleOutputs{Keeper: k, Module: NewAppModule(k)}
+	return ModuleOutputs{Keeper: k, Module: NewAppModule(k, in.ProviderKeeper, in.OfferKeeper)}
 }
 
 // InvokeSetAuctionHooks gives x/auction settlement's lease hooks: a lease's

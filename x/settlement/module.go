@@ -39,11 +39,14 @@ var (
 // AppModule is the x/settlement module.
 type AppModule struct {
 	keeper keeper.Keeper
+	// providers and offers are read by the simulator's audit factories.
+	providers types.ProviderKeeper
+	offers    types.OfferKeeper
 }
 
 // NewAppModule returns the module around its keeper.
-func NewAppModule(k keeper.Keeper) AppModule {
-	return AppModule{keeper: k}
+func NewAppModule(k keeper.Keeper, providers types.ProviderKeeper, offers types.OfferKeeper) AppModule {
+	return AppModule{keeper: k, providers: providers, offers: offers}
 }
 
 // IsAppModule implements appmodule.AppModule.

@@ -26,8 +26,19 @@ func (AppModule) ProposalMsgsX(weights simsx.WeightSource, reg simsx.Registry) {
 	reg.Add(weights.Get("msg_update_settlement_params", 50), simulation.MsgUpdateParamsFactory())
 }
 
-// WeightedOperations returns nothing: simsx uses WeightedOperationsX, which
-// the module adds with its first user message.
+// WeightedOperationsX registers the module's messages with the simulator.
+// MsgSubmitProofs (and so MsgReportFraud) is not among them: a proof binds
+// a block header hash, and the SDK simulator's blocks carry none; keeper,
+// integration and e2e tests cover them against real headers.
+func (am AppModule) WeightedOperationsX(weights simsx.WeightSource, reg simsx.Registry) {
+	reg.Add(weights.Get("msg_open_audit", 5), simulation.MsgOpenAuditFactory(am.keeper, am.providers, am.providers, am.offers))
+	reg.Add(weights.Get("msg_answer_audit", 50), simulation.MsgAnswerAuditFactory(am.keeper))
+	reg.Add(weights.Get("msg_reveal_audit", 30), simulation.MsgRevealAuditFactory(am.keeper))
+	reg.Add(weights.Get("msg_claim_rewards", 10), simulation.MsgClaimRewardsFactory(am.keeper))
+}
+
+// WeightedOperations is the legacy simulator hook; simsx uses
+// WeightedOperationsX instead.
 func (AppModule) WeightedOperations(module.SimulationState) []simtypes.WeightedOperation {
 	return nil
 }

@@ -24,7 +24,8 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		MaxMissedEpochs:       uint32(r.Intn(10) + 1),
 		TakeRateBps:           uint32(r.Intn(2_000)),
 		ProofRetention:        uint64(r.Intn(5000) + 1),
-		GpuModels:             models[:r.Intn(len(models)+1)],
+		// Always through the H100, the model sim providers register.
+		GpuModels:             models[:3+r.Intn(len(models)-2)],
 		AuditSlack:            uint32(r.Intn(10) + 1),
 		AuditLatencySeconds:   uint64(r.Intn(600) + 1),
 		AuditCooldownSeconds:  uint64(r.Intn(72*3600) + 1),
@@ -37,6 +38,7 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 
 // RandomizedGenState writes a random valid x/settlement genesis into simState.
 func RandomizedGenState(simState *module.SimulationState) {
-	gs := types.GenesisState{Params: RandomParams(simState.Rand, simState.BondDenom)}
+	gs := types.GenesisState{Params: RandomParams(simState.Rand, simState.BondDenom), NextAuditId: 1}
+	gs.Params.Auditors = RandomAuditors(simState.Rand, simState.Accounts)
 	simState.GenState[types.ModuleName] = simState.Cdc.MustMarshalJSON(&gs)
 }

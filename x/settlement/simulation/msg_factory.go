@@ -12,9 +12,8 @@ import (
 // MsgUpdateParamsFactory makes gov proposals that replace the params with random valid ones.
 func MsgUpdateParamsFactory() simsx.SimMsgFactoryFn[*types.MsgUpdateParams] {
 	return func(_ context.Context, testData *simsx.ChainDataSource, reporter simsx.SimulationReporter) ([]simsx.SimAccount, *types.MsgUpdateParams) {
-		return nil, &types.MsgUpdateParams{
-			Authority: testData.ModuleAccountAddress(reporter, "gov"),
-			Params:    RandomParams(testData.Rand().Rand, sdk.DefaultBondDenom),
-		}
+		params := RandomParams(testData.Rand().Rand, sdk.DefaultBondDenom)
+		params.Auditors = RandomAuditors(testData.Rand().Rand, testData.AllAccounts())
+		return nil, &types.MsgUpdateParams{Authority: testData.ModuleAccountAddress(reporter, "gov"), Params: params}
 	}
 }

@@ -35,6 +35,8 @@ type ProviderKeeper interface {
 	Provider(ctx context.Context, addr sdk.AccAddress) (providertypes.Provider, error)
 	IsAuthorized(ctx context.Context, provider, signer sdk.AccAddress) (bool, error)
 	GPU(ctx context.Context, uuid string) (providertypes.GPU, error)
+	// GPUs is used by the simulator only, to find GPUs to audit.
+	GPUs(ctx context.Context, provider sdk.AccAddress) ([]providertypes.GPU, error)
 	RecordEpoch(ctx context.Context, provider sdk.AccAddress, proven bool) error
 	PunishLiveness(ctx context.Context, provider sdk.AccAddress) error
 	PunishFraud(ctx context.Context, provider, reporter sdk.AccAddress) (sdk.Coin, error)

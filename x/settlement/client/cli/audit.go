@@ -76,8 +76,8 @@ idlegpud tx settlement reveal-audit <audit-id> $(jq -r .salt plan.json) $(jq -r 
 			if err != nil {
 				return err
 			}
-			cmd.Println(string(out))
-			return nil
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(out))
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&seedHex, "seed", "", "use this 32-byte hex seed instead of a random one")
@@ -102,8 +102,8 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cmd.Println(hex.EncodeToString(res[:]))
-			return nil
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), hex.EncodeToString(res[:]))
+			return err
 		},
 	}
 }
