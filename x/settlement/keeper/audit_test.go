@@ -358,4 +358,6 @@ func (s *KeeperTestSuite) TestAuditGuardrails() {
 	s.Require().Equal(providertypes.PROVIDER_STATUS_TOMBSTONED, s.providerState(1).Status)
 }
 
-func joinQueue(t time.Time, id uint64) collections.Pair[time.Time, uint64] { return collections.Join(t, id) }
+func joinQueue(t time.Time, id uint64) collections.Pair[time.Time, uint64] {
+	return collections.Join(t, id)
+}

@@ -25,14 +25,14 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		TakeRateBps:           uint32(r.Intn(2_000)),
 		ProofRetention:        uint64(r.Intn(5000) + 1),
 		// Always through the H100, the model sim providers register.
-		GpuModels:             models[:3+r.Intn(len(models)-2)],
-		AuditSlack:            uint32(r.Intn(10) + 1),
-		AuditLatencySeconds:   uint64(r.Intn(600) + 1),
-		AuditCooldownSeconds:  uint64(r.Intn(72*3600) + 1),
-		MaxMissesPerBlock:     uint32(r.Intn(1000) + 1),
-		MaxPrunesPerBlock:     uint32(r.Intn(1000) + 1),
-		AuditMaxSeconds:       uint64(r.Intn(7200) + 601),
-		AuditRevealSeconds:    uint64(r.Intn(3600) + 1),
+		GpuModels:            models[:3+r.Intn(len(models)-2)],
+		AuditSlack:           uint32(r.Intn(10) + 1),
+		AuditLatencySeconds:  uint64(r.Intn(600) + 1),
+		AuditCooldownSeconds: uint64(r.Intn(72*3600) + 1),
+		MaxMissesPerBlock:    uint32(r.Intn(1000) + 1),
+		MaxPrunesPerBlock:    uint32(r.Intn(1000) + 1),
+		AuditMaxSeconds:      uint64(r.Intn(7200) + 601),
+		AuditRevealSeconds:   uint64(r.Intn(3600) + 1),
 	}
 }
 

@@ -3,7 +3,10 @@ package types_test
 import (
 	"testing"
 
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
 	"github.com/idlegpu/idlegpu/x/internal/paramstest"
+	"github.com/idlegpu/idlegpu/x/settlement/audit"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -38,6 +41,28 @@ func FuzzDecodeSample(f *testing.F) {
 		}
 		if string(again) != string(b) {
 			t.Fatalf("%x decodes to %v, which encodes to %x", b, s, again)
+		}
+	})
+}
+
+// FuzzAuditOpening: any salt and expected open the commitment exactly when
+// both are 32 bytes and hash to it, and an opening's stateless check never
+// panics and accepts only the documented sizes.
+func FuzzAuditOpening(f *testing.F) {
+	f.Add(make([]byte, 32), make([]byte, 32), make([]byte, 32), uint64(1))
+	f.Add([]byte{1}, make([]byte, 33), []byte{}, uint64(0))
+	f.Fuzz(func(t *testing.T, salt, expected, seed []byte, units uint64) {
+		var c [32]byte
+		if len(salt) == 32 && len(expected) == 32 {
+			c = audit.Commitment([32]byte(salt), [32]byte(expected))
+		}
+		if got := types.Opens(c[:], salt, expected); got != (len(salt) == 32 && len(expected) == 32) {
+			t.Fatalf("Opens(%x, %x) = %t", salt, expected, got)
+		}
+		m := types.MsgOpenAudit{GpuUuid: "GPU-1", Workload: audit.MatMulV1Name, Seed: seed, WorkUnits: units,
+			Commitment: expected, Fee: sdk.NewInt64Coin("uusdc", 1)}
+		if err := m.ValidateBasic(); (err == nil) != (len(seed) == 32 && units > 0 && len(expected) == 32) {
+			t.Fatalf("ValidateBasic(seed %d bytes, units %d, commitment %d bytes) = %v", len(seed), units, len(expected), err)
 		}
 	})
 }
