@@ -1,0 +1,124 @@
+package state
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// A sample log is a file of records, each
+//
+//	uint32be length ‖ canonical sample encoding (x/settlement) ‖ uint32be CRC-32C of the encoding
+//
+// appended and fsynced per batch. A crash can tear only the last record;
+// Open drops a torn tail, so what was synced is never lost.
+
+// maxRecord bounds one record's encoding (a sample is < 200 bytes).
+const maxRecord = 4096
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// SampleLog is an open sample log.
+type SampleLog struct {
+	f       *os.File
+	path    string
+	samples []settlementtypes.Sample
+}
+
+// OpenSampleLog opens (creating if needed) the log at path, reads every
+// complete record and truncates a torn tail.
+func OpenSampleLog(path string) (*SampleLog, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	samples, good, err := readRecords(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Truncate(good); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &SampleLog{f: f, path: path, samples: samples}, nil
+}
+
+// readRecords returns the complete records and the offset after the last.
+func readRecords(r io.Reader) ([]settlementtypes.Sample, int64, error) {
+	br := bufio.NewReader(r)
+	var out []settlementtypes.Sample
+	var off int64
+	for {
+		var hdr [4]byte
+		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+			return out, off, nil // clean end or torn header
+		}
+		n := binary.BigEndian.Uint32(hdr[:])
+		if n == 0 || n > maxRecord {
+			return out, off, nil // garbage where a header should be: a torn tail
+		}
+		body := make([]byte, n+4)
+		if _, err := io.ReadFull(br, body); err != nil {
+			return out, off, nil
+		}
+		enc, sum := body[:n], binary.BigEndian.Uint32(body[n:])
+		if crc32.Checksum(enc, crcTable) != sum {
+			return out, off, nil
+		}
+		s, err := settlementtypes.DecodeSample(enc)
+		if err != nil {
+			// A record that passed its checksum but does not decode was
+			// written by another format: refuse rather than drop data.
+			return nil, 0, fmt.Errorf("record at %d: %w", off, err)
+		}
+		out = append(out, s)
+		off += int64(4 + n + 4)
+	}
+}
+
+// Append writes samples as one batch and fsyncs: when it returns nil they
+// survive a crash.
+func (l *SampleLog) Append(samples ...settlementtypes.Sample) error {
+	var buf []byte
+	for _, s := range samples {
+		enc, err := settlementtypes.EncodeSample(s)
+		if err != nil {
+			return err
+		}
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(enc)))
+		buf = append(buf, enc...)
+		buf = binary.BigEndian.AppendUint32(buf, crc32.Checksum(enc, crcTable))
+	}
+	if _, err := l.f.Write(buf); err != nil {
+		return err
+	}
+	if err := l.f.Sync(); err != nil {
+		return err
+	}
+	l.samples = append(l.samples, samples...)
+	return nil
+}
+
+// Samples returns the samples logged so far, in append order.
+func (l *SampleLog) Samples() []settlementtypes.Sample {
+	return append([]settlementtypes.Sample(nil), l.samples...)
+}
+
+// Close closes the file.
+func (l *SampleLog) Close() error { return l.f.Close() }
+
+// Remove closes and deletes the log (its epoch is settled and past retention).
+func (l *SampleLog) Remove() error {
+	return errors.Join(l.f.Close(), os.Remove(l.path))
+}
