@@ -1,0 +1,193 @@
+// Package config is the agent's TOML configuration: where the chain is,
+// which key signs, which GPU and runner backends to use, the pricing and
+// safety policy, and where state, the renter endpoint and metrics live.
+// `idlegpu-agent init` writes it with a comment on every setting.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	toml "github.com/pelletier/go-toml/v2"
+)
+
+// Config is the whole agent configuration.
+type Config struct {
+	Chain    Chain    `toml:"chain" comment:"The idlegpu chain the agent follows and sends transactions to."`
+	Key      Key      `toml:"key" comment:"The agent's signing key. The provider's operator adds it as an agent (tx provider update-provider --agents)."`
+	GPU      GPU      `toml:"gpu" comment:"GPU telemetry. \"auto\" uses NVML when the NVIDIA driver loads, and otherwise refuses to start unless backend = \"sim\"."`
+	Runner   Runner   `toml:"runner" comment:"How leased jobs run."`
+	Policy   Policy   `toml:"policy" comment:"What the agent offers, at what price, and when it refuses or preempts work."`
+	Endpoint Endpoint `toml:"endpoint" comment:"The renter-facing HTTP endpoint (the provider's registered endpoint must reach it)."`
+	Metrics  Metrics  `toml:"metrics" comment:"Prometheus metrics."`
+	State    State    `toml:"state" comment:"Durable local state: leases, samples, unsent proofs."`
+}
+
+// Chain says where the chain is.
+type Chain struct {
+	RPC       string `toml:"rpc" comment:"CometBFT RPC address of a node."`
+	ChainID   string `toml:"chain_id" comment:"Chain id."`
+	GasPrices string `toml:"gas_prices" comment:"Gas price paid per unit of gas, e.g. 0.0025ugpu."`
+}
+
+// Key says which key signs.
+type Key struct {
+	Name           string `toml:"name" comment:"Key name in the keyring."`
+	KeyringBackend string `toml:"keyring_backend" comment:"Keyring backend: file (encrypted, asks for a passphrase), os, or test (unencrypted, local networks only)."`
+	KeyringDir     string `toml:"keyring_dir" comment:"Keyring directory."`
+	Provider       string `toml:"provider" comment:"The provider (operator address) this agent acts for."`
+}
+
+// GPU picks the telemetry backend.
+type GPU struct {
+	Backend  string `toml:"backend" comment:"auto | nvml | sim"`
+	SimModel string `toml:"sim_model" comment:"sim backend: the model the simulated GPUs report."`
+	SimCount int    `toml:"sim_count" comment:"sim backend: how many GPUs."`
+	SimSeed  int64  `toml:"sim_seed" comment:"sim backend: seed of their identities and load."`
+}
+
+// Runner picks the job runner.
+type Runner struct {
+	Backend string `toml:"backend" comment:"docker | process (process runs the manifest's command locally: tests and demos)."`
+	WorkDir string `toml:"work_dir" comment:"Where job logs and working directories go."`
+}
+
+// Policy is the provider's pricing and safety policy.
+type Policy struct {
+	Prices          []Price  `toml:"prices" comment:"Price floors per GPU-hour, by model; base units of the denom."`
+	Workloads       []string `toml:"workloads" comment:"Workloads accepted: training, inference, batch, interactive."`
+	ImagePrefixes   []string `toml:"image_prefixes" comment:"Only images whose reference starts with one of these run (empty: any)."`
+	MaxTempC        uint32   `toml:"max_temp_c" comment:"Above this GPU temperature no new work is taken; held for preempt_after samples it preempts BRONZE leases."`
+	MaxPowerW       uint32   `toml:"max_power_w" comment:"Power limit per GPU, in watts, with the same effect."`
+	PreemptAfter    int      `toml:"preempt_after" comment:"Consecutive samples over a limit before BRONZE leases are preempted."`
+	MaxLeaseSeconds uint64   `toml:"max_lease_seconds" comment:"Longest lease offered."`
+}
+
+// Price is one model's floor.
+type Price struct {
+	Model       string `toml:"model"`
+	OnDemand    string `toml:"on_demand" comment:"e.g. 2000000uusdc per GPU-hour (GOLD and SILVER work)."`
+	Preemptible string `toml:"preemptible" comment:"e.g. 900000uusdc per GPU-hour (BRONZE work, may be preempted)."`
+}
+
+// Endpoint is the renter-facing HTTP server.
+type Endpoint struct {
+	Listen string `toml:"listen" comment:"host:port to listen on."`
+}
+
+// Metrics is the Prometheus endpoint.
+type Metrics struct {
+	Listen string `toml:"listen" comment:"host:port of /metrics (empty: off)."`
+}
+
+// State is where durable state goes.
+type State struct {
+	Dir string `toml:"dir" comment:"State directory (keep it on a disk that survives reboots)."`
+}
+
+// Default is the configuration `init` writes for an agent home.
+func Default(home string) Config {
+	return Config{
+		Chain:  Chain{RPC: "tcp://127.0.0.1:26657", ChainID: "idlegpu-local", GasPrices: "0.0025ugpu"},
+		Key:    Key{Name: "agent", KeyringBackend: "file", KeyringDir: home},
+		GPU:    GPU{Backend: "auto", SimModel: "NVIDIA H100 80GB HBM3", SimCount: 4, SimSeed: 1},
+		Runner: Runner{Backend: "docker", WorkDir: filepath.Join(home, "jobs")},
+		Policy: Policy{
+			Prices:    []Price{{Model: "NVIDIA H100 80GB HBM3", OnDemand: "2000000uusdc", Preemptible: "900000uusdc"}},
+			Workloads: []string{"training", "inference", "batch"}, ImagePrefixes: []string{}, MaxTempC: 85, MaxPowerW: 700, PreemptAfter: 6,
+			MaxLeaseSeconds: 72 * 3600,
+		},
+		Endpoint: Endpoint{Listen: "0.0.0.0:9180"},
+		Metrics:  Metrics{Listen: "127.0.0.1:9181"},
+		State:    State{Dir: filepath.Join(home, "state")},
+	}
+}
+
+var workloads = []string{"training", "inference", "batch", "interactive"}
+
+// Validate checks every setting and names the first bad one.
+func (c Config) Validate() error {
+	var errs []error
+	need := func(field, v string) {
+		if strings.TrimSpace(v) == "" {
+			errs = append(errs, fmt.Errorf("%s must be set", field))
+		}
+	}
+	need("chain.rpc", c.Chain.RPC)
+	need("chain.chain_id", c.Chain.ChainID)
+	need("chain.gas_prices", c.Chain.GasPrices)
+	need("key.name", c.Key.Name)
+	need("key.keyring_dir", c.Key.KeyringDir)
+	need("state.dir", c.State.Dir)
+	need("endpoint.listen", c.Endpoint.Listen)
+	if !slices.Contains([]string{"file", "os", "test"}, c.Key.KeyringBackend) {
+		errs = append(errs, fmt.Errorf("key.keyring_backend must be file, os or test, got %q", c.Key.KeyringBackend))
+	}
+	if !slices.Contains([]string{"auto", "nvml", "sim"}, c.GPU.Backend) {
+		errs = append(errs, fmt.Errorf("gpu.backend must be auto, nvml or sim, got %q", c.GPU.Backend))
+	}
+	if c.GPU.Backend == "sim" && (c.GPU.SimCount < 1 || c.GPU.SimCount > 64 || c.GPU.SimModel == "") {
+		errs = append(errs, fmt.Errorf("gpu.sim_count must be 1..64 and gpu.sim_model set for the sim backend"))
+	}
+	if !slices.Contains([]string{"docker", "process"}, c.Runner.Backend) {
+		errs = append(errs, fmt.Errorf("runner.backend must be docker or process, got %q", c.Runner.Backend))
+	}
+	for _, w := range c.Policy.Workloads {
+		if !slices.Contains(workloads, w) {
+			errs = append(errs, fmt.Errorf("policy.workloads: unknown workload %q (known: %s)", w, strings.Join(workloads, ", ")))
+		}
+	}
+	for i, p := range c.Policy.Prices {
+		if p.Model == "" || (p.OnDemand == "" && p.Preemptible == "") {
+			errs = append(errs, fmt.Errorf("policy.prices[%d]: a model and at least one price", i))
+		}
+	}
+	if c.Policy.PreemptAfter < 1 {
+		errs = append(errs, errors.New("policy.preempt_after must be at least 1"))
+	}
+	if c.Policy.MaxLeaseSeconds == 0 {
+		errs = append(errs, errors.New("policy.max_lease_seconds must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// MaxLease is the longest lease offered.
+func (p Policy) MaxLease() time.Duration { return time.Duration(p.MaxLeaseSeconds) * time.Second }
+
+// Load reads and validates a configuration file; unknown keys are errors,
+// so a typo never silently falls back to a default.
+func Load(path string) (Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	var c Config
+	dec := toml.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		var strict *toml.StrictMissingError
+		if errors.As(err, &strict) {
+			return Config{}, fmt.Errorf("%s: unknown settings:\n%s", path, strict.String())
+		}
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Marshal renders the configuration as commented TOML.
+func (c Config) Marshal() ([]byte, error) {
+	b, err := toml.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte("# idlegpu-agent configuration (written by `idlegpu-agent init`).\n\n"), b...), nil
+}

@@ -1,0 +1,58 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestDefaultRoundTripsThroughCommentedTOML(t *testing.T) {
+	home := t.TempDir()
+	c := Default(home)
+	require.NoError(t, c.Validate())
+	b, err := c.Marshal()
+	require.NoError(t, err)
+	text := string(b)
+	for _, want := range []string{"# The idlegpu chain", "rpc = 'tcp://127.0.0.1:26657'", "# auto | nvml | sim", "[policy]", "[[policy.prices]]"} {
+		require.Contains(t, text, want)
+	}
+	path := filepath.Join(home, "agent.toml")
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	got, err := Load(path)
+	require.NoError(t, err)
+	require.Equal(t, c, got)
+}
+
+func TestLoadRejects(t *testing.T) {
+	home := t.TempDir()
+	write := func(edit func(string) string) string {
+		b, err := Default(home).Marshal()
+		require.NoError(t, err)
+		p := filepath.Join(home, "agent.toml")
+		require.NoError(t, os.WriteFile(p, []byte(edit(string(b))), 0o600))
+		return p
+	}
+	for _, tc := range []struct {
+		name, from, to, err string
+	}{
+		{"a typo in a key", "max_temp_c", "max_temperature_c", "max_temperature_c"},
+		{"unknown gpu backend", "backend = 'auto'", "backend = 'cuda'", "gpu.backend must be auto, nvml or sim"},
+		{"unknown runner", "backend = 'docker'", "backend = 'podman'", "runner.backend must be docker or process"},
+		{"unknown workload", "'batch'", "'mining'", `unknown workload "mining"`},
+		{"no chain id", "chain_id = 'idlegpu-local'", "chain_id = ''", "chain.chain_id must be set"},
+		{"bad keyring", "keyring_backend = 'file'", "keyring_backend = 'kwallet'", "key.keyring_backend must be file, os or test"},
+		{"no preemption window", "preempt_after = 6", "preempt_after = 0", "policy.preempt_after must be at least 1"},
+	} {
+		p := write(func(s string) string {
+			require.Contains(t, s, tc.from, tc.name)
+			return strings.Replace(s, tc.from, tc.to, 1)
+		})
+		_, err := Load(p)
+		require.ErrorContains(t, err, tc.err, tc.name)
+	}
+	_, err := Load(filepath.Join(home, "missing.toml"))
+	require.Error(t, err)
+}
