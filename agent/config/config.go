@@ -67,6 +67,18 @@ type Policy struct {
 	MaxPowerW       uint32   `toml:"max_power_w" comment:"Power limit per GPU, in watts, with the same effect."`
 	PreemptAfter    int      `toml:"preempt_after" comment:"Consecutive samples over a limit before BRONZE leases are preempted."`
 	MaxLeaseSeconds uint64   `toml:"max_lease_seconds" comment:"Longest lease offered."`
+	// DynamicBps raises prices with the provider's utilisation.
+	DynamicBps   uint32         `toml:"dynamic_bps" comment:"Utilisation-based pricing: at 100% of GPUs leased the asked price is the floor plus this many bps (0: off)."`
+	Availability []Availability `toml:"availability" comment:"Weekly availability; the agent publishes the coming windows with its offer (none: always available)."`
+}
+
+// Availability is a weekly rule: on these days, from..to local time (to
+// before from runs past midnight).
+type Availability struct {
+	Days     string `toml:"days" comment:"e.g. mon-fri, sat,sun, or daily."`
+	From     string `toml:"from" comment:"HH:MM local time."`
+	To       string `toml:"to" comment:"HH:MM local time (earlier than from: until the next day)."`
+	TimeZone string `toml:"time_zone" comment:"IANA zone, e.g. Europe/Berlin (empty: UTC)."`
 }
 
 // Price is one model's floor.
@@ -101,7 +113,7 @@ func Default(home string) Config {
 		Policy: Policy{
 			Prices:    []Price{{Model: "NVIDIA H100 80GB HBM3", OnDemand: "2000000uusdc", Preemptible: "900000uusdc"}},
 			Workloads: []string{"training", "inference", "batch"}, ImagePrefixes: []string{}, MaxTempC: 85, MaxPowerW: 700, PreemptAfter: 6,
-			MaxLeaseSeconds: 72 * 3600,
+			MaxLeaseSeconds: 72 * 3600, Availability: []Availability{},
 		},
 		Endpoint: Endpoint{Listen: "0.0.0.0:9180"},
 		Metrics:  Metrics{Listen: "127.0.0.1:9181"},
