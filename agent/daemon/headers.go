@@ -1,0 +1,58 @@
+// Package daemon is the agent's long-running core: it follows the chain,
+// samples the leased GPUs, keeps the samples durable, and proves each
+// ended epoch once.
+package daemon
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/idlegpu/idlegpu/agent/proof"
+)
+
+// Headers keeps the recent block headers a proof can bind to as its
+// challenge: x/settlement accepts only the header hash of a block whose time
+// lies inside the epoch's window, from its own ring of recent headers.
+type Headers struct {
+	mu   sync.Mutex
+	keep time.Duration
+	list []proof.Header // ascending height
+}
+
+// NewHeaders keeps headers for keep (epoch length + proof grace is enough).
+func NewHeaders(keep time.Duration) *Headers { return &Headers{keep: keep} }
+
+// Add records a header and forgets those older than keep before it.
+func (h *Headers) Add(hd proof.Header) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n := len(h.list); n > 0 && hd.Height <= h.list[n-1].Height {
+		return // already seen (a catch-up replay)
+	}
+	h.list = append(h.list, hd)
+	cut := sort.Search(len(h.list), func(i int) bool { return !h.list[i].Time.Before(hd.Time.Add(-h.keep)) })
+	h.list = append([]proof.Header(nil), h.list[cut:]...)
+}
+
+// In returns the first header whose time lies in [from, to].
+func (h *Headers) In(from, to time.Time) (proof.Header, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, hd := range h.list {
+		if !hd.Time.Before(from) && !hd.Time.After(to) {
+			return hd, true
+		}
+	}
+	return proof.Header{}, false
+}
+
+// Latest returns the newest header.
+func (h *Headers) Latest() (proof.Header, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.list) == 0 {
+		return proof.Header{}, false
+	}
+	return h.list[len(h.list)-1], true
+}

@@ -1,0 +1,122 @@
+package daemon
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idlegpu/idlegpu/agent/proof"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+var t0 = time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+
+func testLease() proof.Lease {
+	return proof.Lease{ID: 3, GPUs: []string{"GPU-a", "GPU-b"}, Start: t0, DurationSeconds: 1200, EpochSeconds: 600,
+		ImageDigest: "sha256:" + string(bytes.Repeat([]byte("cd"), 32))}
+}
+
+// tick is one sampling tick of both GPUs at t.
+func tick(t time.Time, i int) []settlementtypes.Sample {
+	var out []settlementtypes.Sample
+	for _, u := range []string{"GPU-a", "GPU-b"} {
+		out = append(out, settlementtypes.Sample{GpuUuid: u, TimestampMs: t.UnixMilli(), UtilBps: 9500, MemUsedMib: 1000,
+			EnergyMj: 1_000_000 + uint64(i)*2_000_000, PowerMw: 400_000, TempC: 60, SmClockMhz: 1980, Procs: 1})
+	}
+	return out
+}
+
+func headersEvery(d time.Duration, until time.Time) *Headers {
+	h := NewHeaders(time.Hour)
+	for i, t := int64(1), t0; !t.After(until); i, t = i+1, t.Add(d) {
+		h.Add(proof.Header{Height: i, Hash: bytes.Repeat([]byte{byte(i)}, 32), Time: t})
+	}
+	return h
+}
+
+// TestProverSurvivesACrash: samples logged before a crash come back after
+// a restart, and the proof built then equals the one an agent that never
+// crashed builds; epochs the chain says are settled are not proven again.
+func TestProverSurvivesACrash(t *testing.T) {
+	dir := t.TempDir()
+	l := testLease()
+	headers := headersEvery(time.Minute, t0.Add(1300*time.Second))
+	next := func(settled uint64) func(uint64) (uint64, error) {
+		return func(uint64) (uint64, error) { return settled, nil }
+	}
+
+	steady, err := NewProver(t.TempDir(), "test")
+	require.NoError(t, err)
+	require.NoError(t, steady.Track(l))
+	crashy, err := NewProver(dir, "test")
+	require.NoError(t, err)
+	require.NoError(t, crashy.Track(l))
+	for i, at := 0, t0; !at.After(t0.Add(1200 * time.Second)); i, at = i+1, at.Add(5*time.Second) {
+		require.NoError(t, steady.Record(l.ID, tick(at, i)))
+		require.NoError(t, crashy.Record(l.ID, tick(at, i)))
+		if i == 70 { // SIGKILL: the process is gone, its files stay
+			crashy, err = NewProver(dir, "test")
+			require.NoError(t, err)
+			require.NoError(t, crashy.Track(l))
+		}
+	}
+	want, err := steady.Due(t0.Add(1300*time.Second), next(0), headers)
+	require.NoError(t, err)
+	got, err := crashy.Due(t0.Add(1300*time.Second), next(0), headers)
+	require.NoError(t, err)
+	require.Len(t, want, 2)
+	require.Equal(t, want, got)
+	require.EqualValues(t, 120, want[0].Gpus[0].Samples, "[0, 600) at 5 s: the tick at 600 s is epoch 1's")
+
+	got, err = crashy.Due(t0.Add(1300*time.Second), next(1), headers)
+	require.NoError(t, err)
+	require.Len(t, got, 1, "epoch 0 is settled on chain: only epoch 1 is due")
+	require.EqualValues(t, 1, got[0].Epoch)
+	got, err = crashy.Due(t0.Add(1300*time.Second), next(2), headers)
+	require.NoError(t, err)
+	require.Empty(t, got)
+
+	require.NoError(t, crashy.Forget(l.ID))
+	require.Empty(t, crashy.Tracked())
+	require.NoError(t, steady.Close())
+}
+
+func TestProverWaitsForEpochEndAndAChallenge(t *testing.T) {
+	p, err := NewProver(t.TempDir(), "test")
+	require.NoError(t, err)
+	l := testLease()
+	require.NoError(t, p.Track(l))
+	for i, at := 0, t0; at.Before(t0.Add(600*time.Second)); i, at = i+1, at.Add(5*time.Second) {
+		require.NoError(t, p.Record(l.ID, tick(at, i)))
+	}
+	zero := func(uint64) (uint64, error) { return 0, nil }
+	got, err := p.Due(t0.Add(599*time.Second), zero, headersEvery(time.Minute, t0.Add(599*time.Second)))
+	require.NoError(t, err)
+	require.Empty(t, got, "epoch 0 has not ended")
+	got, err = p.Due(t0.Add(700*time.Second), zero, NewHeaders(time.Hour))
+	require.NoError(t, err)
+	require.Empty(t, got, "no header inside the window yet")
+	got, err = p.Due(t0.Add(700*time.Second), zero, headersEvery(time.Minute, t0.Add(700*time.Second)))
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.EqualValues(t, 1, got[0].ChallengeHeight, "the first header inside the window")
+	require.Error(t, p.Record(99, nil), "an untracked lease")
+}
+
+func TestHeadersRing(t *testing.T) {
+	h := NewHeaders(2 * time.Minute)
+	for i := int64(1); i <= 10; i++ {
+		h.Add(proof.Header{Height: i, Time: t0.Add(time.Duration(i) * time.Minute)})
+	}
+	h.Add(proof.Header{Height: 5, Time: t0.Add(99 * time.Minute)}) // a replayed height is ignored
+	latest, ok := h.Latest()
+	require.True(t, ok)
+	require.EqualValues(t, 10, latest.Height)
+	_, ok = h.In(t0, t0.Add(7*time.Minute+59*time.Second))
+	require.False(t, ok, "older than the ring keeps")
+	got, ok := h.In(t0.Add(8*time.Minute), t0.Add(time.Hour))
+	require.True(t, ok)
+	require.EqualValues(t, 8, got.Height)
+}
