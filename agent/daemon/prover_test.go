@@ -88,7 +88,7 @@ func TestProverWaitsForEpochEndAndAChallenge(t *testing.T) {
 	require.NoError(t, err)
 	l := testLease()
 	require.NoError(t, p.Track(l))
-	for i, at := 0, t0; at.Before(t0.Add(600*time.Second)); i, at = i+1, at.Add(5*time.Second) {
+	for i, at := 0, t0; at.Before(t0.Add(600 * time.Second)); i, at = i+1, at.Add(5*time.Second) {
 		require.NoError(t, p.Record(l.ID, tick(at, i)))
 	}
 	zero := func(uint64) (uint64, error) { return 0, nil }
