@@ -1,0 +1,319 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/client"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// DockerAPI is the part of the Docker Engine API client the docker runner
+// uses; *client.Client implements it. The client must negotiate the API
+// version (client.WithAPIVersionNegotiation): every call here exists in API
+// 1.41 (Docker 20.10), the oldest daemon we support.
+type DockerAPI interface {
+	ImageInspect(ctx context.Context, imageID string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
+	ImagePull(ctx context.Context, ref string, options image.PullOptions) (io.ReadCloser, error)
+	ContainerCreate(ctx context.Context, config *container.Config, hostConfig *container.HostConfig, networkingConfig *network.NetworkingConfig, platform *ocispec.Platform, containerName string) (container.CreateResponse, error)
+	ContainerStart(ctx context.Context, containerID string, options container.StartOptions) error
+	ContainerLogs(ctx context.Context, containerID string, options container.LogsOptions) (io.ReadCloser, error)
+	ContainerWait(ctx context.Context, containerID string, condition container.WaitCondition) (<-chan container.WaitResponse, <-chan error)
+	ContainerStop(ctx context.Context, containerID string, options container.StopOptions) error
+	ContainerRemove(ctx context.Context, containerID string, options container.RemoveOptions) error
+	ContainerInspect(ctx context.Context, containerID string) (container.InspectResponse, error)
+	ContainerTop(ctx context.Context, containerID string, arguments []string) (container.TopResponse, error)
+}
+
+var _ DockerAPI = (*client.Client)(nil)
+
+// DefaultPidsLimit bounds the number of processes in a job's container.
+const DefaultPidsLimit = 4096
+
+// LeaseLabel is the container label holding the lease id.
+const LeaseLabel = "idlegpu.lease"
+
+// DockerOptions configure the docker runner. Use DefaultDockerOptions for
+// production: the zero value does not require digests, pull images or
+// request GPUs.
+type DockerOptions struct {
+	// LogDir holds LogDir/lease-N/job.log, a copy of the job's output that
+	// survives the container's removal.
+	LogDir string
+	// Grace is how long Stop waits after SIGTERM before SIGKILL. Docker counts
+	// in whole seconds: it is rounded up. 0: 10 s.
+	Grace time.Duration
+	// GPUMemoryFree, when set, is called after a job's container is removed
+	// with the job's GPU UUIDs and must fail unless no memory is in use on them
+	// (the agent checks through NVML, retrying while the driver frees it).
+	GPUMemoryFree func(ctx context.Context, uuids []string) error
+	// RequireDigest accepts only images pinned by digest: "repo@sha256:<64 hex>".
+	RequireDigest bool
+	// PullIfMissing pulls an image not on the host; when false such a job fails.
+	PullIfMissing bool
+	// Network is the container's network: "none" (the default, no network) or
+	// a Docker network name. "host" and "container:…" are refused.
+	Network string
+	// DeviceRequests asks the daemon for the leased GPUs through the NVIDIA
+	// container runtime (DeviceRequests by UUID, like `docker run --gpus`).
+	// Set it where that runtime is installed; without it the daemon refuses
+	// such containers, so tests on machines without GPUs leave it false and
+	// the job only gets the environment variables naming its GPUs.
+	DeviceRequests bool
+	// PidsLimit bounds the processes in a container. 0: DefaultPidsLimit.
+	PidsLimit int64
+}
+
+// DefaultDockerOptions are the production options: digests required, images
+// pulled, GPUs requested, no network.
+func DefaultDockerOptions(logDir string) DockerOptions {
+	return DockerOptions{LogDir: logDir, Grace: 10 * time.Second, RequireDigest: true,
+		PullIfMissing: true, Network: "none", DeviceRequests: true, PidsLimit: DefaultPidsLimit}
+}
+
+// Docker runs each job in its own container through the Docker Engine API:
+// the image pinned by digest, only the leased GPUs exposed, no privileges,
+// no host network, CPU/memory/shm/pids limits, logs copied to LogDir, and the
+// container removed (and the GPUs' memory checked free) when the job ends.
+type Docker struct {
+	cli  DockerAPI
+	opts DockerOptions
+}
+
+// NewDocker returns a docker runner over cli, e.g.
+// client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation()).
+func NewDocker(cli DockerAPI, opts DockerOptions) *Docker {
+	if opts.Grace <= 0 {
+		opts.Grace = 10 * time.Second
+	}
+	if opts.Network == "" {
+		opts.Network = "none"
+	}
+	if opts.PidsLimit == 0 {
+		opts.PidsLimit = DefaultPidsLimit
+	}
+	return &Docker{cli: cli, opts: opts}
+}
+
+// NewDockerFromEnv returns a docker runner talking to the daemon named by the
+// environment (DOCKER_HOST etc., else the local socket), negotiating the API
+// version down to the daemon's.
+func NewDockerFromEnv(opts DockerOptions) (*Docker, error) {
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, err
+	}
+	return NewDocker(cli, opts), nil
+}
+
+// Close closes the client if it can be closed.
+func (d *Docker) Close() error {
+	if c, ok := d.cli.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// Name implements Runner.
+func (d *Docker) Name() string { return "docker" }
+
+// ContainerName is the name of a lease's container.
+func ContainerName(leaseID uint64) string { return fmt.Sprintf("idlegpu-lease-%d", leaseID) }
+
+// Start implements Runner. A container of the same name left by a crashed
+// agent is removed first rather than adopted: its log stream and exit were
+// not followed, so the lease's job is started afresh (its log file is kept
+// and appended to). An empty Command runs the image's own; otherwise, as with
+// `docker run IMAGE CMD…`, it replaces the image's CMD and is passed to its
+// ENTRYPOINT, if any.
+func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
+	if err := d.validate(spec); err != nil {
+		return nil, err
+	}
+	if err := d.ensureImage(ctx, spec.Image); err != nil {
+		return nil, err
+	}
+	name := ContainerName(spec.LeaseID)
+	if err := removeContainer(ctx, d.cli, name); err != nil {
+		return nil, fmt.Errorf("remove leftover container %s: %w", name, err)
+	}
+	dir := filepath.Join(d.opts.LogDir, fmt.Sprintf("lease-%d", spec.LeaseID))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(dir, "job.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	config, hostConfig := d.containerConfig(spec)
+	created, err := d.cli.ContainerCreate(ctx, config, hostConfig, nil, nil, name)
+	if err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("create container for lease %d: %w", spec.LeaseID, err)
+	}
+	// The job outlives the request that started it.
+	jobCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	fail := func(err error) (Job, error) {
+		cancel()
+		logFile.Close()
+		_ = removeContainer(context.WithoutCancel(ctx), d.cli, created.ID)
+		return nil, err
+	}
+	if err := d.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
+		return fail(fmt.Errorf("start container for lease %d: %w", spec.LeaseID, err))
+	}
+	// Logs are followed from the start; the stream ends when the container stops.
+	stream, err := d.cli.ContainerLogs(jobCtx, created.ID, container.LogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
+	if err != nil {
+		return fail(fmt.Errorf("follow logs of lease %d: %w", spec.LeaseID, err))
+	}
+	j := &dockerJob{cli: d.cli, id: created.ID, leaseID: spec.LeaseID, gpus: append([]string(nil), spec.GPUs...),
+		logPath: logPath, grace: d.opts.Grace, hook: d.opts.GPUMemoryFree,
+		ctx: jobCtx, cancel: cancel, done: make(chan struct{}), logsDone: make(chan struct{})}
+	go j.copyLogs(stream, logFile)
+	go j.monitor()
+	return j, nil
+}
+
+// validate refuses specs and options that would break the job's isolation.
+func (d *Docker) validate(spec Spec) error {
+	if err := validateNetwork(d.opts.Network); err != nil {
+		return err
+	}
+	if err := validateImage(spec.Image, d.opts.RequireDigest); err != nil {
+		return err
+	}
+	switch {
+	case math.IsNaN(spec.CPUs) || math.IsInf(spec.CPUs, 0) || spec.CPUs < 0 || spec.CPUs > 1e6:
+		return fmt.Errorf("%w: lease %d asks for %v CPUs", ErrInvalidSpec, spec.LeaseID, spec.CPUs)
+	case spec.MemoryBytes < 0 || spec.ShmBytes < 0:
+		return fmt.Errorf("%w: lease %d has a negative memory or shm size", ErrInvalidSpec, spec.LeaseID)
+	}
+	for _, g := range spec.GPUs {
+		if g == "" || strings.ContainsAny(g, ", \t\n=") {
+			return fmt.Errorf("%w: lease %d has a malformed GPU id %q", ErrInvalidSpec, spec.LeaseID, g)
+		}
+	}
+	for k := range spec.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("%w: lease %d has a malformed environment variable %q", ErrInvalidSpec, spec.LeaseID, k)
+		}
+		if reservedEnv(k) {
+			return fmt.Errorf("%w: lease %d may not set %s", ErrInvalidSpec, spec.LeaseID, k)
+		}
+	}
+	return nil
+}
+
+// reservedEnv names the variables the runner sets or the NVIDIA container
+// runtime reads to pick devices: a manifest setting them could widen the
+// job's view of the GPUs (with duplicates, which one a program sees varies).
+func reservedEnv(k string) bool {
+	switch {
+	case k == "CUDA_VISIBLE_DEVICES", strings.HasPrefix(k, "IDLEGPU_"):
+		return true
+	case strings.HasPrefix(k, "NVIDIA_") && strings.HasSuffix(k, "_DEVICES"):
+		return true
+	}
+	return false
+}
+
+// validateNetwork refuses the host's network and other containers' network
+// namespaces: a job may have no network or a Docker network of its own.
+func validateNetwork(mode string) error {
+	m := container.NetworkMode(strings.ToLower(mode))
+	if m.IsHost() || m.IsContainer() {
+		return fmt.Errorf("%w: network %q shares another network namespace", ErrInvalidSpec, mode)
+	}
+	return nil
+}
+
+// containerConfig builds the container's configuration from the spec.
+func (d *Docker) containerConfig(spec Spec) (*container.Config, *container.HostConfig) {
+	lease := strconv.FormatUint(spec.LeaseID, 10)
+	stopTimeout := graceSeconds(d.opts.Grace)
+	config := &container.Config{
+		Image:       spec.Image,
+		Cmd:         spec.Command,
+		Env:         dockerEnv(spec),
+		Labels:      map[string]string{LeaseLabel: lease},
+		StopTimeout: &stopTimeout,
+	}
+	pids := d.opts.PidsLimit
+	hostConfig := &container.HostConfig{
+		NetworkMode:    container.NetworkMode(d.opts.Network),
+		Privileged:     false,
+		CapDrop:        []string{"ALL"},
+		SecurityOpt:    []string{"no-new-privileges"},
+		ReadonlyRootfs: false,
+		ShmSize:        spec.ShmBytes,
+		Resources: container.Resources{
+			NanoCPUs:  int64(math.Round(spec.CPUs * 1e9)),
+			Memory:    spec.MemoryBytes,
+			PidsLimit: &pids,
+		},
+	}
+	if spec.MemoryBytes > 0 {
+		// No swap beyond the memory limit.
+		hostConfig.MemorySwap = spec.MemoryBytes
+	}
+	if d.opts.DeviceRequests && len(spec.GPUs) > 0 {
+		hostConfig.DeviceRequests = []container.DeviceRequest{{
+			Driver:       "nvidia",
+			DeviceIDs:    append([]string(nil), spec.GPUs...),
+			Capabilities: [][]string{{"gpu"}},
+		}}
+	}
+	return config, hostConfig
+}
+
+// dockerEnv is the manifest's variables plus the GPU selection and lease id.
+// Unlike the process runner it sets no PATH or HOME: the image's own apply.
+// NVIDIA_VISIBLE_DEVICES is always set, so an image's own value (often "all")
+// never applies.
+func dockerEnv(spec Spec) []string {
+	keys := make([]string, 0, len(spec.Env))
+	for k := range spec.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	env := make([]string, 0, len(keys)+3)
+	for _, k := range keys {
+		env = append(env, k+"="+spec.Env[k])
+	}
+	gpus := strings.Join(spec.GPUs, ",")
+	return append(env, "CUDA_VISIBLE_DEVICES="+gpus, "NVIDIA_VISIBLE_DEVICES="+gpus,
+		"IDLEGPU_LEASE_ID="+strconv.FormatUint(spec.LeaseID, 10))
+}
+
+// graceSeconds rounds a grace period up to Docker's whole seconds.
+func graceSeconds(d time.Duration) int {
+	return int((d + time.Second - 1) / time.Second)
+}
+
+// removeContainer force-removes a container and its anonymous volumes; one
+// already gone is not an error.
+func removeContainer(ctx context.Context, cli DockerAPI, id string) error {
+	err := cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+// ErrImageMissing is returned when an image is not on the host and pulling is off.
+var ErrImageMissing = errors.New("image not on this host and pulling is off")
