@@ -1,0 +1,190 @@
+package chain_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	dbm "github.com/cosmos/cosmos-db"
+	"github.com/stretchr/testify/require"
+	"github.com/stretchr/testify/suite"
+
+	"cosmossdk.io/depinject"
+	"cosmossdk.io/log/v2"
+	sdkmath "cosmossdk.io/math"
+
+	"github.com/cometbft/cometbft/crypto/tmhash"
+	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
+
+	"github.com/cosmos/cosmos-sdk/baseapp"
+	"github.com/cosmos/cosmos-sdk/client"
+	"github.com/cosmos/cosmos-sdk/codec"
+	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
+	"github.com/cosmos/cosmos-sdk/crypto/hd"
+	"github.com/cosmos/cosmos-sdk/crypto/keyring"
+	servertypes "github.com/cosmos/cosmos-sdk/server/types"
+	pruningtypes "github.com/cosmos/cosmos-sdk/store/v2/pruning/types"
+	"github.com/cosmos/cosmos-sdk/testutil/network"
+	simtestutil "github.com/cosmos/cosmos-sdk/testutil/sims"
+	sdk "github.com/cosmos/cosmos-sdk/types"
+	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
+
+	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/app"
+)
+
+// gasPrice is both the node's minimum and the price the clients pay.
+const gasPrice = "0.0025" + app.BondDenom
+
+// networkConfig is a one-validator in-process network of the real idlegpu
+// app (app.New), as cmd/idlegpud/cmd/network_test.go builds it, with
+// one-second blocks.
+func networkConfig(t *testing.T) network.Config {
+	t.Helper()
+	var (
+		cdc         codec.Codec
+		registry    codectypes.InterfaceRegistry
+		txConfig    client.TxConfig
+		legacyAmino *codec.LegacyAmino
+	)
+	require.NoError(t, depinject.Inject(
+		depinject.Configs(app.AppConfig(), depinject.Supply(log.NewNopLogger(), simtestutil.EmptyAppOptions{})),
+		&cdc, &registry, &txConfig, &legacyAmino,
+	))
+
+	cfg := network.DefaultConfig(func() network.TestFixture { return network.TestFixture{} })
+	cfg.Codec, cfg.InterfaceRegistry, cfg.TxConfig, cfg.LegacyAmino = cdc, registry, txConfig, legacyAmino
+	cfg.ChainID = "idlegpu-chain-test"
+	cfg.BondDenom = app.BondDenom
+	cfg.MinGasPrices = gasPrice
+	cfg.TimeoutCommit = time.Second
+	cfg.NumValidators = 1
+	cfg.GenesisState = app.New(log.NewNopLogger(), dbm.NewMemDB(), true, simtestutil.EmptyAppOptions{}).DefaultGenesis()
+	cfg.AppConstructor = func(val network.ValidatorI) servertypes.Application {
+		return app.New(val.GetCtx().Logger, dbm.NewMemDB(), true, simtestutil.EmptyAppOptions{},
+			baseapp.SetPruning(pruningtypes.NewPruningOptionsFromString(val.GetAppConfig().Pruning)),
+			baseapp.SetMinGasPrices(val.GetAppConfig().MinGasPrices),
+			baseapp.SetChainID(cfg.ChainID),
+		)
+	}
+	return cfg
+}
+
+// ChainSuite runs every test against one network: starting one costs
+// seconds, and the tests read exact balance changes at the heights of
+// their own txs, so they do not disturb each other.
+type ChainSuite struct {
+	suite.Suite
+	net *network.Network
+	val *network.Validator
+	rpc *rpchttp.HTTP // plain RPC to the validator, for the tests' own checks
+}
+
+func TestChainSuite(t *testing.T) { suite.Run(t, new(ChainSuite)) }
+
+func (s *ChainSuite) SetupSuite() {
+	net, err := network.New(s.T(), s.T().TempDir(), networkConfig(s.T()))
+	s.Require().NoError(err)
+	s.net = net
+	s.val = net.Validators[0]
+	_, err = net.WaitForHeight(3)
+	s.Require().NoError(err)
+	s.rpc, err = rpchttp.New(s.val.RPCAddress, "/websocket")
+	s.Require().NoError(err)
+}
+
+func (s *ChainSuite) TearDownSuite() {
+	if s.net != nil {
+		s.net.Cleanup()
+	}
+}
+
+// config is a client configuration for key name in the validator's keyring.
+func (s *ChainSuite) config(key string) chain.Config {
+	return chain.Config{
+		RPC:            s.val.RPCAddress,
+		ChainID:        s.net.Config.ChainID,
+		KeyringDir:     s.val.ClientCtx.KeyringDir,
+		KeyringBackend: keyring.BackendTest,
+		KeyName:        key,
+		GasPrices:      gasPrice,
+		TxTimeout:      15 * time.Second,
+	}
+}
+
+// validatorKey is the validator's own key, funded at genesis.
+func (s *ChainSuite) validatorKey() string { return s.val.Moniker }
+
+// newClient is a client of key, closed when the test ends.
+func (s *ChainSuite) newClient(cfg chain.Config) *chain.Client {
+	c, err := chain.New(cfg)
+	s.Require().NoError(err)
+	s.T().Cleanup(func() { s.Require().NoError(c.Close()) })
+	return c
+}
+
+// fundedKey makes a new key in the validator's keyring and sends it amount
+// ugpu from the validator.
+func (s *ChainSuite) fundedKey(name string, amount int64) sdk.AccAddress {
+	rec, _, err := s.val.ClientCtx.Keyring.NewMnemonic(name, keyring.English, sdk.FullFundraiserPath, "", hd.Secp256k1)
+	s.Require().NoError(err)
+	addr, err := rec.GetAddress()
+	s.Require().NoError(err)
+	funder := s.newClient(s.config(s.validatorKey()))
+	res, err := funder.Submit(context.Background(), send(funder.Address(), addr, amount))
+	s.Require().NoError(err)
+	s.Require().Zero(res.Code)
+	return addr
+}
+
+// balance is addr's ugpu balance in the state after block height.
+func (s *ChainSuite) balance(c *chain.Client, addr sdk.AccAddress, height int64) sdkmath.Int {
+	res, err := banktypes.NewQueryClient(c.Context().WithHeight(height)).
+		Balance(context.Background(), &banktypes.QueryBalanceRequest{Address: addr.String(), Denom: app.BondDenom})
+	s.Require().NoError(err)
+	return res.Balance.Amount
+}
+
+// waitNewBlock returns right after the next block is committed, which
+// leaves a whole block interval before the one after it.
+func (s *ChainSuite) waitNewBlock() {
+	ctx := context.Background()
+	st, err := s.rpc.Status(ctx)
+	s.Require().NoError(err)
+	start := st.SyncInfo.LatestBlockHeight
+	s.Require().Eventually(func() bool {
+		st, err := s.rpc.Status(ctx)
+		return err == nil && st.SyncInfo.LatestBlockHeight > start
+	}, 10*time.Second, 10*time.Millisecond)
+}
+
+// testAddr is a fresh account address named for its test.
+func testAddr(name string) sdk.AccAddress { return sdk.AccAddress(tmhash.SumTruncated([]byte(name))) }
+
+func send(from, to sdk.AccAddress, amount int64) *banktypes.MsgSend {
+	return banktypes.NewMsgSend(from, to, sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, amount)))
+}
+
+// logBuffer collects a client's logs, to see which recovery path ran.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) count(substr string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Count(b.buf.String(), substr)
+}
+
+func (b *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(b, nil)) }
