@@ -18,6 +18,9 @@ SIM_FLAGS      ?= -NumBlocks=50 -BlockSize=50 -Seeds=1,3 -Runs=2 -Commit=true
 SIM_LONG_FLAGS ?= -NumBlocks=100 -BlockSize=200 -Seeds=1,2,3 -Runs=3 -Commit=true
 SIM_TESTS      := TestFullAppSimulation|TestAppImportExport|TestAppStateDeterminism
 
+# go-nvml's cgo build warns about NVML functions NVIDIA marked deprecated.
+export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
+
 .DEFAULT_GOAL := help
 
 .PHONY: help
@@ -48,10 +51,15 @@ lint: $(BUILD_DIR)/detlint ## gofmt, go vet and the determinism lint
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags nvml ./agent/gpu ./agent/proof
 	$(BUILD_DIR)/detlint ./x/... ./app/...
 
 $(BUILD_DIR)/detlint: $(wildcard scripts/detlint/*.go scripts/detlint/cmd/detlint/*.go) go.mod
 	$(GO) build -o $@ ./scripts/detlint/cmd/detlint
+
+.PHONY: gpu-smoke
+gpu-smoke: ## on a machine with an NVIDIA driver: inventory, 10 s of NVML telemetry, a proof built and verified
+	./scripts/gpu-smoke.sh
 
 .PHONY: sim
 sim: ## short app simulation: random blocks, import/export, determinism

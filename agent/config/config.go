@@ -20,7 +20,7 @@ import (
 // Config is the whole agent configuration.
 type Config struct {
 	Chain    Chain    `toml:"chain" comment:"The idlegpu chain the agent follows and sends transactions to."`
-	Key      Key      `toml:"key" comment:"The agent's signing key. The provider's operator adds it as an agent (tx provider update-provider --agents)."`
+	Key      Key      `toml:"key" comment:"The agent's signing key. The provider's operator names it an agent (idlegpud tx provider update-provider ... --agents <address>)."`
 	GPU      GPU      `toml:"gpu" comment:"GPU telemetry. \"auto\" uses NVML when the NVIDIA driver loads, and otherwise refuses to start unless backend = \"sim\"."`
 	Runner   Runner   `toml:"runner" comment:"How leased jobs run."`
 	Policy   Policy   `toml:"policy" comment:"What the agent offers, at what price, and when it refuses or preempts work."`
