@@ -1,0 +1,117 @@
+package endpoint
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// Client is the renter's side of the endpoint (what `idlegpud lease
+// send-manifest|logs|samples` use): every request signed with the renter's
+// key and a fresh nonce.
+type Client struct {
+	// Base is the provider's registered endpoint, e.g. https://gpu.example.com:8443.
+	Base   string
+	Signer Signer
+	HTTP   *http.Client
+	Now    func() time.Time
+}
+
+// NewClient returns a client for the endpoint at base.
+func NewClient(base string, s Signer) *Client {
+	return &Client{Base: strings.TrimRight(base, "/"), Signer: s, HTTP: &http.Client{Timeout: 30 * time.Second}, Now: time.Now}
+}
+
+// do sends a signed request and returns the body of a 2xx answer, or the
+// endpoint's error message.
+func (c *Client) do(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.Base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return nil, err
+	}
+	if err := SignRequest(req, body, c.Signer, c.Now(), hex.EncodeToString(nonce[:])); err != nil {
+		return nil, err
+	}
+	res, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode/100 != 2 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(b, &e) == nil && e.Error != "" {
+			return nil, fmt.Errorf("%s %s: %s (HTTP %d)", method, path, e.Error, res.StatusCode)
+		}
+		return nil, fmt.Errorf("%s %s: HTTP %d", method, path, res.StatusCode)
+	}
+	return b, nil
+}
+
+// SendManifest sends the manifest (the exact bytes hashed into the job's
+// manifest_hash) to start the lease's job.
+func (c *Client) SendManifest(ctx context.Context, leaseID uint64, manifest []byte) error {
+	_, err := c.do(ctx, http.MethodPost, fmt.Sprintf("/v1/leases/%d/manifest", leaseID), manifest)
+	return err
+}
+
+// Status returns the job's status.
+func (c *Client) Status(ctx context.Context, leaseID uint64) (JobStatus, error) {
+	b, err := c.do(ctx, http.MethodGet, fmt.Sprintf("/v1/leases/%d/status", leaseID), nil)
+	if err != nil {
+		return JobStatus{}, err
+	}
+	var s JobStatus
+	return s, json.Unmarshal(b, &s)
+}
+
+// Logs returns the job's output so far.
+func (c *Client) Logs(ctx context.Context, leaseID uint64) ([]byte, error) {
+	return c.do(ctx, http.MethodGet, fmt.Sprintf("/v1/leases/%d/logs", leaseID), nil)
+}
+
+// Samples fetches an epoch's samples and checks each against root — the
+// samples_root of the proof stored on chain — so the renter holds exactly
+// what the provider committed to (a contradicting sample is fraud evidence).
+func (c *Client) Samples(ctx context.Context, leaseID, epoch uint64, root []byte) (SamplesResponse, error) {
+	b, err := c.do(ctx, http.MethodGet, fmt.Sprintf("/v1/leases/%d/epochs/%d/samples", leaseID, epoch), nil)
+	if err != nil {
+		return SamplesResponse{}, err
+	}
+	var out SamplesResponse
+	if err := json.Unmarshal(b, &out); err != nil {
+		return SamplesResponse{}, err
+	}
+	if !bytes.Equal(out.SamplesRoot, root) {
+		return out, fmt.Errorf("the endpoint's samples root %x is not the proof's %x", out.SamplesRoot, root)
+	}
+	n := uint64(len(out.Samples))
+	for _, s := range out.Samples {
+		leaf, err := s.Sample.LeafHash()
+		if err != nil {
+			return out, err
+		}
+		if err := settlementtypes.VerifyMerklePath(root, leaf, s.LeafIndex, n, s.Path); err != nil {
+			return out, fmt.Errorf("sample %d: %w", s.LeafIndex, err)
+		}
+	}
+	return out, nil
+}
