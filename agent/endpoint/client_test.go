@@ -3,6 +3,10 @@ package endpoint
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,7 +19,7 @@ import (
 func TestClientAgainstServer(t *testing.T) {
 	f := setup(t)
 	ctx := context.Background()
-	c := NewClient(f.srv.URL+"/", f.renter)
+	c := NewClient(f.srv.URL+"/", f.renter, "")
 
 	require.NoError(t, c.SendManifest(ctx, 1, f.manifest))
 	require.Contains(t, f.jobs.accepted, uint64(1))
@@ -41,7 +45,21 @@ func TestClientAgainstServer(t *testing.T) {
 	_, err = c.Samples(ctx, 1, 0, bad)
 	require.ErrorContains(t, err, "is not the proof's")
 
-	stranger := NewClient(f.srv.URL, f.stranger)
+	stranger := NewClient(f.srv.URL, f.stranger, "")
 	_, err = stranger.Logs(ctx, 1)
 	require.ErrorContains(t, err, "HTTP 403")
+}
+
+// TestClientPinsTheRegisteredCertificate: over https the client trusts the
+// certificate whose sha256 the provider registered, and nothing else.
+func TestClientPinsTheRegisteredCertificate(t *testing.T) {
+	f := setup(t)
+	tlsSrv := httptest.NewTLSServer(f.srv.Config.Handler)
+	defer tlsSrv.Close()
+	sum := sha256.Sum256(tlsSrv.Certificate().Raw)
+	ctx := context.Background()
+	_, err := NewClient(tlsSrv.URL, f.renter, hex.EncodeToString(sum[:])).Status(ctx, 1)
+	require.NoError(t, err)
+	_, err = NewClient(tlsSrv.URL, f.renter, strings.Repeat("ab", 32)).Status(ctx, 1)
+	require.ErrorContains(t, err, "is not the pinned")
 }

@@ -6,16 +6,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/idlegpu/idlegpu/agent/endpoint"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
 // The end-to-end test builds idlegpud, starts a node with scripts/node.sh
@@ -137,7 +144,8 @@ func TestMakeNode(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	home := t.TempDir()
-	p := freePorts(t, 5)
+	p := freePorts(t, 6)
+	endpointURL := fmt.Sprintf("http://127.0.0.1:%d", p[5]) // the provider's renter endpoint
 	rpc := fmt.Sprintf("tcp://127.0.0.1:%d", p[0])
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -204,7 +212,7 @@ func TestMakeNode(t *testing.T) {
 			{"uuid": "GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ac", "model": "NVIDIA H100 80GB HBM3", "memory_mib": "81559",
 			 "pci_bus_id": "00000000:3C:00.0", "driver_version": "550.54.15", "vbios_version": "96.00.89.00.01"}]}`), 0o600))
 
-		n.tx("provider", "register-provider", "Alice rack", "eu-de-fra1", "http://127.0.0.1:9180")
+		n.tx("provider", "register-provider", "Alice rack", "eu-de-fra1", endpointURL)
 		n.tx("provider", "register-gpus", inventory)
 		n.tx("provider", "bond", "200000000ugpu")
 		n.tx("provider", "unbond", "50000000ugpu")
@@ -261,6 +269,25 @@ func TestMakeNode(t *testing.T) {
 		require.Contains(t, lease, `"price":{"denom":"uusdc","amount":"900000"}`)
 		require.Contains(t, lease, `"escrow":{"denom":"uusdc","amount":"900000"}`)
 		require.Contains(t, lease, `"gpu_uuids":["GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab"]`)
+
+		// The renter sends the manifest with `idlegpud lease`: the CLI finds
+		// the provider's endpoint on chain and signs with the renter's key;
+		// the endpoint checks the signer and the manifest against the lease
+		// and job on chain.
+		jobs := &recordingJobs{accepted: map[uint64]endpoint.Manifest{}}
+		srv := &http.Server{Addr: strings.TrimPrefix(endpointURL, "http://"), Handler: endpoint.NewServer(chainLeases{n}, jobs,
+			slog.New(slog.NewTextHandler(io.Discard, nil))).Handler(), ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = srv.ListenAndServe() }()
+		defer srv.Close()
+		other := filepath.Join(t.TempDir(), "other.json")
+		require.NoError(t, os.WriteFile(other, []byte(`{"command":["python","mine.py"]}`), 0o600))
+		out, err = exec.Command(idlegpud, "lease", "send-manifest", "1", other, "--from", "alice", "--home", n.home, "--node", n.rpc).CombinedOutput()
+		require.Error(t, err)
+		require.Contains(t, string(out), "is not the job's manifest_hash", "a manifest the renter did not commit to is refused")
+		require.Empty(t, jobs.accepted)
+		require.Contains(t, string(n.cli("lease", "send-manifest", "1", manifest, "--from", "alice")), "manifest accepted for lease 1")
+		require.Equal(t, []string{"python", "train.py"}, jobs.accepted[1].Command)
+		require.Equal(t, "epoch 0: loss 0.42\n", string(n.cli("lease", "logs", "1", "--from", "alice")))
 	})
 
 	t.Run("an audit of the idle GPU: plan, open, answer, reveal, claim the fee", func(t *testing.T) {
@@ -320,3 +347,63 @@ func tail(s string, lines int) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// chainLeases reads leases from the node with the CLI, as the agent reads
+// them from the chain.
+type chainLeases struct{ n node }
+
+func (c chainLeases) Lease(_ context.Context, id uint64) (endpoint.Lease, error) {
+	out, err := exec.Command(idlegpud, "q", "auction", "lease", fmt.Sprint(id), "-o", "json", "--home", c.n.home, "--node", c.n.rpc).Output()
+	if err != nil {
+		return endpoint.Lease{}, err
+	}
+	var l struct {
+		Lease struct {
+			Renter string `json:"renter"`
+			Status string `json:"status"`
+			JobID  string `json:"job_id"`
+		} `json:"lease"`
+	}
+	if err := json.Unmarshal(out, &l); err != nil {
+		return endpoint.Lease{}, err
+	}
+	out, err = exec.Command(idlegpud, "q", "auction", "job", l.Lease.JobID, "-o", "json", "--home", c.n.home, "--node", c.n.rpc).Output()
+	if err != nil {
+		return endpoint.Lease{}, err
+	}
+	var j struct {
+		Job struct {
+			Spec struct {
+				ManifestHash string `json:"manifest_hash"`
+			} `json:"spec"`
+		} `json:"job"`
+	}
+	if err := json.Unmarshal(out, &j); err != nil {
+		return endpoint.Lease{}, err
+	}
+	return endpoint.Lease{ID: id, Renter: l.Lease.Renter, ManifestHash: j.Job.Spec.ManifestHash, Status: l.Lease.Status}, nil
+}
+
+// recordingJobs is the agent side of the endpoint in this test: it records
+// accepted manifests and serves a fixed log.
+type recordingJobs struct {
+	mu       sync.Mutex
+	accepted map[uint64]endpoint.Manifest
+}
+
+func (r *recordingJobs) Accept(_ context.Context, l endpoint.Lease, m endpoint.Manifest) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.accepted[l.ID] = m
+	return nil
+}
+
+func (r *recordingJobs) Status(_ context.Context, id uint64) (endpoint.JobStatus, error) {
+	return endpoint.JobStatus{LeaseID: id}, endpoint.ErrNoJob
+}
+
+func (r *recordingJobs) Logs(uint64) (io.ReadCloser, error) {
+	return io.NopCloser(strings.NewReader("epoch 0: loss 0.42\n")), nil
+}
+
+func (r *recordingJobs) Samples(uint64, uint64) ([]settlementtypes.Sample, bool) { return nil, false }

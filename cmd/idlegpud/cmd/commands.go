@@ -41,6 +41,7 @@ func initRootCmd(rootCmd *cobra.Command, txConfig client.TxConfig, basics module
 		txCommand(),
 		keys.Commands(),
 		settlementcli.AuditCmd(),
+		leaseCommand(),
 	)
 }
 

@@ -1,0 +1,152 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmos/cosmos-sdk/client"
+	"github.com/cosmos/cosmos-sdk/client/flags"
+	"github.com/cosmos/cosmos-sdk/types/query"
+	"github.com/cosmos/cosmos-sdk/types/tx/signing"
+
+	"github.com/idlegpu/idlegpu/agent/endpoint"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// leaseCommand is `idlegpud lease`: the renter's side of a lease's job, at
+// the provider's endpoint found on chain.
+func leaseCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lease",
+		Short: "Talk to a lease's provider: send the manifest, read status, logs and samples (--from the renter)",
+		RunE:  client.ValidateCmd,
+	}
+	cmd.AddCommand(
+		leaseSub("send-manifest <lease-id> <manifest.json>", "Send the job's manifest (the file hashed into the job's manifest_hash) to start the lease", 2,
+			func(ctx context.Context, c *endpoint.Client, id uint64, args []string, cmd *cobra.Command, _ client.Context) error {
+				b, err := os.ReadFile(args[1])
+				if err != nil {
+					return err
+				}
+				if err := c.SendManifest(ctx, id, b); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "manifest accepted for lease %d\n", id)
+				return nil
+			}),
+		leaseSub("status <lease-id>", "Show the job's status", 1,
+			func(ctx context.Context, c *endpoint.Client, id uint64, _ []string, cmd *cobra.Command, _ client.Context) error {
+				st, err := c.Status(ctx, id)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "lease %d: %s, running %t, exit code %d, epochs proven %d %s\n",
+					st.LeaseID, st.Lease, st.Running, st.ExitCode, st.EpochsProven, st.Error)
+				return nil
+			}),
+		leaseSub("logs <lease-id>", "Print the job's output so far", 1,
+			func(ctx context.Context, c *endpoint.Client, id uint64, _ []string, cmd *cobra.Command, _ client.Context) error {
+				b, err := c.Logs(ctx, id)
+				if err != nil {
+					return err
+				}
+				_, err = cmd.OutOrStdout().Write(b)
+				return err
+			}),
+		leaseSub("samples <lease-id> <epoch>", "Fetch an epoch's raw samples, verified against the proof's samples_root on chain, as JSON", 2,
+			func(ctx context.Context, c *endpoint.Client, id uint64, args []string, cmd *cobra.Command, clientCtx client.Context) error {
+				epoch, err := strconv.ParseUint(args[1], 10, 64)
+				if err != nil {
+					return fmt.Errorf("epoch: %w", err)
+				}
+				root, err := proofRoot(ctx, clientCtx, id, epoch)
+				if err != nil {
+					return err
+				}
+				s, err := c.Samples(ctx, id, epoch, root)
+				if err != nil {
+					return err
+				}
+				return clientCtx.PrintObjectLegacy(s)
+			}),
+	)
+	return cmd
+}
+
+type leaseAction func(ctx context.Context, c *endpoint.Client, id uint64, args []string, cmd *cobra.Command, clientCtx client.Context) error
+
+// leaseSub builds one subcommand: it finds the lease's provider endpoint
+// and certificate pin on chain and signs with the --from key.
+func leaseSub(use, short string, nargs int, act leaseAction) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(nargs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			clientCtx, err := client.GetClientTxContext(cmd)
+			if err != nil {
+				return err
+			}
+			id, err := strconv.ParseUint(args[0], 10, 64)
+			if err != nil {
+				return fmt.Errorf("lease id: %w", err)
+			}
+			ctx := cmd.Context()
+			lres, err := auctiontypes.NewQueryClient(clientCtx).Lease(ctx, &auctiontypes.QueryLeaseRequest{Id: id})
+			if err != nil {
+				return err
+			}
+			pres, err := providertypes.NewQueryClient(clientCtx).Provider(ctx, &providertypes.QueryProviderRequest{Operator: lres.Lease.Provider})
+			if err != nil {
+				return err
+			}
+			if clientCtx.FromName == "" {
+				return fmt.Errorf("--from: the renter's key signs every request")
+			}
+			signer := keyringSigner{clientCtx: clientCtx}
+			c := endpoint.NewClient(pres.Provider.Endpoint, signer, pres.Provider.TlsCertSha256)
+			return act(ctx, c, id, args, cmd, clientCtx)
+		},
+	}
+	flags.AddTxFlagsToCmd(cmd)
+	return cmd
+}
+
+// keyringSigner signs endpoint requests with a keyring key.
+type keyringSigner struct{ clientCtx client.Context }
+
+func (k keyringSigner) Sign(msg []byte) ([]byte, []byte, error) {
+	sig, pub, err := k.clientCtx.Keyring.Sign(k.clientCtx.FromName, msg, signing.SignMode_SIGN_MODE_DIRECT)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sig, pub.Bytes(), nil
+}
+
+// proofRoot is the samples_root of the proof the chain stored for an epoch.
+func proofRoot(ctx context.Context, clientCtx client.Context, leaseID, epoch uint64) ([]byte, error) {
+	q := settlementtypes.NewQueryClient(clientCtx)
+	res, err := q.LeaseProofs(ctx, &settlementtypes.QueryLeaseProofsRequest{LeaseId: leaseID})
+	for err == nil {
+		for _, r := range res.Proofs {
+			if r.Proof.Epoch == epoch {
+				return r.Proof.SamplesRoot, nil
+			}
+		}
+		if res.Pagination == nil || len(res.Pagination.NextKey) == 0 {
+			break
+		}
+		res, err = q.LeaseProofs(ctx, &settlementtypes.QueryLeaseProofsRequest{LeaseId: leaseID,
+			Pagination: &query.PageRequest{Key: res.Pagination.NextKey}})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("the chain holds no proof of lease %d epoch %d (not proven yet, or pruned)", leaseID, epoch)
+}
