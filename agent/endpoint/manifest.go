@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+
+	"github.com/idlegpu/idlegpu/agent/runner"
 )
 
 // Manifest is what the renter sends to start a lease's job; its sha256 is
@@ -36,8 +38,7 @@ func ParseManifest(b []byte) (Manifest, error) {
 		if !envName.MatchString(k) {
 			return Manifest{}, fmt.Errorf("manifest: env name %q", k)
 		}
-		switch k {
-		case "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "IDLEGPU_LEASE_ID":
+		if runner.ReservedEnv(k) {
 			return Manifest{}, fmt.Errorf("manifest: %s is set by the agent", k)
 		}
 	}

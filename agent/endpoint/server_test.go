@@ -188,7 +188,7 @@ func TestStatusLogsAndSamplesWithPaths(t *testing.T) {
 
 func TestParseManifest(t *testing.T) {
 	for _, bad := range []string{`{}`, `{"command":[""]}`, `{"command":["x"],"envs":{}}`, `{"command":["x"],"env":{"1A":"v"}}`,
-		`{"command":["x"],"env":{"CUDA_VISIBLE_DEVICES":"0"}}`, `not json`} {
+		`{"command":["x"],"env":{"CUDA_VISIBLE_DEVICES":"0"}}`, `{"command":["x"],"env":{"NVIDIA_MIG_CONFIG_DEVICES":"all"}}`, `not json`} {
 		_, err := ParseManifest([]byte(bad))
 		require.Error(t, err, bad)
 	}

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -203,33 +202,7 @@ func (d *Docker) validate(spec Spec) error {
 	case spec.MemoryBytes < 0 || spec.ShmBytes < 0:
 		return fmt.Errorf("%w: lease %d has a negative memory or shm size", ErrInvalidSpec, spec.LeaseID)
 	}
-	for _, g := range spec.GPUs {
-		if g == "" || strings.ContainsAny(g, ", \t\n=") {
-			return fmt.Errorf("%w: lease %d has a malformed GPU id %q", ErrInvalidSpec, spec.LeaseID, g)
-		}
-	}
-	for k := range spec.Env {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			return fmt.Errorf("%w: lease %d has a malformed environment variable %q", ErrInvalidSpec, spec.LeaseID, k)
-		}
-		if reservedEnv(k) {
-			return fmt.Errorf("%w: lease %d may not set %s", ErrInvalidSpec, spec.LeaseID, k)
-		}
-	}
-	return nil
-}
-
-// reservedEnv names the variables the runner sets or the NVIDIA container
-// runtime reads to pick devices: a manifest setting them could widen the
-// job's view of the GPUs (with duplicates, which one a program sees varies).
-func reservedEnv(k string) bool {
-	switch {
-	case k == "CUDA_VISIBLE_DEVICES", strings.HasPrefix(k, "IDLEGPU_"):
-		return true
-	case strings.HasPrefix(k, "NVIDIA_") && strings.HasSuffix(k, "_DEVICES"):
-		return true
-	}
-	return false
+	return spec.validateGPUsAndEnv()
 }
 
 // validateNetwork refuses the host's network and other containers' network
@@ -249,7 +222,7 @@ func (d *Docker) containerConfig(spec Spec) (*container.Config, *container.HostC
 	config := &container.Config{
 		Image:       spec.Image,
 		Cmd:         spec.Command,
-		Env:         dockerEnv(spec),
+		Env:         spec.leaseEnv(),
 		Labels:      map[string]string{LeaseLabel: lease},
 		StopTimeout: &stopTimeout,
 	}
@@ -279,25 +252,6 @@ func (d *Docker) containerConfig(spec Spec) (*container.Config, *container.HostC
 		}}
 	}
 	return config, hostConfig
-}
-
-// dockerEnv is the manifest's variables plus the GPU selection and lease id.
-// Unlike the process runner it sets no PATH or HOME: the image's own apply.
-// NVIDIA_VISIBLE_DEVICES is always set, so an image's own value (often "all")
-// never applies.
-func dockerEnv(spec Spec) []string {
-	keys := make([]string, 0, len(spec.Env))
-	for k := range spec.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	env := make([]string, 0, len(keys)+3)
-	for _, k := range keys {
-		env = append(env, k+"="+spec.Env[k])
-	}
-	gpus := strings.Join(spec.GPUs, ",")
-	return append(env, "CUDA_VISIBLE_DEVICES="+gpus, "NVIDIA_VISIBLE_DEVICES="+gpus,
-		"IDLEGPU_LEASE_ID="+strconv.FormatUint(spec.LeaseID, 10))
 }
 
 // graceSeconds rounds a grace period up to Docker's whole seconds.

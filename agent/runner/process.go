@@ -8,9 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -45,6 +43,9 @@ func (p *Process) Start(_ context.Context, spec Spec) (Job, error) {
 	if len(spec.GPUs) == 0 {
 		return nil, fmt.Errorf("%w: lease %d has no GPUs", ErrInvalidSpec, spec.LeaseID)
 	}
+	if err := spec.validateGPUsAndEnv(); err != nil {
+		return nil, err
+	}
 	dir := filepath.Join(p.Dir, fmt.Sprintf("lease-%d", spec.LeaseID))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -68,21 +69,10 @@ func (p *Process) Start(_ context.Context, spec Spec) (Job, error) {
 	return j, nil
 }
 
-// jobEnv is a minimal environment: PATH, the manifest's variables and the
-// GPU selection (never the agent's own environment, which holds secrets).
+// jobEnv is a minimal environment: PATH and HOME, then the lease's (never
+// the agent's own environment, which holds secrets).
 func jobEnv(spec Spec) []string {
-	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp"}
-	keys := make([]string, 0, len(spec.Env))
-	for k := range spec.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+spec.Env[k])
-	}
-	gpus := strings.Join(spec.GPUs, ",")
-	return append(env, "CUDA_VISIBLE_DEVICES="+gpus, "NVIDIA_VISIBLE_DEVICES="+gpus,
-		"IDLEGPU_LEASE_ID="+strconv.FormatUint(spec.LeaseID, 10))
+	return append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp"}, spec.leaseEnv()...)
 }
 
 type processJob struct {

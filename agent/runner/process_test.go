@@ -69,6 +69,11 @@ func TestProcessRejectsBadSpecs(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	_, err = p.Start(context.Background(), Spec{LeaseID: 1, Command: []string{"true"}})
 	require.ErrorIs(t, err, ErrInvalidSpec)
+	_, err = p.Start(context.Background(), Spec{LeaseID: 1, GPUs: []string{"GPU-a"}, Command: []string{"true"},
+		Env: map[string]string{"NVIDIA_VISIBLE_DEVICES": "all"}})
+	require.ErrorIs(t, err, ErrInvalidSpec, "the manifest may not widen the GPU selection")
+	_, err = p.Start(context.Background(), Spec{LeaseID: 1, GPUs: []string{"GPU-a,GPU-b"}, Command: []string{"true"}})
+	require.ErrorIs(t, err, ErrInvalidSpec, "one id may not smuggle in two")
 	_, err = p.Start(context.Background(), Spec{LeaseID: 1, GPUs: []string{"GPU-a"}, Command: []string{"/nonexistent/binary"}})
 	require.ErrorIs(t, err, os.ErrNotExist)
 }

@@ -7,7 +7,11 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"sort"
+	"strconv"
+	"strings"
 )
 
 // Spec is what a lease's job needs to run.
@@ -60,3 +64,53 @@ type Runner interface {
 
 // ErrInvalidSpec is returned for a spec a runner refuses.
 var ErrInvalidSpec = errors.New("invalid job spec")
+
+// ReservedEnv names the variables the runner sets or the NVIDIA container
+// runtime reads to pick devices: a manifest setting them could widen the
+// job's view of the GPUs (with duplicates, which one a program sees varies).
+func ReservedEnv(k string) bool {
+	switch {
+	case k == "CUDA_VISIBLE_DEVICES", strings.HasPrefix(k, "IDLEGPU_"):
+		return true
+	case strings.HasPrefix(k, "NVIDIA_") && strings.HasSuffix(k, "_DEVICES"):
+		return true
+	}
+	return false
+}
+
+// validateGPUsAndEnv is the check every runner makes: well-formed GPU ids
+// and environment names, none of them reserved.
+func (spec Spec) validateGPUsAndEnv() error {
+	for _, g := range spec.GPUs {
+		if g == "" || strings.ContainsAny(g, ", \t\n=") {
+			return fmt.Errorf("%w: lease %d has a malformed GPU id %q", ErrInvalidSpec, spec.LeaseID, g)
+		}
+	}
+	for k := range spec.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("%w: lease %d has a malformed environment variable %q", ErrInvalidSpec, spec.LeaseID, k)
+		}
+		if ReservedEnv(k) {
+			return fmt.Errorf("%w: lease %d may not set %s", ErrInvalidSpec, spec.LeaseID, k)
+		}
+	}
+	return nil
+}
+
+// leaseEnv is the manifest's variables (sorted, so a job's environment is
+// reproducible) plus the GPU selection and the lease id. The selection is
+// always set, so an image's or a host's own value (often "all") never applies.
+func (spec Spec) leaseEnv() []string {
+	keys := make([]string, 0, len(spec.Env))
+	for k := range spec.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	env := make([]string, 0, len(keys)+3)
+	for _, k := range keys {
+		env = append(env, k+"="+spec.Env[k])
+	}
+	gpus := strings.Join(spec.GPUs, ",")
+	return append(env, "CUDA_VISIBLE_DEVICES="+gpus, "NVIDIA_VISIBLE_DEVICES="+gpus,
+		"IDLEGPU_LEASE_ID="+strconv.FormatUint(spec.LeaseID, 10))
+}
