@@ -66,7 +66,7 @@ func (k Keeper) resolve(ctx context.Context, a types.Audit, verdict types.AuditS
 		return sdk.Coin{}, err
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
-	a.Status, a.ResolvedAt, a.PruneAt = verdict, now, now.Add(auditRetention(params))
+	a.Status, a.ResolvedAt, a.PruneAt = verdict, now, now.Add(params.Retention(params.EpochSeconds))
 	if err := k.saveAudit(ctx, &before, a); err != nil {
 		return sdk.Coin{}, err
 	}
@@ -99,12 +99,6 @@ func (k Keeper) saveAudit(ctx context.Context, before *types.Audit, a types.Audi
 		return err
 	}
 	return k.Audits.Set(ctx, a.Id, a)
-}
-
-// auditRetention is how long a verdict stays queryable: as long as a proof
-// of a default-length epoch (proof_retention epochs).
-func auditRetention(params types.Params) time.Duration {
-	return time.Duration(min(params.ProofRetention*params.EpochSeconds, uint64(1<<62)/uint64(time.Second))) * time.Second
 }
 
 // stepAudits runs, oldest first and at most limit, the audit steps that are

@@ -113,8 +113,11 @@ func (k Keeper) auditable(ctx context.Context, provider sdk.AccAddress, msg *typ
 	if !ok {
 		return types.GPUModel{}, nil, errorsmod.Wrapf(types.ErrNotAuditable, "model %q has no reference audit speed", g.Model)
 	}
-	if has, err := k.LiveAudit.Has(ctx, provider); err != nil || has {
-		return types.GPUModel{}, nil, errors.Join(err, errorsmod.Wrapf(types.ErrAuditPending, "%s", msg.Provider))
+	switch has, err := k.LiveAudit.Has(ctx, provider); {
+	case err != nil:
+		return types.GPUModel{}, nil, err
+	case has:
+		return types.GPUModel{}, nil, errorsmod.Wrapf(types.ErrAuditPending, "%s", msg.Provider)
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	last, err := k.Cooldowns.Get(ctx, msg.GpuUuid)

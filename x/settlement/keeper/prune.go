@@ -14,8 +14,7 @@ import (
 // storeProof keeps an accepted proof until proof_retention epochs of its
 // lease have passed, indexed by that time for pruning.
 func (k Keeper) storeProof(ctx context.Context, rec types.ProofRecord, epochSeconds uint64, params types.Params) error {
-	keep := time.Duration(min(params.ProofRetention*epochSeconds, uint64(1<<62)/uint64(time.Second))) * time.Second
-	rec.PruneAt = rec.SubmittedAt.Add(keep)
+	rec.PruneAt = rec.SubmittedAt.Add(params.Retention(epochSeconds))
 	p := rec.Proof
 	if err := k.Prune.Set(ctx, collections.Join3(rec.PruneAt, p.LeaseId, p.Epoch)); err != nil {
 		return err

@@ -122,6 +122,17 @@ func (p Params) AuditLatency() time.Duration { return check.Duration(p.AuditLate
 // AuditCooldown is the least time between two audits of one GPU.
 func (p Params) AuditCooldown() time.Duration { return check.Duration(p.AuditCooldownSeconds) }
 
+// Retention is how long a record of an epoch of epochSeconds is kept:
+// proof_retention epochs, saturating (at about 146 years) instead of
+// wrapping when governance sets a huge retention.
+func (p Params) Retention(epochSeconds uint64) time.Duration {
+	const maxSeconds = uint64(1<<62) / uint64(time.Second)
+	if epochSeconds != 0 && p.ProofRetention > maxSeconds/epochSeconds {
+		return time.Duration(maxSeconds) * time.Second
+	}
+	return time.Duration(p.ProofRetention*epochSeconds) * time.Second
+}
+
 // AuditMax is the longest an audit may run to its deadline.
 func (p Params) AuditMax() time.Duration { return check.Duration(p.AuditMaxSeconds) }
 

@@ -119,3 +119,12 @@ func TestGenesisValidate(t *testing.T) {
 	gs.Params.EpochSeconds = 0
 	require.ErrorIs(t, gs.Validate(), types.ErrInvalidGenesis)
 }
+
+// TestRetention: proof_retention epochs, saturating rather than wrapping.
+func TestRetention(t *testing.T) {
+	p := types.DefaultParams()
+	require.Equal(t, 1000*600*time.Second, p.Retention(600))
+	require.Equal(t, 1000*30*time.Second, p.Retention(30), "a lease's own epoch length")
+	p.ProofRetention = 1 << 63 // × 600 would wrap uint64
+	require.Equal(t, time.Duration(uint64(1<<62)/uint64(time.Second))*time.Second, p.Retention(600))
+}
