@@ -31,8 +31,9 @@ func (h *Headers) Add(hd proof.Header) {
 		return // already seen (a catch-up replay)
 	}
 	h.list = append(h.list, hd)
+	// Drop the expired prefix; reslicing lets append reuse the array.
 	cut := sort.Search(len(h.list), func(i int) bool { return !h.list[i].Time.Before(hd.Time.Add(-h.keep)) })
-	h.list = append([]proof.Header(nil), h.list[cut:]...)
+	h.list = h.list[cut:]
 }
 
 // In returns the first header whose time lies in [from, to].

@@ -93,6 +93,9 @@ func leaseSub(use, short string, nargs int, act leaseAction) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if clientCtx.FromName == "" {
+				return fmt.Errorf("--from: the renter's key signs every request")
+			}
 			id, err := strconv.ParseUint(args[0], 10, 64)
 			if err != nil {
 				return fmt.Errorf("lease id: %w", err)
@@ -105,9 +108,6 @@ func leaseSub(use, short string, nargs int, act leaseAction) *cobra.Command {
 			pres, err := providertypes.NewQueryClient(clientCtx).Provider(ctx, &providertypes.QueryProviderRequest{Operator: lres.Lease.Provider})
 			if err != nil {
 				return err
-			}
-			if clientCtx.FromName == "" {
-				return fmt.Errorf("--from: the renter's key signs every request")
 			}
 			signer := keyringSigner{clientCtx: clientCtx}
 			c := endpoint.NewClient(pres.Provider.Endpoint, signer, pres.Provider.TlsCertSha256)
