@@ -6,6 +6,8 @@
 #   IDLEGPUD   binary to run          (default: ./build/idlegpud)
 #   NODE_HOME  keep state here        (default: a new temp dir, removed on exit)
 #   CHAIN_ID   chain id               (default: idlegpu-local)
+#   NODE_SETUP_ONLY=1  prepare NODE_HOME (keys, genesis) and exit without
+#              starting: tests and demos edit the genesis, then start it
 # Arguments are passed to `idlegpud start` (e.g. --rpc.laddr to move ports).
 set -euo pipefail
 
@@ -50,6 +52,11 @@ if [ ! -f "$home/config/genesis.json" ]; then
 fi
 
 alice=$(d keys show alice -a --keyring-backend test)
+if [ "${NODE_SETUP_ONLY:-0}" = 1 ]; then
+  [ "$keep" = 1 ] || { echo "node: NODE_SETUP_ONLY needs NODE_HOME" >&2; exit 1; }
+  echo "$home"
+  exit 0
+fi
 cat <<MSG
 idlegpu local node
   home      $home$( [ "$keep" = 1 ] || echo " (removed on exit)" )

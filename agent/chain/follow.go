@@ -12,9 +12,6 @@ import (
 )
 
 const (
-	// followSubscriber names the agent's subscription on the node (the
-	// node replaces it with the remote address; it only shows in logs).
-	followSubscriber = "idlegpu-agent"
 
 	// followQuery selects one event per committed block.
 	followQuery = "tm.event='NewBlockHeader'"
@@ -97,20 +94,18 @@ func (f *follower) session(ctx context.Context) error {
 	}
 	hc.Timeout = rpcTimeout
 	defer hc.CloseIdleConnections()
+	// The HTTP client serves the catch-up queries only; its own websocket
+	// is never started (see headerStream).
 	node, err := rpchttp.NewWithClient(f.remote, "/websocket", hc)
 	if err != nil {
 		return err
 	}
-	if err := node.Start(); err != nil {
+	stream, err := subscribeHeaders(ctx, f.remote)
+	if err != nil {
 		return fmt.Errorf("websocket: %w", err)
 	}
-	defer func() { _ = node.Stop() }() // closes the websocket; the node drops its subscriptions
+	defer stream.close()
 
-	// Subscribe before catching up, so no header falls between the two.
-	events, err := node.Subscribe(ctx, followSubscriber, followQuery, followBuffer)
-	if err != nil {
-		return fmt.Errorf("subscribe: %w", err)
-	}
 	if err := f.catchUp(ctx, node, 0); err != nil {
 		return err
 	}
@@ -122,12 +117,13 @@ func (f *follower) session(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 
-		case ev := <-events:
-			data, ok := ev.Data.(cmttypes.EventDataNewBlockHeader)
+		case err := <-stream.errc:
+			return fmt.Errorf("websocket: %w", err)
+
+		case h, ok := <-stream.headers:
 			if !ok {
-				continue
+				return fmt.Errorf("websocket: %w", <-stream.errc)
 			}
-			h := data.Header
 			if h.Height < f.next {
 				continue // delivered by a catch-up already
 			}

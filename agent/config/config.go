@@ -27,6 +27,7 @@ type Config struct {
 	Endpoint Endpoint `toml:"endpoint" comment:"The renter-facing HTTP endpoint (the provider's registered endpoint must reach it)."`
 	Metrics  Metrics  `toml:"metrics" comment:"Prometheus metrics."`
 	State    State    `toml:"state" comment:"Durable local state: leases, samples, unsent proofs."`
+	Rewards  Rewards  `toml:"rewards" comment:"Claiming the provider's rewards (only when the agent key is the provider's operator)."`
 }
 
 // Chain says where the chain is.
@@ -50,6 +51,9 @@ type GPU struct {
 	SimModel string `toml:"sim_model" comment:"sim backend: the model the simulated GPUs report."`
 	SimCount int    `toml:"sim_count" comment:"sim backend: how many GPUs."`
 	SimSeed  int64  `toml:"sim_seed" comment:"sim backend: seed of their identities and load."`
+	// SimControl lets a demo or a test heat a simulated GPU from outside the
+	// agent; a real GPU has no such knob.
+	SimControl string `toml:"sim_control" comment:"sim backend: a JSON file {\"<uuid>\": {\"temp_c\": 95}} read every sample, to simulate heat (empty: off)."`
 }
 
 // Runner picks the job runner.
@@ -99,6 +103,23 @@ type Metrics struct {
 }
 
 // State is where durable state goes.
+// Rewards says when the agent claims.
+type Rewards struct {
+	ClaimEvery string `toml:"claim_every" comment:"How often unclaimed rewards are claimed, e.g. 24h (0: never; claim with idlegpud tx settlement claim-rewards)."`
+}
+
+// Every is the claim interval (0: never).
+func (r Rewards) Every() (time.Duration, error) {
+	if r.ClaimEvery == "" || r.ClaimEvery == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(r.ClaimEvery)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("rewards.claim_every: want a duration like 24h, got %q", r.ClaimEvery)
+	}
+	return d, nil
+}
+
 type State struct {
 	Dir string `toml:"dir" comment:"State directory (keep it on a disk that survives reboots)."`
 }
@@ -118,6 +139,7 @@ func Default(home string) Config {
 		Endpoint: Endpoint{Listen: "0.0.0.0:9180"},
 		Metrics:  Metrics{Listen: "127.0.0.1:9181"},
 		State:    State{Dir: filepath.Join(home, "state")},
+		Rewards:  Rewards{ClaimEvery: "24h"},
 	}
 }
 
@@ -138,6 +160,9 @@ func (c Config) Validate() error {
 	need("key.keyring_dir", c.Key.KeyringDir)
 	need("state.dir", c.State.Dir)
 	need("endpoint.listen", c.Endpoint.Listen)
+	if _, err := c.Rewards.Every(); err != nil {
+		errs = append(errs, err)
+	}
 	if !slices.Contains([]string{"file", "os", "test"}, c.Key.KeyringBackend) {
 		errs = append(errs, fmt.Errorf("key.keyring_backend must be file, os or test, got %q", c.Key.KeyringBackend))
 	}

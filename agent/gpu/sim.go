@@ -24,6 +24,12 @@ type SimConfig struct {
 	IdleW, MaxW uint64
 	// Clock stamps readings and drives the energy counter (default time.Now).
 	Clock func() time.Time
+	// StateFile, when set, keeps the GPUs' energy counters across restarts
+	// of the agent, as a real GPU's counter runs on while the agent is
+	// away: a restarted Sim resumes from the last value it reported plus
+	// the idle draw since, so the counter never goes back (an epoch that
+	// spans an agent restart stays provable).
+	StateFile string
 }
 
 // Sim defaults, as an H100 80GB HBM3 SXM reports them.
@@ -85,6 +91,10 @@ func NewSim(cfg SimConfig) (*Sim, error) {
 	}
 	s := &Sim{cfg: cfg, byUUID: map[string]*simGPU{}}
 	start := cfg.Clock()
+	saved, err := loadSimState(cfg.StateFile)
+	if err != nil {
+		return nil, err
+	}
 	for i := range cfg.Count {
 		g := &simGPU{
 			index: i,
@@ -100,6 +110,12 @@ func NewSim(cfg SimConfig) (*Sim, error) {
 			pids:     map[uint32]struct{}{},
 			energyMJ: simEnergyBaseMJ(cfg.Seed, i),
 			lastT:    start,
+		}
+		if c, ok := saved[g.info.UUID]; ok {
+			g.energyMJ = c.EnergyMJ
+			if start.After(c.At) {
+				g.energyMJ += cfg.IdleW * uint64(start.Sub(c.At)/time.Millisecond) // W × ms = mJ
+			}
 		}
 		s.gpus = append(s.gpus, g)
 		s.byUUID[g.info.UUID] = g
@@ -159,6 +175,9 @@ func (s *Sim) Read(ctx context.Context, uuid string) (Reading, error) {
 	s.accrue(g, now)
 	r := simSample(s.cfg, g.index, now, len(g.pids) > 0)
 	r.UUID, r.Time, r.EnergyMJ = uuid, now, g.energyMJ
+	if err := s.saveState(); err != nil {
+		return Reading{}, fmt.Errorf("sim: keep the energy counters: %w", err)
+	}
 	if g.tempC != 0 {
 		r.TempC = g.tempC
 	}

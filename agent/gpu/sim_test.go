@@ -2,6 +2,8 @@ package gpu
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sync"
 	"testing"
@@ -335,4 +337,37 @@ func TestSimConcurrent(t *testing.T) {
 		require.Len(t, r.PIDs, 50)
 		require.Equal(t, uint32(1), r.XIDErrors, "the last injection is reported once")
 	}
+}
+
+// A restarted agent makes a new Sim: with a state file its counter goes on
+// from the last value reported plus the idle draw while it was away, never
+// back, however busy the GPU was (else the epoch spanning the restart could
+// not be proven).
+func TestSimEnergyKeptAcrossRestarts(t *testing.T) {
+	c := newFakeClock()
+	state := filepath.Join(t.TempDir(), "sim.json")
+	cfg := SimConfig{Count: 2, Seed: 5, Clock: c.now, StateFile: state}
+	old, err := NewSim(cfg)
+	require.NoError(t, err)
+	uuid := old.gpus[0].info.UUID
+	require.NoError(t, old.Attach(uuid, 1)) // busy: drawing near the maximum
+	var last Reading
+	for i := 0; i < 120; i++ {
+		c.advance(time.Second)
+		last = simRead(t, old, uuid)
+	}
+	c.advance(3 * time.Second) // down for 3 s
+	restarted, err := NewSim(cfg)
+	require.NoError(t, err)
+	r := simRead(t, restarted, uuid)
+	require.Equal(t, last.EnergyMJ+70*3000, r.EnergyMJ, "last value + 70 W × 3 s")
+
+	// Without a state file a new Sim starts from its seeded value.
+	fresh, err := NewSim(SimConfig{Count: 2, Seed: 5, Clock: c.now})
+	require.NoError(t, err)
+	require.Equal(t, simEnergyBaseMJ(5, 0), simRead(t, fresh, uuid).EnergyMJ)
+
+	require.NoError(t, os.WriteFile(state, []byte("{"), 0o600))
+	_, err = NewSim(cfg)
+	require.ErrorContains(t, err, "sim state")
 }

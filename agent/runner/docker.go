@@ -39,6 +39,11 @@ type DockerAPI interface {
 
 var _ DockerAPI = (*client.Client)(nil)
 
+var (
+	_ Runner = (*Docker)(nil)
+	_ Runner = (*Process)(nil)
+)
+
 // DefaultPidsLimit bounds the number of processes in a job's container.
 const DefaultPidsLimit = 4096
 
@@ -133,9 +138,10 @@ func (d *Docker) Name() string { return "docker" }
 func ContainerName(leaseID uint64) string { return fmt.Sprintf("idlegpu-lease-%d", leaseID) }
 
 // Start implements Runner. A container of the same name left by a crashed
-// agent is removed first rather than adopted: its log stream and exit were
-// not followed, so the lease's job is started afresh (its log file is kept
-// and appended to). An empty Command runs the image's own; otherwise, as with
+// agent is removed first: the daemon calls Adopt for the leases it was
+// running, so a container still there when Start is called is not to be
+// kept, and the lease's job is started afresh (its log file is kept and
+// appended to). An empty Command runs the image's own; otherwise, as with
 // `docker run IMAGE CMD…`, it replaces the image's CMD and is passed to its
 // ENTRYPOINT, if any.
 func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
@@ -149,12 +155,7 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
 	if err := removeContainer(ctx, d.cli, name); err != nil {
 		return nil, fmt.Errorf("remove leftover container %s: %w", name, err)
 	}
-	dir := filepath.Join(d.opts.LogDir, fmt.Sprintf("lease-%d", spec.LeaseID))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	logPath := filepath.Join(dir, "job.log")
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logFile, logPath, err := d.openLog(spec.LeaseID)
 	if err != nil {
 		return nil, err
 	}
@@ -164,10 +165,9 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
 		logFile.Close()
 		return nil, fmt.Errorf("create container for lease %d: %w", spec.LeaseID, err)
 	}
-	// The job outlives the request that started it.
-	jobCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	j := d.newJob(ctx, spec, created.ID, logPath)
 	fail := func(err error) (Job, error) {
-		cancel()
+		j.cancel()
 		logFile.Close()
 		_ = removeContainer(context.WithoutCancel(ctx), d.cli, created.ID)
 		return nil, err
@@ -176,16 +176,103 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
 		return fail(fmt.Errorf("start container for lease %d: %w", spec.LeaseID, err))
 	}
 	// Logs are followed from the start; the stream ends when the container stops.
-	stream, err := d.cli.ContainerLogs(jobCtx, created.ID, container.LogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
+	stream, err := d.cli.ContainerLogs(j.ctx, created.ID, container.LogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
 	if err != nil {
 		return fail(fmt.Errorf("follow logs of lease %d: %w", spec.LeaseID, err))
 	}
-	j := &dockerJob{cli: d.cli, id: created.ID, leaseID: spec.LeaseID, gpus: append([]string(nil), spec.GPUs...),
+	j.run(stream, logFile)
+	return j, nil
+}
+
+// Adopt implements Runner: the lease's container (by name, and carrying the
+// lease's LeaseLabel), if it is running. Its output is copied to the lease's
+// log again from now on (what it printed while no agent followed it is in
+// the container's own log only; what the earlier agent copied is not copied
+// twice), and it is waited for, stopped and cleaned up as a started job. A
+// container of the lease that has exited is removed (and the GPUs' memory
+// checked) and ErrNotRunning returned; a cleanup failure is joined to it.
+func (d *Docker) Adopt(ctx context.Context, spec Spec) (Job, error) {
+	name := ContainerName(spec.LeaseID)
+	info, err := d.cli.ContainerInspect(ctx, name)
+	if cerrdefs.IsNotFound(err) {
+		return nil, fmt.Errorf("lease %d: no container %s: %w", spec.LeaseID, name, ErrNotRunning)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("inspect container %s: %w", name, err)
+	}
+	lease := strconv.FormatUint(spec.LeaseID, 10)
+	if info.ContainerJSONBase == nil || info.Config == nil || info.Config.Labels[LeaseLabel] != lease {
+		// Not one this runner made for the lease: left alone.
+		return nil, fmt.Errorf("lease %d: container %s is not labelled %s=%s: %w", spec.LeaseID, name, LeaseLabel, lease, ErrNotRunning)
+	}
+	j := d.newJob(ctx, spec, info.ID, d.logPath(spec.LeaseID))
+	if info.State == nil || !info.State.Running {
+		j.cancel()
+		ended := fmt.Errorf("lease %d: container %s is not running (%s, exit code %d): %w",
+			spec.LeaseID, name, containerStatus(info.State), containerExitCode(info.State), ErrNotRunning)
+		if err := j.cleanup(ctx); err != nil {
+			return nil, errors.Join(ended, err)
+		}
+		return nil, ended
+	}
+	// Taken before the stream is asked for: lines the earlier agent copied
+	// are older, and none printed from here on is missed.
+	since := time.Now()
+	logFile, _, err := d.openLog(spec.LeaseID)
+	if err != nil {
+		j.cancel()
+		return nil, err
+	}
+	stream, err := d.cli.ContainerLogs(j.ctx, info.ID, container.LogsOptions{ShowStdout: true, ShowStderr: true, Follow: true,
+		Since: fmt.Sprintf("%d.%09d", since.Unix(), since.Nanosecond())})
+	if err != nil {
+		j.cancel()
+		logFile.Close()
+		return nil, fmt.Errorf("follow logs of lease %d: %w", spec.LeaseID, err)
+	}
+	j.run(stream, logFile)
+	return j, nil
+}
+
+func containerStatus(s *container.State) string {
+	if s == nil || s.Status == "" {
+		return "unknown state"
+	}
+	return s.Status
+}
+
+func containerExitCode(s *container.State) int {
+	if s == nil {
+		return -1
+	}
+	return s.ExitCode
+}
+
+// logPath is LogDir/lease-N/job.log.
+func (d *Docker) logPath(leaseID uint64) string {
+	return filepath.Join(d.opts.LogDir, fmt.Sprintf("lease-%d", leaseID), "job.log")
+}
+
+// openLog opens a lease's log for appending, creating it and its directory.
+func (d *Docker) openLog(leaseID uint64) (*os.File, string, error) {
+	path := d.logPath(leaseID)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, "", err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, path, nil
+}
+
+// newJob is the job of a lease's container; run starts following it.
+func (d *Docker) newJob(ctx context.Context, spec Spec, id, logPath string) *dockerJob {
+	// The job outlives the request that started it.
+	jobCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	return &dockerJob{cli: d.cli, id: id, leaseID: spec.LeaseID, gpus: append([]string(nil), spec.GPUs...),
 		logPath: logPath, grace: d.opts.Grace, hook: d.opts.GPUMemoryFree,
 		ctx: jobCtx, cancel: cancel, done: make(chan struct{}), logsDone: make(chan struct{})}
-	go j.copyLogs(stream, logFile)
-	go j.monitor()
-	return j, nil
 }
 
 // validate refuses specs and options that would break the job's isolation.

@@ -50,6 +50,12 @@ type dockerJob struct {
 	cleaned bool
 }
 
+// run copies the log stream into file and waits for the container.
+func (j *dockerJob) run(stream io.ReadCloser, file *os.File) {
+	go j.copyLogs(stream, file)
+	go j.monitor()
+}
+
 // copyLogs demultiplexes the container's stdout and stderr into the log file.
 func (j *dockerJob) copyLogs(stream io.ReadCloser, file *os.File) {
 	defer close(j.logsDone)
@@ -194,8 +200,8 @@ func descendants(root uint32) []uint32 {
 		if err != nil {
 			continue
 		}
-		if ppid, ok := parentPID(uint32(pid)); ok {
-			children[ppid] = append(children[ppid], uint32(pid))
+		if st, ok := readProcStat(int(pid)); ok {
+			children[uint32(st.ppid)] = append(children[uint32(st.ppid)], uint32(pid))
 		}
 	}
 	out := []uint32{root}
@@ -203,32 +209,6 @@ func descendants(root uint32) []uint32 {
 		out = append(out, children[out[i]]...)
 	}
 	return out
-}
-
-// parentPID reads the fourth field of /proc/PID/stat; the command name, in
-// parentheses, may itself hold spaces and parentheses.
-func parentPID(pid uint32) (uint32, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.FormatUint(uint64(pid), 10) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(b)
-	end := -1
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == ')' {
-			end = i
-			break
-		}
-	}
-	var state string
-	var ppid uint32
-	if end < 0 {
-		return 0, false
-	}
-	if _, err := fmt.Sscanf(s[end+1:], " %s %d", &state, &ppid); err != nil {
-		return 0, false
-	}
-	return ppid, true
 }
 
 func (j *dockerJob) Done() <-chan struct{} { return j.done }

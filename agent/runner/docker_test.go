@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -168,6 +169,63 @@ func TestDockerRunner(t *testing.T) {
 		require.Equal(t, "fresh\n", logs(t, j))
 	})
 
+	t.Run("a restarted agent adopts the running container", func(t *testing.T) {
+		hook := &gpuHook{}
+		opts := DockerOptions{LogDir: t.TempDir(), Grace: time.Second, GPUMemoryFree: hook.free}
+		spec := Spec{LeaseID: base + 6, Image: img, GPUs: []string{"GPU-e"},
+			Command: []string{"sh", "-c", `i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.1; done`}}
+		oldAPI := newKillableAPI(cli)
+		old, err := NewDocker(oldAPI, opts).Start(ctx, spec)
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { return len(ticks(t, logs(t, old))) >= 3 }, 30*time.Second, 50*time.Millisecond)
+
+		oldAPI.kill() // the agent is SIGKILLed: its streams break, the container runs on
+		waitDone(t, old, 30*time.Second)
+		info, err := cli.ContainerInspect(ctx, ContainerName(base+6))
+		require.NoError(t, err)
+		require.True(t, info.State.Running)
+		copied := len(ticks(t, logs(t, old)))
+
+		j, err := NewDocker(cli, opts).Adopt(ctx, spec)
+		require.NoError(t, err)
+		require.Equal(t, Status{Running: true}, j.Status())
+		require.Contains(t, j.PIDs(), uint32(info.State.Pid))
+		require.Eventually(t, func() bool { return len(ticks(t, logs(t, j))) >= copied+5 }, 30*time.Second, 50*time.Millisecond,
+			"the log keeps growing")
+		got := ticks(t, logs(t, j))
+		for i := 1; i < len(got); i++ {
+			require.Greater(t, got[i], got[i-1], "nothing copied twice: %v", got)
+		}
+
+		require.NoError(t, j.Stop(ctx))
+		require.Equal(t, Status{ExitCode: 137, Err: "stopped"}, j.Status())
+		requireGone(t, cli, info.ID)
+		require.Equal(t, [][]string{{"GPU-e"}}, hook.Calls(), "GPU memory checked once, by the new agent")
+		_, err = NewDocker(cli, opts).Adopt(ctx, spec)
+		require.ErrorIs(t, err, ErrNotRunning)
+	})
+
+	t.Run("a container that exited while the agent was away is removed, not adopted", func(t *testing.T) {
+		hook := &gpuHook{}
+		opts := DockerOptions{LogDir: t.TempDir(), Grace: time.Second, GPUMemoryFree: hook.free}
+		spec := Spec{LeaseID: base + 7, Image: img, GPUs: []string{"GPU-f"}, Command: []string{"sh", "-c", "echo hi; sleep 1; exit 4"}}
+		oldAPI := newKillableAPI(cli)
+		old, err := NewDocker(oldAPI, opts).Start(ctx, spec)
+		require.NoError(t, err)
+		oldAPI.kill()
+		waitDone(t, old, 30*time.Second)
+		require.Eventually(t, func() bool {
+			info, err := cli.ContainerInspect(ctx, ContainerName(base+7))
+			return err == nil && !info.State.Running
+		}, 30*time.Second, 50*time.Millisecond)
+
+		j, err := NewDocker(cli, opts).Adopt(ctx, spec)
+		require.ErrorIs(t, err, ErrNotRunning)
+		require.Nil(t, j)
+		requireGone(t, cli, ContainerName(base+7))
+		require.Equal(t, [][]string{{"GPU-f"}}, hook.Calls())
+	})
+
 	t.Run("an image not on the host is not pulled when pulling is off", func(t *testing.T) {
 		d := NewDocker(cli, DockerOptions{LogDir: t.TempDir(), RequireDigest: true})
 		_, err := d.Start(ctx, Spec{LeaseID: base + 5, Command: []string{"true"},
@@ -256,4 +314,122 @@ func TestTopPIDs(t *testing.T) {
 	require.False(t, ok)
 	// The /proc fallback finds this process below its parent.
 	require.Contains(t, descendants(uint32(os.Getppid())), uint32(os.Getpid()))
+}
+
+// TestDockerAdoptAfterAgentDeath (fake daemon): the agent that started a
+// container is killed; a restarted agent's runner adopts the container, its
+// log keeps growing without repeating what was copied, and the job ends
+// through Stop or by itself with the usual cleanup.
+func TestDockerAdoptAfterAgentDeath(t *testing.T) {
+	cases := []struct {
+		name       string
+		end        func(t *testing.T, fake *fakeDocker, j Job)
+		wantStatus Status
+	}{
+		{
+			name: "stopped by the new agent",
+			end: func(t *testing.T, _ *fakeDocker, j Job) {
+				require.NoError(t, j.Stop(context.Background()))
+			},
+			wantStatus: Status{ExitCode: 137, Err: "stopped"},
+		},
+		{
+			name: "exits by itself",
+			end: func(t *testing.T, fake *fakeDocker, j Job) {
+				fake.exit(ContainerName(5), 3)
+				waitDone(t, j, 10*time.Second)
+			},
+			wantStatus: Status{ExitCode: 3},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			fake := newFakeDocker()
+			hook := &gpuHook{}
+			opts := DockerOptions{LogDir: t.TempDir(), Grace: time.Second, GPUMemoryFree: hook.free}
+			spec := Spec{LeaseID: 5, Image: "img", GPUs: []string{"GPU-a"}, Command: []string{"train"}}
+			name := ContainerName(5)
+
+			oldAPI := newKillableAPI(fake)
+			old, err := NewDocker(oldAPI, opts).Start(ctx, spec)
+			require.NoError(t, err)
+			fake.print(name, "one\n")
+			require.Eventually(t, func() bool { return logs(t, old) == "one\n" }, 5*time.Second, 10*time.Millisecond)
+
+			oldAPI.kill()
+			// The old agent's goroutines wind down (so none of them writes the
+			// log any more); the container runs on.
+			waitDone(t, old, 10*time.Second)
+			require.Equal(t, "running", fake.state(name))
+			fake.print(name, "two\n") // while no agent follows: in the container's log only
+
+			j, err := NewDocker(fake, opts).Adopt(ctx, spec)
+			require.NoError(t, err)
+			require.Equal(t, Status{Running: true}, j.Status())
+			info, err := fake.ContainerInspect(ctx, name)
+			require.NoError(t, err)
+			require.Equal(t, []uint32{uint32(info.State.Pid)}, j.PIDs())
+			fake.print(name, "three\n")
+			require.Eventually(t, func() bool { return logs(t, j) == "one\nthree\n" }, 5*time.Second, 10*time.Millisecond,
+				"appended to the same log, nothing copied twice: %q", logs(t, j))
+
+			tc.end(t, fake, j)
+			require.Equal(t, tc.wantStatus, j.Status())
+			require.Equal(t, "missing", fake.state(name), "the container is removed")
+			require.Equal(t, [][]string{{"GPU-a"}}, hook.Calls(), "GPU memory checked once, by the new agent")
+			require.Empty(t, j.PIDs())
+			_, err = NewDocker(fake, opts).Adopt(ctx, spec)
+			require.ErrorIs(t, err, ErrNotRunning)
+		})
+	}
+}
+
+// TestDockerAdoptFindsNothing (fake daemon): what Adopt refuses, and what it
+// leaves behind.
+func TestDockerAdoptFindsNothing(t *testing.T) {
+	const lease = 6
+	name := ContainerName(lease)
+	cases := []struct {
+		name      string
+		setup     func(fake *fakeDocker)
+		wantState string // of the container named like the lease's, afterwards
+		wantHook  [][]string
+	}{
+		{name: "no container", setup: func(*fakeDocker) {}, wantState: "missing"},
+		{name: "a container of the name without the lease label", wantState: "running",
+			setup: func(fake *fakeDocker) { fake.create(name, nil, true, 0) }},
+		{name: "a container of the name labelled for another lease", wantState: "running",
+			setup: func(fake *fakeDocker) { fake.create(name, map[string]string{LeaseLabel: "60"}, true, 0) }},
+		{name: "the lease's container exited while the agent was away: removed", wantState: "missing",
+			wantHook: [][]string{{"GPU-a"}},
+			setup:    func(fake *fakeDocker) { fake.create(name, map[string]string{LeaseLabel: "6"}, false, 0) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := newFakeDocker()
+			tc.setup(fake)
+			hook := &gpuHook{}
+			d := NewDocker(fake, DockerOptions{LogDir: t.TempDir(), GPUMemoryFree: hook.free})
+			j, err := d.Adopt(context.Background(), Spec{LeaseID: lease, Image: "img", GPUs: []string{"GPU-a"}})
+			require.ErrorIs(t, err, ErrNotRunning)
+			require.Nil(t, j)
+			require.Equal(t, tc.wantState, fake.state(name))
+			require.Equal(t, tc.wantHook, hook.Calls())
+		})
+	}
+}
+
+// ticks are the numbers of a log's "tick N" lines, in order.
+func ticks(t *testing.T, log string) []int {
+	t.Helper()
+	var out []int
+	for _, line := range strings.Split(strings.TrimSpace(log), "\n") {
+		if n, ok := strings.CutPrefix(line, "tick "); ok {
+			i, err := strconv.Atoi(n)
+			require.NoError(t, err, "line %q", line)
+			out = append(out, i)
+		}
+	}
+	return out
 }

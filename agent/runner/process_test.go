@@ -4,7 +4,10 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,4 +79,197 @@ func TestProcessRejectsBadSpecs(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidSpec, "one id may not smuggle in two")
 	_, err = p.Start(context.Background(), Spec{LeaseID: 1, GPUs: []string{"GPU-a"}, Command: []string{"/nonexistent/binary"}})
 	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// processGone tells whether a process has exited (a zombie counts: its
+// parent may be gone and nobody reaps it soon).
+func processGone(pid uint32) bool {
+	st, ok := readProcStat(int(pid))
+	return !ok || !st.live()
+}
+
+// TestProcessAdopt: the agent dies (its Job handle is dropped, never
+// stopped) while the job runs on in its own group; a fresh runner on the
+// same directory adopts it.
+func TestProcessAdopt(t *testing.T) {
+	cases := []struct {
+		name    string
+		command string
+		// ready tells when the old agent may die; it gets the old handle.
+		ready func(t *testing.T, old Job) bool
+		// leaderGone: the old handle has ended, the group lives on without its leader.
+		leaderGone bool
+		// stop: the adopted job is stopped; else it ends by itself.
+		stop       bool
+		wantStatus Status
+		wantLog    string
+	}{
+		{
+			name:    "running job, stopped after adoption",
+			command: `echo started; sleep 30`,
+			ready:   func(t *testing.T, old Job) bool { return strings.Contains(logs(t, old), "started") },
+			stop:    true, wantStatus: Status{ExitCode: -1, Err: "stopped"}, wantLog: "started\n",
+		},
+		{
+			name:    "leader gone, a child runs on",
+			command: `sleep 30 & echo started`,
+			// The leader (sh) has exited; its background sleep is the job.
+			ready: func(t *testing.T, old Job) bool {
+				select {
+				case <-old.Done():
+					return strings.Contains(logs(t, old), "started")
+				default:
+					return false
+				}
+			},
+			leaderGone: true,
+			stop:       true, wantStatus: Status{ExitCode: -1, Err: "stopped"}, wantLog: "started\n",
+		},
+		{
+			name:       "job ends by itself after adoption",
+			command:    `echo started; sleep 1; echo bye`,
+			ready:      func(t *testing.T, old Job) bool { return strings.Contains(logs(t, old), "started") },
+			wantStatus: Status{ExitCode: -1, Err: ExitUnknown}, wantLog: "started\nbye\n",
+		},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			spec := Spec{LeaseID: uint64(100 + i), GPUs: []string{"GPU-a"}, Command: []string{"sh", "-c", tc.command}}
+			first, err := NewProcess(dir)
+			require.NoError(t, err)
+			old, err := first.Start(context.Background(), spec)
+			require.NoError(t, err)
+			pgid := old.(*processJob).pgid
+			t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+			require.Eventually(t, func() bool { return tc.ready(t, old) }, 5*time.Second, 20*time.Millisecond)
+			groupPIDs := old.PIDs()
+			if tc.leaderGone {
+				require.Empty(t, groupPIDs, "an ended handle lists nothing")
+				members, err := groupMembers(pgid)
+				require.NoError(t, err)
+				groupPIDs = make([]uint32, len(members))
+				for i, pid := range members {
+					groupPIDs[i] = uint32(pid)
+				}
+				require.Len(t, groupPIDs, 1)
+				require.NotEqual(t, uint32(pgid), groupPIDs[0])
+			}
+
+			// The old handle is dropped: a new agent, a new runner, the same Dir.
+			restarted := &Process{Dir: dir, Grace: 300 * time.Millisecond}
+			j, err := restarted.Adopt(context.Background(), spec)
+			require.NoError(t, err)
+			require.Equal(t, Status{Running: true}, j.Status())
+			require.NotEmpty(t, j.PIDs())
+			require.ElementsMatch(t, groupPIDs, j.PIDs(), "the adopted job is the job's process group")
+			require.Contains(t, logs(t, j), "started", "the same log")
+
+			if tc.stop {
+				require.NoError(t, j.Stop(context.Background()))
+				select {
+				case <-j.Done():
+				default:
+					t.Fatal("Stop returned before the job ended")
+				}
+				for _, pid := range groupPIDs {
+					require.True(t, processGone(pid), "pid %d survived", pid)
+				}
+			} else {
+				waitDone(t, j, 5*time.Second)
+			}
+			require.Equal(t, tc.wantStatus, j.Status())
+			require.Equal(t, tc.wantLog, logs(t, j))
+			require.Empty(t, j.PIDs())
+			require.NoError(t, j.Stop(context.Background()), "stopping an ended job is a no-op")
+			_, err = restarted.Adopt(context.Background(), spec)
+			require.ErrorIs(t, err, ErrNotRunning, "an ended job is not adopted again")
+		})
+	}
+}
+
+// TestProcessAdoptFindsNothing: no live job of the lease is ever adopted, in
+// particular not a process that merely has the recorded PID.
+func TestProcessAdoptFindsNothing(t *testing.T) {
+	const lease = 200
+	startGroupLeader := func(t *testing.T, env []string) int {
+		cmd := exec.Command("sleep", "30")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Env = env
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+		return cmd.Process.Pid
+	}
+	cases := []struct {
+		name string
+		// setup prepares the runner's Dir for the lease (nil: nothing there).
+		setup func(t *testing.T, p *Process)
+	}{
+		{name: "never started"},
+		{name: "the job already exited", setup: func(t *testing.T, p *Process) {
+			j, err := p.Start(context.Background(), Spec{LeaseID: lease, GPUs: []string{"GPU-a"}, Command: []string{"true"}})
+			require.NoError(t, err)
+			waitDone(t, j, 5*time.Second)
+		}},
+		{name: "the recorded pid is the test's own process", setup: func(t *testing.T, p *Process) {
+			writePGID(t, p, lease, strconv.Itoa(os.Getpid()))
+		}},
+		{name: "the recorded pid leads an unrelated group", setup: func(t *testing.T, p *Process) {
+			writePGID(t, p, lease, strconv.Itoa(startGroupLeader(t, []string{"PATH=/usr/bin:/bin"})))
+		}},
+		{name: "the recorded pid leads another lease's job", setup: func(t *testing.T, p *Process) {
+			// IDLEGPU_LEASE_ID=2000 starts like the lease's =200 but is not it.
+			other := startGroupLeader(t, []string{"PATH=/usr/bin:/bin", "IDLEGPU_LEASE_ID=" + strconv.Itoa(lease*10)})
+			writePGID(t, p, lease, strconv.Itoa(other))
+		}},
+		{name: "malformed pgid file", setup: func(t *testing.T, p *Process) { writePGID(t, p, lease, "not a pid") }},
+		{name: "pgid 0 (kill would hit the agent's own group)", setup: func(t *testing.T, p *Process) { writePGID(t, p, lease, "0") }},
+		{name: "pgid 1", setup: func(t *testing.T, p *Process) { writePGID(t, p, lease, "1") }},
+		{name: "negative pgid", setup: func(t *testing.T, p *Process) { writePGID(t, p, lease, "-1") }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := NewProcess(t.TempDir())
+			require.NoError(t, err)
+			if tc.setup != nil {
+				tc.setup(t, p)
+			}
+			j, err := (&Process{Dir: p.Dir, Grace: time.Second}).Adopt(context.Background(), Spec{LeaseID: lease, GPUs: []string{"GPU-a"}})
+			require.ErrorIs(t, err, ErrNotRunning)
+			require.Nil(t, j)
+		})
+	}
+}
+
+func writePGID(t *testing.T, p *Process, lease uint64, content string) {
+	t.Helper()
+	dir := p.leaseDir(lease)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, pgidFileName), []byte(content+"\n"), 0o600))
+}
+
+func TestProcessStartRecordsTheGroup(t *testing.T) {
+	p, err := NewProcess(t.TempDir())
+	require.NoError(t, err)
+	j, err := p.Start(context.Background(), Spec{LeaseID: 9, GPUs: []string{"GPU-a"}, Command: []string{"true"}})
+	require.NoError(t, err)
+	waitDone(t, j, 5*time.Second)
+	b, err := os.ReadFile(filepath.Join(p.Dir, "lease-9", "pgid"))
+	require.NoError(t, err)
+	require.Equal(t, strconv.Itoa(j.(*processJob).pgid)+"\n", string(b))
+}
+
+func TestReadProcStat(t *testing.T) {
+	st, ok := readProcStat(os.Getpid())
+	require.True(t, ok)
+	require.True(t, st.live())
+	require.Equal(t, os.Getppid(), st.ppid)
+	pgid, err := syscall.Getpgid(os.Getpid())
+	require.NoError(t, err)
+	require.Equal(t, pgid, st.pgrp)
+	_, ok = readProcStat(-1)
+	require.False(t, ok)
 }

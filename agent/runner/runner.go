@@ -60,10 +60,18 @@ type Runner interface {
 	Name() string
 	// Start runs the job of a lease.
 	Start(ctx context.Context, spec Spec) (Job, error)
+	// Adopt finds the job of a lease that an earlier run of the agent started
+	// and that is still running, and returns it as if Start had returned it
+	// (PIDs, Done, Status, Logs, Stop all work). ErrNotRunning when there is
+	// no such live job (it ended while the agent was away, or never started).
+	Adopt(ctx context.Context, spec Spec) (Job, error)
 }
 
 // ErrInvalidSpec is returned for a spec a runner refuses.
 var ErrInvalidSpec = errors.New("invalid job spec")
+
+// ErrNotRunning is returned by Adopt when the lease has no live job to adopt.
+var ErrNotRunning = errors.New("job is not running")
 
 // ReservedEnv names the variables the runner sets or the NVIDIA container
 // runtime reads to pick devices: a manifest setting them could widen the

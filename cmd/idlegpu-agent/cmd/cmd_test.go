@@ -17,14 +17,21 @@ import (
 
 func run(t *testing.T, stdin string, args ...string) (string, error) {
 	t.Helper()
+	out, _, err := runAll(t, stdin, args...)
+	return out, err
+}
+
+// runAll runs the agent command and returns its stdout and stderr.
+func runAll(t *testing.T, stdin string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	root := cmd.NewRootCmd()
 	var out, errOut bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errOut)
 	root.SetIn(strings.NewReader(stdin))
 	root.SetArgs(args)
-	err := root.Execute()
-	return out.String(), err
+	err = root.Execute()
+	return out.String(), errOut.String(), err
 }
 
 // TestInitThenInventory: init writes a loadable configuration and a key;

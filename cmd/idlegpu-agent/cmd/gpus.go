@@ -12,9 +12,16 @@ import (
 // openGPUs opens the configured telemetry backend. "auto" means NVML when
 // the driver's library loads; without one the agent falls back to
 // simulated GPUs and says so loudly, since they earn nothing real.
-func openGPUs(c config.GPU, log *slog.Logger) (gpu.Backend, error) {
+//
+// simState, when set, is where simulated GPUs keep their energy counters
+// across restarts (the daemon's; one-shot commands pass "").
+func openGPUs(c config.GPU, log *slog.Logger, simState ...string) (gpu.Backend, error) {
 	sim := func() (gpu.Backend, error) {
-		return gpu.NewSim(gpu.SimConfig{Model: c.SimModel, Count: c.SimCount, Seed: c.SimSeed})
+		cfg := gpu.SimConfig{Model: c.SimModel, Count: c.SimCount, Seed: c.SimSeed}
+		if len(simState) > 0 {
+			cfg.StateFile = simState[0]
+		}
+		return gpu.NewSim(cfg)
 	}
 	switch c.Backend {
 	case "sim":

@@ -3,25 +3,15 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/gpu"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
-
-// inventoryGPU is one entry of `inventory --json`: x/provider's GPUInfo in
-// its proto-JSON form (memory_mib is a uint64, so a string).
-type inventoryGPU struct {
-	UUID          string `json:"uuid"`
-	Model         string `json:"model"`
-	MemoryMiB     string `json:"memory_mib"`
-	PCIBusID      string `json:"pci_bus_id"`
-	DriverVersion string `json:"driver_version"`
-	VBIOSVersion  string `json:"vbios_version"`
-}
 
 func inventoryCmd() *cobra.Command {
 	var (
@@ -73,15 +63,41 @@ idlegpu-agent inventory --json | idlegpud tx provider register-gpus - --from age
 	return cmd
 }
 
-func writeInventoryJSON(cmd *cobra.Command, devs []gpu.Info) error {
-	out := struct {
-		GPUs []inventoryGPU `json:"gpus"`
-	}{GPUs: make([]inventoryGPU, 0, len(devs))}
+// gpuInfos is the inventory as x/provider registers it: both `inventory
+// --json` and `register` send exactly these fields (the CUDA version
+// describes the stack, not the GPU, so it is not registered).
+func gpuInfos(devs []gpu.Info) []providertypes.GPUInfo {
+	infos := make([]providertypes.GPUInfo, 0, len(devs))
 	for _, d := range devs {
-		out.GPUs = append(out.GPUs, inventoryGPU{UUID: d.UUID, Model: d.Model, MemoryMiB: strconv.FormatUint(d.MemoryMiB, 10),
-			PCIBusID: d.PCIBusID, DriverVersion: d.DriverVersion, VBIOSVersion: d.VBIOSVersion})
+		infos = append(infos, providertypes.GPUInfo{Uuid: d.UUID, Model: d.Model, MemoryMib: d.MemoryMiB,
+			PciBusId: d.PCIBusID, DriverVersion: d.DriverVersion, VbiosVersion: d.VBIOSVersion})
 	}
+	return infos
+}
+
+// writeInventoryJSON prints {"gpus": [...]}, each GPUInfo in the app
+// codec's proto-JSON, the shape `idlegpud tx provider register-gpus` reads.
+func writeInventoryJSON(cmd *cobra.Command, devs []gpu.Info) error {
+	enc, err := chain.Encoding()
+	if err != nil {
+		return err
+	}
+	out := struct {
+		GPUs []json.RawMessage `json:"gpus"`
+	}{GPUs: make([]json.RawMessage, 0, len(devs))}
+	for _, g := range gpuInfos(devs) {
+		b, err := enc.Codec.MarshalJSON(&g)
+		if err != nil {
+			return err
+		}
+		out.GPUs = append(out.GPUs, b)
+	}
+	return writeJSON(cmd, out)
+}
+
+// writeJSON prints v as indented JSON on stdout.
+func writeJSON(cmd *cobra.Command, v any) error {
 	enc := json.NewEncoder(cmd.OutOrStdout())
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(v)
 }

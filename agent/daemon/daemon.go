@@ -1,0 +1,337 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/agent/config"
+	"github.com/idlegpu/idlegpu/agent/endpoint"
+	"github.com/idlegpu/idlegpu/agent/gpu"
+	"github.com/idlegpu/idlegpu/agent/metrics"
+	"github.com/idlegpu/idlegpu/agent/policy"
+	"github.com/idlegpu/idlegpu/agent/proof"
+	"github.com/idlegpu/idlegpu/agent/runner"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+)
+
+const (
+	// offerEvery is how often offers are checked against the policy.
+	offerEvery = 30 * time.Second
+	// keepFinished is how long an ended lease's samples and job record stay
+	// (the renter may still fetch samples and logs).
+	keepFinished = 24 * time.Hour
+	// stopTimeout bounds stopping one job.
+	stopTimeout = 30 * time.Second
+	// offerHorizon is how far ahead availability windows are published.
+	offerHorizon = 7 * 24 * time.Hour
+)
+
+// Deps are the parts the daemon runs on, each built by the caller from the
+// configuration.
+type Deps struct {
+	Config  config.Config
+	Chain   *chain.Client
+	GPUs    gpu.Backend
+	Runner  runner.Runner
+	Metrics *metrics.Metrics
+	Log     *slog.Logger
+	// Version is the agent's version, named in every proof.
+	Version string
+}
+
+// Daemon is `idlegpu-agent run`: it follows the chain, keeps the provider's
+// offers in line with the policy, runs leased jobs once their manifest
+// arrives, samples the GPUs, proves every epoch, preempts BRONZE work when a
+// GPU runs too hot, and claims rewards.
+type Daemon struct {
+	cfg      config.Config
+	chain    *chain.Client
+	q        Queries
+	gpus     gpu.Backend
+	runner   runner.Runner
+	m        *metrics.Metrics
+	log      *slog.Logger
+	version  string
+	provider string
+	signer   string
+
+	prices     policy.Prices
+	calendar   policy.Calendar
+	limits     *policy.Limits
+	claimEvery time.Duration
+
+	params  Params
+	devices map[string]gpu.Info
+	prover  *Prover
+	headers *Headers
+	records *Records
+	health  *Health
+
+	// mu guards the fields below, shared by the worker, the sampler and the
+	// endpoint's handlers.
+	mu       sync.Mutex
+	jobs     map[uint64]runner.Job          // live job handles by lease
+	leases   map[uint64]auctiontypes.Lease  // the provider's PENDING and ACTIVE leases
+	tracked  map[uint64]bool                // leases the prover tracks
+	attached map[uint64]map[uint32][]string // sim backend: job pids put on their GPUs
+	preempt  map[uint64]string              // leases to preempt, with the reason
+	bad      map[[2]uint64]bool             // (lease, epoch) proofs the chain refused
+	exited   map[uint64]bool                // leases whose job ended on its own, closed
+
+	// starting serialises Accept per lease.
+	starting sync.Map
+	tick     chan struct{}
+
+	lastOffers time.Time
+	lastClaim  time.Time
+	hot        bool
+}
+
+// New prepares a daemon; Run starts it.
+func New(d Deps) (*Daemon, error) {
+	prices, err := policy.NewPrices(d.Config.Policy)
+	if err != nil {
+		return nil, err
+	}
+	cal, err := policy.NewCalendar(d.Config.Policy.Availability)
+	if err != nil {
+		return nil, err
+	}
+	every, err := d.Config.Rewards.Every()
+	if err != nil {
+		return nil, err
+	}
+	prover, err := NewProver(d.Config.State.Dir+"/proofs", d.Version)
+	if err != nil {
+		return nil, err
+	}
+	records, err := OpenRecords(d.Config.State.Dir)
+	if err != nil {
+		return nil, err
+	}
+	provider := d.Config.Key.Provider
+	if provider == "" {
+		provider = d.Chain.Address().String()
+	}
+	return &Daemon{
+		cfg: d.Config, chain: d.Chain, q: NewQueries(d.Chain.Context()), gpus: d.GPUs, runner: d.Runner,
+		m: d.Metrics, log: d.Log, version: d.Version, provider: provider, signer: d.Chain.Address().String(),
+		prices: prices, calendar: cal, claimEvery: every,
+		limits: policy.NewLimits(d.Config.Policy.MaxTempC, d.Config.Policy.MaxPowerW, d.Config.Policy.PreemptAfter),
+		prover: prover, records: records, health: &Health{},
+		jobs: map[uint64]runner.Job{}, leases: map[uint64]auctiontypes.Lease{}, tracked: map[uint64]bool{},
+		attached: map[uint64]map[uint32][]string{}, preempt: map[uint64]string{}, bad: map[[2]uint64]bool{},
+		exited: map[uint64]bool{}, tick: make(chan struct{}, 1),
+	}, nil
+}
+
+// Provider is the provider address the daemon acts for.
+func (d *Daemon) Provider() string { return d.provider }
+
+// Run runs until ctx ends or a part fails. Jobs keep running when the
+// daemon stops: a restarted agent adopts them and proves on.
+func (d *Daemon) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer d.prover.Close()
+
+	if err := d.loadChainState(ctx); err != nil {
+		return err
+	}
+	if err := d.recoverJobs(ctx); err != nil {
+		return err
+	}
+	from, err := d.resumeHeight(ctx)
+	if err != nil {
+		return err
+	}
+
+	servers, err := d.listen()
+	if err != nil {
+		return err
+	}
+	errc := make(chan error, 4+len(servers))
+	var wg sync.WaitGroup
+	run := func(name string, f func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(ctx); err != nil && ctx.Err() == nil {
+				errc <- fmt.Errorf("%s: %w", name, err)
+			}
+		}()
+	}
+	run("chain follower", func(ctx context.Context) error { return d.chain.FollowHeaders(ctx, from, d.onHeader) })
+	run("sampler", func(ctx context.Context) error {
+		s := &Sampler{GPUs: d.gpus, Interval: d.params.Settlement.SampleInterval(), Log: d.log}
+		return s.Run(ctx, d.sampledGPUs, d.onSample)
+	})
+	run("worker", d.work)
+	for _, s := range servers {
+		run(s.name, s.serve)
+	}
+	d.log.Info("agent running", "provider", d.provider, "signer", d.signer, "gpus", len(d.devices),
+		"gpu_backend", d.gpus.Name(), "runner", d.runner.Name(), "endpoint", d.cfg.Endpoint.Listen,
+		"metrics", d.cfg.Metrics.Listen, "resume_height", from)
+
+	var first error
+	select {
+	case <-ctx.Done():
+	case first = <-errc:
+	}
+	cancel()
+	wg.Wait()
+	return first
+}
+
+// loadChainState reads the parameters and the GPUs, waiting for the node
+// when it is not up yet.
+func (d *Daemon) loadChainState(ctx context.Context) error {
+	devs, err := d.gpus.Devices(ctx)
+	if err != nil {
+		return fmt.Errorf("gpus: %w", err)
+	}
+	d.devices = map[string]gpu.Info{}
+	for _, g := range devs {
+		d.devices[g.UUID] = g
+	}
+	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
+		d.params, err = d.q.Params(ctx)
+		if err == nil {
+			break
+		}
+		d.log.Warn("chain not reachable yet", "err", err, "retry_in", wait)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	if _, found, err := d.q.Provider(ctx, d.provider); err != nil {
+		return err
+	} else if !found {
+		return fmt.Errorf("provider %s is not registered: run `idlegpu-agent register` first", d.provider)
+	}
+	// Headers are kept as long as the chain keeps them for proofs.
+	d.headers = NewHeaders(d.params.Settlement.HeaderRetention() + d.params.Settlement.Epoch())
+	return nil
+}
+
+// onHeader is called for every block, in order.
+func (d *Daemon) onHeader(h chain.Header) error {
+	d.headers.Add(proof.Header(h))
+	d.m.ChainHeight.Set(float64(h.Height))
+	d.health.block(h.Height, h.Time)
+	select {
+	case d.tick <- struct{}{}:
+	default: // a step is pending already: it will see this block
+	}
+	return nil
+}
+
+// work runs one step per block (coalesced when steps are slower than blocks).
+func (d *Daemon) work(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-d.tick:
+			d.step(ctx)
+		}
+	}
+}
+
+// step is the per-block work. Errors are logged and retried next block:
+// one lease's trouble must not stop the others.
+func (d *Daemon) step(ctx context.Context) {
+	latest, ok := d.headers.Latest()
+	if !ok {
+		return
+	}
+	now := latest.Time
+	if err := d.reconcile(ctx, now); err != nil {
+		d.fail("leases", err)
+		return
+	}
+	d.preemptHot(ctx)
+	if err := d.prove(ctx, now); err != nil {
+		d.fail("proofs", err)
+	}
+	if hot := d.limits.Hot(); now.Sub(d.lastOffers) >= offerEvery || hot != d.hot {
+		d.hot = hot
+		if err := d.publishOffers(ctx, now); err != nil {
+			d.fail("offers", err)
+		} else {
+			d.lastOffers = now
+		}
+	}
+	if d.claimEvery > 0 && now.Sub(d.lastClaim) >= d.claimEvery {
+		if err := d.claim(ctx); err != nil {
+			d.fail("claim", err)
+		} else {
+			d.lastClaim = now
+		}
+	}
+}
+
+func (d *Daemon) fail(part string, err error) {
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	d.health.failure(part, err)
+	d.log.Warn("step failed", "part", part, "err", err)
+}
+
+// server is one of the daemon's HTTP listeners.
+type server struct {
+	name  string
+	serve func(ctx context.Context) error
+}
+
+// listen opens the endpoint and metrics listeners before anything runs,
+// so a port in use fails the start instead of a goroutine later.
+func (d *Daemon) listen() ([]server, error) {
+	ep := endpoint.NewServer(leaseLookup{d}, jobsAPI{d}, d.log)
+	mux := http.NewServeMux()
+	mux.Handle("/", ep.Handler())
+	var out []server
+	add := func(name, addr string, h http.Handler) error {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		out = append(out, server{name: name, serve: func(ctx context.Context) error {
+			go func() {
+				<-ctx.Done()
+				sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				defer cancel()
+				_ = srv.Shutdown(sctx)
+			}()
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		}})
+		return nil
+	}
+	if err := add("endpoint", d.cfg.Endpoint.Listen, mux); err != nil {
+		return nil, err
+	}
+	if d.cfg.Metrics.Listen != "" {
+		mm := http.NewServeMux()
+		mm.Handle("/metrics", d.m.Handler())
+		mm.Handle("/healthz", d.health.handler(d.params.Settlement.SampleInterval()))
+		if err := add("metrics", d.cfg.Metrics.Listen, mm); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,78 @@
+package daemon
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Health is what /healthz reports and `idlegpu-agent status` shows: the
+// last block followed, the last sample taken, the last failure.
+type Health struct {
+	mu sync.Mutex
+	s  HealthState
+}
+
+// HealthState is a snapshot of Health.
+type HealthState struct {
+	Height      int64     `json:"height"`
+	BlockTime   time.Time `json:"block_time"`
+	SeenAt      time.Time `json:"seen_at"`
+	LastSample  time.Time `json:"last_sample"`
+	LastError   string    `json:"last_error,omitempty"`
+	LastErrorAt time.Time `json:"last_error_at,omitzero"`
+	ProofsSent  uint64    `json:"proofs_sent"`
+}
+
+// HealthReport is the snapshot with its verdict: the JSON of /healthz.
+type HealthReport struct {
+	OK     bool     `json:"ok"`
+	Issues []string `json:"issues,omitempty"`
+	HealthState
+}
+
+func (h *Health) update(f func(s *HealthState)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f(&h.s)
+}
+
+func (h *Health) block(height int64, t time.Time) {
+	h.update(func(s *HealthState) { s.Height, s.BlockTime, s.SeenAt = height, t, time.Now() })
+}
+
+func (h *Health) sampled(t time.Time) { h.update(func(s *HealthState) { s.LastSample = t }) }
+
+func (h *Health) failure(part string, err error) {
+	h.update(func(s *HealthState) { s.LastError, s.LastErrorAt = part+": "+err.Error(), time.Now() })
+}
+
+func (h *Health) proofs(n int) { h.update(func(s *HealthState) { s.ProofsSent += uint64(n) }) }
+
+// report judges the agent healthy when it saw a block in the last minute
+// and sampled within three sample intervals.
+func (h *Health) report(now time.Time, interval time.Duration) HealthReport {
+	h.mu.Lock()
+	r := HealthReport{HealthState: h.s}
+	h.mu.Unlock()
+	if now.Sub(r.SeenAt) > time.Minute {
+		r.Issues = append(r.Issues, "no block from the node for over a minute")
+	}
+	if now.Sub(r.LastSample) > 3*interval {
+		r.Issues = append(r.Issues, "GPUs not sampled for three intervals")
+	}
+	r.OK = len(r.Issues) == 0
+	return r
+}
+
+func (h *Health) handler(interval time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		r := h.report(time.Now(), interval)
+		w.Header().Set("Content-Type", "application/json")
+		if !r.OK {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_ = json.NewEncoder(w).Encode(r)
+	})
+}

@@ -1,0 +1,215 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/idlegpu/idlegpu/agent/endpoint"
+	"github.com/idlegpu/idlegpu/agent/policy"
+	"github.com/idlegpu/idlegpu/agent/runner"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// leaseLookup is the endpoint's view of the chain: the lease, its renter
+// and its job's manifest hash. Leases of other providers are unknown here.
+type leaseLookup struct{ d *Daemon }
+
+func (ll leaseLookup) Lease(ctx context.Context, id uint64) (endpoint.Lease, error) {
+	l, err := ll.d.q.Lease(ctx, id)
+	if isNotFound(err) {
+		return endpoint.Lease{}, endpoint.ErrNoJob
+	}
+	if err != nil {
+		return endpoint.Lease{}, err
+	}
+	if l.Provider != ll.d.provider {
+		return endpoint.Lease{}, endpoint.ErrNoJob
+	}
+	j, err := ll.d.q.Job(ctx, l.JobId)
+	if err != nil {
+		return endpoint.Lease{}, err
+	}
+	return endpoint.Lease{ID: l.Id, Renter: l.Renter, ManifestHash: j.Spec.ManifestHash, Status: l.Status.String()}, nil
+}
+
+// jobsAPI is the endpoint's side of the daemon.
+type jobsAPI struct{ d *Daemon }
+
+// ErrRefused is a manifest the agent will not run; the lease stays
+// PENDING and closes at its start deadline with a full refund.
+var ErrRefused = errors.New("job refused")
+
+// Accept starts the job of a PENDING lease from its verified manifest and
+// then starts the lease on chain. A second manifest for a running job is
+// accepted without effect (a renter's retry).
+func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Manifest) error {
+	d := ja.d
+	if _, busy := d.starting.LoadOrStore(el.ID, true); busy {
+		return fmt.Errorf("lease %d: a manifest is being processed", el.ID)
+	}
+	defer d.starting.Delete(el.ID)
+
+	if rec, ok := d.records.Get(el.ID); ok && rec.Ended.IsZero() {
+		d.mu.Lock()
+		job := d.jobs[el.ID]
+		d.mu.Unlock()
+		if job != nil && rec.Started {
+			return nil
+		}
+	}
+	l, err := d.q.Lease(ctx, el.ID)
+	if err != nil {
+		return err
+	}
+	if l.Status != auctiontypes.LEASE_STATUS_PENDING {
+		return fmt.Errorf("%w: lease %d is %s", ErrRefused, l.Id, l.Status)
+	}
+	job, err := d.q.Job(ctx, l.JobId)
+	if err != nil {
+		return err
+	}
+	if err := d.acceptable(l, job); err != nil {
+		return fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	image := job.Spec.Image
+	if job.Spec.ImageDigest != "" && !strings.Contains(image, "@") {
+		image += "@" + job.Spec.ImageDigest
+	}
+	spec := runner.Spec{LeaseID: l.Id, Image: image, Command: m.Command, Env: m.Env, GPUs: l.GpuUuids}
+	rec := Record{LeaseID: l.Id, JobID: l.JobId, Renter: l.Renter, Image: image, ImageDigest: job.Spec.ImageDigest,
+		GPUs: l.GpuUuids, Tier: l.Tier.String(), Runner: d.runner.Name(), Accepted: time.Now().UTC()}
+	// The record goes first: a crash after Start leaves a job the next run
+	// adopts, never one it does not know of.
+	if err := d.records.Put(rec); err != nil {
+		return err
+	}
+	started, err := d.runner.Start(context.WithoutCancel(ctx), spec)
+	if err != nil {
+		_ = d.records.Delete(l.Id)
+		return fmt.Errorf("start job: %w", err)
+	}
+	d.mu.Lock()
+	d.jobs[l.Id] = started
+	d.mu.Unlock()
+	d.log.Info("job started", "lease", l.Id, "runner", d.runner.Name(), "image", image, "gpus", strings.Join(l.GpuUuids, ","))
+
+	// The lease's clock starts with the block that includes this.
+	if _, err := d.chain.Submit(context.WithoutCancel(ctx), &auctiontypes.MsgStartLease{Signer: d.signer, LeaseId: l.Id}); err != nil {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+		defer cancel()
+		_ = started.Stop(sctx)
+		d.mu.Lock()
+		delete(d.jobs, l.Id)
+		d.mu.Unlock()
+		_ = d.records.Delete(l.Id)
+		return fmt.Errorf("start lease %d on chain: %w", l.Id, err)
+	}
+	rec.Started = true
+	if err := d.records.Put(rec); err != nil {
+		return err
+	}
+	d.log.Info("lease started", "lease", l.Id)
+	d.poke()
+	return nil
+}
+
+// acceptable applies the policy to a lease's job: workloads, images,
+// duration, and the thermal state of the GPUs.
+func (d *Daemon) acceptable(l auctiontypes.Lease, job auctiontypes.Job) error {
+	for _, g := range l.GpuUuids {
+		if _, ok := d.devices[g]; !ok {
+			return fmt.Errorf("GPU %s is not on this machine", g)
+		}
+	}
+	if d.limits.Hot() {
+		return errors.New("GPUs are over the thermal or power limit")
+	}
+	model := ""
+	if len(l.GpuUuids) > 0 {
+		model = d.devices[l.GpuUuids[0]].Model
+	}
+	return policy.Accepts(d.cfg.Policy, policy.Job{
+		Workload: workloadName(job.Spec.Workload), Image: job.Spec.Image, Model: model,
+		Duration: time.Duration(l.DurationSeconds) * time.Second,
+	})
+}
+
+// workloadName maps the chain's workload to the policy's names.
+func workloadName(w offertypes.Workload) string {
+	switch w {
+	case offertypes.WORKLOAD_INFERENCE:
+		return "inference"
+	case offertypes.WORKLOAD_TRAINING:
+		return "training"
+	case offertypes.WORKLOAD_BATCH:
+		return "batch"
+	case offertypes.WORKLOAD_RENDER:
+		return "render"
+	}
+	return w.String()
+}
+
+// Status reports a lease's job.
+func (ja jobsAPI) Status(ctx context.Context, leaseID uint64) (endpoint.JobStatus, error) {
+	d := ja.d
+	rec, ok := d.records.Get(leaseID)
+	if !ok {
+		return endpoint.JobStatus{}, endpoint.ErrNoJob
+	}
+	st := endpoint.JobStatus{LeaseID: leaseID, Lease: rec.Status, ExitCode: -1}
+	if l, err := d.q.Lease(ctx, leaseID); err == nil {
+		st.Lease = l.Status.String()
+	}
+	if p, err := d.q.Progress(ctx, leaseID); err == nil {
+		st.EpochsProven = p.ProvenEpochs
+	}
+	d.mu.Lock()
+	job := d.jobs[leaseID]
+	d.mu.Unlock()
+	if job != nil {
+		js := job.Status()
+		st.Running, st.ExitCode, st.Error = js.Running, js.ExitCode, js.Err
+	}
+	return st, nil
+}
+
+// Logs opens a lease's job log: the live job's, or the file an ended or
+// earlier job left (both runners keep it at <work_dir>/lease-<id>/job.log).
+func (ja jobsAPI) Logs(leaseID uint64) (io.ReadCloser, error) {
+	d := ja.d
+	if _, ok := d.records.Get(leaseID); !ok {
+		return nil, endpoint.ErrNoJob
+	}
+	d.mu.Lock()
+	job := d.jobs[leaseID]
+	d.mu.Unlock()
+	if job != nil {
+		return job.Logs()
+	}
+	f, err := os.Open(filepath.Join(d.cfg.Runner.WorkDir, fmt.Sprintf("lease-%d", leaseID), "job.log"))
+	if os.IsNotExist(err) {
+		return nil, endpoint.ErrNoJob
+	}
+	return f, err
+}
+
+// Samples are an epoch's recorded samples.
+func (ja jobsAPI) Samples(leaseID, epoch uint64) ([]settlementtypes.Sample, bool) {
+	return ja.d.prover.Samples(leaseID, epoch)
+}
+
+// poke asks the worker for a step without waiting for the next block.
+func (d *Daemon) poke() {
+	select {
+	case d.tick <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,285 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/idlegpu/idlegpu/agent/proof"
+	"github.com/idlegpu/idlegpu/agent/runner"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// jobSpec is the runner spec of a recorded job, as far as Adopt needs it.
+func (rec Record) jobSpec() runner.Spec {
+	return runner.Spec{LeaseID: rec.LeaseID, Image: rec.Image, GPUs: rec.GPUs}
+}
+
+// recoverJobs re-adopts the jobs an earlier run started for leases that
+// are still PENDING or ACTIVE. A job that ended while the agent was away is
+// handled by reconcile (the lease is closed).
+func (d *Daemon) recoverJobs(ctx context.Context) error {
+	for _, rec := range d.records.All() {
+		if !rec.Ended.IsZero() {
+			continue
+		}
+		l, err := d.q.Lease(ctx, rec.LeaseID)
+		if isNotFound(err) {
+			if err := d.records.Delete(rec.LeaseID); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("lease %d: %w", rec.LeaseID, err)
+		}
+		if l.Status != auctiontypes.LEASE_STATUS_PENDING && l.Status != auctiontypes.LEASE_STATUS_ACTIVE {
+			continue
+		}
+		job, err := d.runner.Adopt(ctx, rec.jobSpec())
+		switch {
+		case errors.Is(err, runner.ErrNotRunning):
+			d.log.Warn("job of a live lease is gone", "lease", rec.LeaseID, "status", l.Status)
+			continue
+		case err != nil:
+			return fmt.Errorf("adopt the job of lease %d: %w", rec.LeaseID, err)
+		}
+		d.mu.Lock()
+		d.jobs[rec.LeaseID] = job
+		d.mu.Unlock()
+		d.log.Info("job adopted", "lease", rec.LeaseID, "status", l.Status, "pids", len(job.PIDs()))
+	}
+	return nil
+}
+
+// resumeHeight is the block to follow from: the first block of the oldest
+// epoch still to be proven (its window needs a header), or 0 (the latest)
+// when nothing is owed.
+func (d *Daemon) resumeHeight(ctx context.Context) (int64, error) {
+	var oldest time.Time
+	for _, rec := range d.records.All() {
+		if !rec.Ended.IsZero() || !rec.Started {
+			continue
+		}
+		l, err := d.q.Lease(ctx, rec.LeaseID)
+		if err != nil || l.Status != auctiontypes.LEASE_STATUS_ACTIVE {
+			continue
+		}
+		p, err := d.q.Progress(ctx, l.Id)
+		if err != nil {
+			return 0, err
+		}
+		es := p.EpochSeconds
+		if es == 0 {
+			es = d.params.Settlement.EpochSeconds
+		}
+		from, _, ok := settlementtypes.EpochWindow(l.Start, l.DurationSeconds, es, p.NextEpoch)
+		if ok && (oldest.IsZero() || from.Before(oldest)) {
+			oldest = from
+		}
+	}
+	if oldest.IsZero() {
+		return 0, nil
+	}
+	return d.chain.HeightAt(ctx, oldest)
+}
+
+// reconcile brings the local jobs in line with the provider's leases.
+func (d *Daemon) reconcile(ctx context.Context, now time.Time) error {
+	pending, err := d.q.ProviderLeases(ctx, d.provider, auctiontypes.LEASE_STATUS_PENDING)
+	if err != nil {
+		return err
+	}
+	active, err := d.q.ProviderLeases(ctx, d.provider, auctiontypes.LEASE_STATUS_ACTIVE)
+	if err != nil {
+		return err
+	}
+	live := make(map[uint64]auctiontypes.Lease, len(pending)+len(active))
+	d.mu.Lock()
+	first := len(d.leases) == 0 && d.lastOffers.IsZero()
+	for _, l := range append(pending, active...) {
+		if _, seen := d.leases[l.Id]; !seen && !first && l.Status == auctiontypes.LEASE_STATUS_PENDING {
+			d.m.Wins.Inc()
+			d.log.Info("lease won", "lease", l.Id, "job", l.JobId, "gpus", len(l.GpuUuids), "price", l.Price.String(), "tier", l.Tier)
+		}
+		live[l.Id] = l
+	}
+	d.leases = live
+	d.mu.Unlock()
+	d.m.Leases.WithLabelValues("pending").Set(float64(len(pending)))
+	d.m.Leases.WithLabelValues("active").Set(float64(len(active)))
+
+	for _, l := range active {
+		if err := d.keepActive(ctx, l, now); err != nil {
+			d.fail(fmt.Sprintf("lease %d", l.Id), err)
+		}
+	}
+	for _, l := range pending {
+		if err := d.finishStart(ctx, l); err != nil {
+			d.fail(fmt.Sprintf("lease %d", l.Id), err)
+		}
+	}
+	for _, rec := range d.records.All() {
+		if _, ok := live[rec.LeaseID]; ok {
+			continue
+		}
+		if _, busy := d.starting.Load(rec.LeaseID); busy {
+			continue
+		}
+		if err := d.retire(ctx, rec, now); err != nil {
+			d.fail(fmt.Sprintf("lease %d", rec.LeaseID), err)
+		}
+	}
+	return nil
+}
+
+// keepActive tracks an ACTIVE lease for proving, stops its job at the
+// lease's end, and closes the lease when the job ended early.
+func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.Time) error {
+	rec, ok := d.records.Get(l.Id)
+	if !ok {
+		return nil // started by another agent of the provider
+	}
+	if !rec.Started {
+		rec.Started = true
+		if err := d.records.Put(rec); err != nil {
+			return err
+		}
+	}
+	d.mu.Lock()
+	job, tracked, exited := d.jobs[l.Id], d.tracked[l.Id], d.exited[l.Id]
+	d.mu.Unlock()
+	if !tracked {
+		p, err := d.q.Progress(ctx, l.Id)
+		if err != nil {
+			return err
+		}
+		es := p.EpochSeconds
+		if es == 0 {
+			es = d.params.Settlement.EpochSeconds
+		}
+		if err := d.prover.Track(proof.Lease{ID: l.Id, GPUs: l.GpuUuids, Start: l.Start,
+			DurationSeconds: l.DurationSeconds, EpochSeconds: es, ImageDigest: rec.ImageDigest}); err != nil {
+			return err
+		}
+		d.mu.Lock()
+		d.tracked[l.Id] = true
+		d.mu.Unlock()
+	}
+	end := l.Start.Add(time.Duration(l.DurationSeconds) * time.Second)
+	if !now.Before(end) {
+		// The lease's time is up: its last epoch is proven from the samples
+		// already taken, and the GPUs are free for the next job.
+		return d.stopJob(ctx, l.Id, "lease time is up")
+	}
+	if exited {
+		return nil
+	}
+	if job != nil {
+		select {
+		case <-job.Done():
+		default:
+			return nil
+		}
+	}
+	// The job is gone before the lease's end: epochs without it cannot be
+	// proven, so the lease is closed now and the renter refunded the rest.
+	reason := "the job is gone (it ended while the agent was not running)"
+	if job != nil {
+		st := job.Status()
+		reason = fmt.Sprintf("the job exited (code %d) before the lease ended", st.ExitCode)
+		if st.Err != "" {
+			reason += ": " + st.Err
+		}
+	}
+	if _, err := d.chain.Submit(ctx, &auctiontypes.MsgCloseLease{Signer: d.signer, LeaseId: l.Id, Reason: reason}); err != nil {
+		return fmt.Errorf("close lease after its job ended: %w", err)
+	}
+	d.log.Warn("lease closed: its job ended early", "lease", l.Id, "reason", reason)
+	d.mu.Lock()
+	d.exited[l.Id] = true
+	d.mu.Unlock()
+	return nil
+}
+
+// finishStart sends MsgStartLease for a PENDING lease whose job runs but
+// whose start did not reach the chain (the agent died in between).
+func (d *Daemon) finishStart(ctx context.Context, l auctiontypes.Lease) error {
+	if _, busy := d.starting.Load(l.Id); busy {
+		return nil
+	}
+	rec, ok := d.records.Get(l.Id)
+	if !ok || rec.Started {
+		return nil
+	}
+	d.mu.Lock()
+	job := d.jobs[l.Id]
+	d.mu.Unlock()
+	if job == nil {
+		// No job to start the lease for: drop the record; the lease closes
+		// by itself at its start deadline with a full refund.
+		return d.records.Delete(l.Id)
+	}
+	if _, err := d.chain.Submit(ctx, &auctiontypes.MsgStartLease{Signer: d.signer, LeaseId: l.Id}); err != nil {
+		return fmt.Errorf("start lease: %w", err)
+	}
+	rec.Started = true
+	d.log.Info("lease started (resumed)", "lease", l.Id)
+	return d.records.Put(rec)
+}
+
+// retire handles a recorded lease that is no longer PENDING or ACTIVE: its
+// job is stopped, and after keepFinished its samples and record go.
+func (d *Daemon) retire(ctx context.Context, rec Record, now time.Time) error {
+	if rec.Ended.IsZero() {
+		if err := d.stopJob(ctx, rec.LeaseID, "lease ended"); err != nil {
+			return err
+		}
+		rec.Ended = now
+		if l, err := d.q.Lease(ctx, rec.LeaseID); err == nil {
+			rec.Status = l.Status.String()
+			d.log.Info("lease ended", "lease", rec.LeaseID, "status", l.Status, "reason", l.Reason, "paid", l.Paid.String())
+		}
+		return d.records.Put(rec)
+	}
+	if now.Sub(rec.Ended) < keepFinished {
+		return nil
+	}
+	if err := d.prover.Forget(rec.LeaseID); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	delete(d.tracked, rec.LeaseID)
+	delete(d.exited, rec.LeaseID)
+	d.mu.Unlock()
+	_ = os.RemoveAll(filepath.Join(d.cfg.Runner.WorkDir, fmt.Sprintf("lease-%d", rec.LeaseID)))
+	return d.records.Delete(rec.LeaseID)
+}
+
+// stopJob stops a lease's job if it runs.
+func (d *Daemon) stopJob(ctx context.Context, leaseID uint64, why string) error {
+	d.mu.Lock()
+	job := d.jobs[leaseID]
+	d.mu.Unlock()
+	if job == nil {
+		return nil
+	}
+	select {
+	case <-job.Done():
+	default:
+		d.log.Info("stopping job", "lease", leaseID, "why", why)
+		sctx, cancel := context.WithTimeout(ctx, stopTimeout)
+		defer cancel()
+		if err := job.Stop(sctx); err != nil {
+			return fmt.Errorf("stop job: %w", err)
+		}
+	}
+	d.mu.Lock()
+	delete(d.jobs, leaseID)
+	d.mu.Unlock()
+	return nil
+}

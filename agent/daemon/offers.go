@@ -1,0 +1,165 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/agent/policy"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+)
+
+// publishOffers keeps one offer per GPU model of this machine on chain:
+// the registered GPUs of that model, priced by the policy (the dynamic
+// price follows how many of them are leased), available in the calendar's
+// windows, PAUSED while a GPU is over a limit. Only what differs is sent.
+func (d *Daemon) publishOffers(ctx context.Context, now time.Time) error {
+	prov, found, err := d.q.Provider(ctx, d.provider)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return fmt.Errorf("provider %s is not registered", d.provider)
+	}
+	registered, err := d.q.ProviderGPUs(ctx, d.provider)
+	if err != nil {
+		return err
+	}
+	offers, err := d.q.ProviderOffers(ctx, d.provider)
+	if err != nil {
+		return err
+	}
+	inOffer := map[string]offertypes.Offer{}
+	for _, o := range offers {
+		if o.Status == offertypes.OFFER_STATUS_CLOSED {
+			continue
+		}
+		for _, g := range o.GpuUuids {
+			inOffer[g] = o
+		}
+	}
+	byModel := map[string][]string{}
+	for _, g := range registered {
+		if _, here := d.devices[g.Uuid]; here {
+			byModel[g.Model] = append(byModel[g.Model], g.Uuid)
+		}
+	}
+	status := offertypes.OFFER_STATUS_OPEN
+	if d.limits.Hot() {
+		status = offertypes.OFFER_STATUS_PAUSED
+	}
+	var msgs []sdk.Msg
+	for _, model := range slices.Sorted(maps.Keys(byModel)) {
+		gpus := byModel[model]
+		terms, ok := d.terms(model, now, leasedShare(gpus, inOffer))
+		if !ok {
+			continue // no price for this model in the policy: not offered
+		}
+		var fresh []string
+		updated := map[uint64]bool{}
+		for _, g := range gpus {
+			o, ok := inOffer[g]
+			if !ok {
+				fresh = append(fresh, g)
+				continue
+			}
+			if updated[o.Id] {
+				continue
+			}
+			updated[o.Id] = true
+			if sameTerms(o.Terms, terms, now) && o.Status == status {
+				continue
+			}
+			msgs = append(msgs, &offertypes.MsgUpdateOffer{Signer: d.signer, OfferId: o.Id, Terms: terms, Status: status})
+		}
+		if len(fresh) > 0 && status == offertypes.OFFER_STATUS_OPEN {
+			msgs = append(msgs, &offertypes.MsgCreateOffer{Signer: d.signer, Provider: d.provider, GpuUuids: fresh, Region: prov.Region, Terms: terms})
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	res, err := d.chain.Submit(ctx, msgs...)
+	if err != nil {
+		return err
+	}
+	d.log.Info("offers published", "messages", len(msgs), "status", status, "tx", res.TxHash)
+	return nil
+}
+
+// leasedShare is the part of the GPUs in a lease, in bps: what dynamic
+// pricing follows.
+func leasedShare(gpus []string, inOffer map[string]offertypes.Offer) uint32 {
+	if len(gpus) == 0 {
+		return 0
+	}
+	leased := 0
+	for _, g := range gpus {
+		if o, ok := inOffer[g]; ok && slices.Contains(o.LeasedGpuUuids, g) {
+			leased++
+		}
+	}
+	return uint32(leased * 10_000 / len(gpus))
+}
+
+// terms are the offer terms the policy asks for a model now.
+func (d *Daemon) terms(model string, now time.Time, utilBps uint32) (offertypes.OfferTerms, bool) {
+	var t offertypes.OfferTerms
+	if c, ok := d.prices.Ask(model, policy.OnDemand, utilBps); ok {
+		t.PriceOnDemand = &c
+		t.Lanes |= uint32(offertypes.LANE_ON_DEMAND) | uint32(offertypes.LANE_RESERVED)
+	}
+	if c, ok := d.prices.Ask(model, policy.Preemptible, utilBps); ok {
+		t.PricePreemptible = &c
+		t.Lanes |= uint32(offertypes.LANE_PREEMPTIBLE)
+	}
+	if t.Lanes == 0 {
+		return t, false
+	}
+	for _, w := range d.cfg.Policy.Workloads {
+		switch w {
+		case "inference":
+			t.Workloads |= uint32(offertypes.WORKLOAD_INFERENCE)
+		case "training":
+			t.Workloads |= uint32(offertypes.WORKLOAD_TRAINING)
+		case "batch":
+			t.Workloads |= uint32(offertypes.WORKLOAD_BATCH)
+		case "render":
+			t.Workloads |= uint32(offertypes.WORKLOAD_RENDER)
+		}
+	}
+	t.MaxDurationSeconds = d.cfg.Policy.MaxLeaseSeconds
+	if len(d.cfg.Policy.Availability) > 0 {
+		ws := d.calendar.Windows(now, offerHorizon)
+		if max := int(d.params.Offer.MaxWindows); max > 0 && len(ws) > max {
+			ws = ws[:max]
+		}
+		for _, w := range ws {
+			t.Windows = append(t.Windows, offertypes.Window{Start: w.Start, End: w.End})
+		}
+	}
+	return t, true
+}
+
+// sameTerms says whether the published terms still do: equal prices,
+// lanes, workloads and limits, and windows that reach at least half the
+// horizon ahead (windows are republished then, not every step).
+func sameTerms(have, want offertypes.OfferTerms, now time.Time) bool {
+	coinEq := func(a, b *sdk.Coin) bool { return (a == nil) == (b == nil) && (a == nil || a.IsEqual(*b)) }
+	if !coinEq(have.PricePreemptible, want.PricePreemptible) || !coinEq(have.PriceOnDemand, want.PriceOnDemand) ||
+		have.Lanes != want.Lanes || have.Workloads != want.Workloads || have.MaxDurationSeconds != want.MaxDurationSeconds ||
+		len(have.ImageAllowlist) != 0 {
+		return false
+	}
+	if (len(have.Windows) == 0) != (len(want.Windows) == 0) {
+		return false
+	}
+	if len(have.Windows) == 0 {
+		return true
+	}
+	return have.Windows[len(have.Windows)-1].End.After(now.Add(offerHorizon / 2))
+}

@@ -1,0 +1,162 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/idlegpu/idlegpu/agent/gpu"
+	"github.com/idlegpu/idlegpu/agent/proof"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// sampledGPUs are all the machine's GPUs: leased ones are proven, and every
+// one feeds the metrics and the thermal limits.
+func (d *Daemon) sampledGPUs() []string {
+	d.syncSim()
+	return slices.Sorted(maps.Keys(d.devices))
+}
+
+// onSample takes one tick's readings: metrics, limits, and the samples of
+// every ACTIVE lease the agent runs a job for.
+func (d *Daemon) onSample(tick time.Time, rs []gpu.Reading) {
+	d.health.sampled(tick)
+	if len(rs) < len(d.devices) {
+		d.m.SamplesDropped.Add(float64(len(d.devices) - len(rs)))
+	}
+	byGPU := make(map[string]gpu.Reading, len(rs))
+	for _, r := range rs {
+		byGPU[r.UUID] = r
+		d.m.ObserveGPU(r.UUID, d.devices[r.UUID], r)
+	}
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, r := range rs {
+		if !d.limits.Observe(r.UUID, r.TempC, r.PowerMW) {
+			continue
+		}
+		// A limit held for preempt_after samples: BRONZE work on that GPU goes.
+		for _, l := range d.leases {
+			if l.Tier == auctiontypes.TIER_BRONZE && l.Status == auctiontypes.LEASE_STATUS_ACTIVE && slices.Contains(l.GpuUuids, r.UUID) {
+				if _, queued := d.preempt[l.Id]; !queued {
+					d.preempt[l.Id] = "GPU " + r.UUID + " over the thermal or power limit"
+					d.poke()
+				}
+			}
+		}
+	}
+	for id, l := range d.leases {
+		job := d.jobs[id]
+		if !d.tracked[id] || job == nil || l.Status != auctiontypes.LEASE_STATUS_ACTIVE {
+			continue
+		}
+		pids := map[uint32]bool{}
+		for _, p := range job.PIDs() {
+			pids[p] = true
+		}
+		samples := make([]settlementtypes.Sample, 0, len(l.GpuUuids))
+		for _, g := range l.GpuUuids {
+			if r, ok := byGPU[g]; ok {
+				samples = append(samples, proof.ToSample(r, func(pid uint32) bool { return pids[pid] }))
+			}
+		}
+		if err := d.prover.Record(id, samples); err != nil {
+			d.log.Error("samples not recorded", "lease", id, "err", err)
+		}
+	}
+}
+
+// simulated is what the sim backend offers beyond gpu.Backend: processes
+// put on GPUs and a temperature knob.
+type simulated interface {
+	Attach(uuid string, pid uint32) error
+	Detach(uuid string, pid uint32) error
+	SetTemperatureOverride(uuid string, c uint32) error
+}
+
+// syncSim mirrors the jobs' processes onto the simulated GPUs they lease,
+// as a real driver would list them, and applies the sim control file. It
+// runs before each tick's reads.
+func (d *Daemon) syncSim() {
+	sim, ok := d.gpus.(simulated)
+	if !ok {
+		return
+	}
+	d.mu.Lock()
+	want := map[uint64]map[uint32][]string{}
+	for id, job := range d.jobs {
+		l, live := d.leases[id]
+		rec, _ := d.records.Get(id)
+		gpus := rec.GPUs
+		if live {
+			gpus = l.GpuUuids
+		}
+		select {
+		case <-job.Done():
+			continue
+		default:
+		}
+		m := map[uint32][]string{}
+		for _, p := range job.PIDs() {
+			m[p] = gpus
+		}
+		want[id] = m
+	}
+	for id, had := range d.attached {
+		for pid, gpus := range had {
+			if _, keep := want[id][pid]; keep {
+				continue
+			}
+			for _, g := range gpus {
+				_ = sim.Detach(g, pid)
+			}
+			delete(had, pid)
+		}
+		if len(had) == 0 {
+			delete(d.attached, id)
+		}
+	}
+	for id, m := range want {
+		for pid, gpus := range m {
+			if _, done := d.attached[id][pid]; done {
+				continue
+			}
+			for _, g := range gpus {
+				if err := sim.Attach(g, pid); err != nil {
+					d.log.Debug("sim attach", "gpu", g, "pid", pid, "err", err)
+				}
+			}
+			if d.attached[id] == nil {
+				d.attached[id] = map[uint32][]string{}
+			}
+			d.attached[id][pid] = gpus
+		}
+	}
+	d.mu.Unlock()
+
+	if path := d.cfg.GPU.SimControl; path != "" {
+		var ctl map[string]struct {
+			TempC uint32 `json:"temp_c"`
+		}
+		b, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist): // no file: every override cleared
+		case err != nil:
+			d.log.Warn("sim control file", "path", path, "err", err)
+			return
+		default:
+			if err := json.Unmarshal(b, &ctl); err != nil {
+				d.log.Warn("sim control file", "path", path, "err", err)
+				return
+			}
+		}
+		for uuid := range d.devices {
+			_ = sim.SetTemperatureOverride(uuid, ctl[uuid].TempC)
+		}
+	}
+}

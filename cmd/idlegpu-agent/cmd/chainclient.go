@@ -1,0 +1,34 @@
+package cmd
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/agent/config"
+)
+
+// newChainClient opens the keyring and the node the configuration names.
+// The passphrase of a "file" keyring is read from the command's stdin.
+func newChainClient(cmd *cobra.Command, c config.Config, log *slog.Logger) (*chain.Client, error) {
+	cl, err := chain.New(chain.Config{
+		RPC: c.Chain.RPC, ChainID: c.Chain.ChainID, GasPrices: c.Chain.GasPrices,
+		KeyringDir: c.Key.KeyringDir, KeyringBackend: c.Key.KeyringBackend, KeyName: c.Key.Name,
+		KeyringInput: cmd.InOrStdin(), Logger: log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("chain client: %w", err)
+	}
+	return cl, nil
+}
+
+// providerAddress is the provider the agent acts for: key.provider, or the
+// agent key itself when that is empty (the operator runs its own agent).
+func providerAddress(c config.Config, cl *chain.Client) string {
+	if c.Key.Provider != "" {
+		return c.Key.Provider
+	}
+	return cl.Address().String()
+}

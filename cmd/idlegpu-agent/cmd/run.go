@@ -1,0 +1,88 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/idlegpu/idlegpu/agent/config"
+	"github.com/idlegpu/idlegpu/agent/daemon"
+	"github.com/idlegpu/idlegpu/agent/metrics"
+	"github.com/idlegpu/idlegpu/agent/runner"
+)
+
+func runCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "run",
+		Short: "Run the agent: offer the GPUs, run leased jobs, prove every epoch, claim rewards",
+		Long: `run is the provider's daemon. It follows the chain, keeps one offer per GPU
+model in line with the policy, starts a leased job once the renter's manifest
+arrives at the endpoint, samples the GPUs every sample_interval, proves every
+epoch, preempts BRONZE leases on a GPU over a thermal or power limit, and
+claims rewards on schedule.
+
+SIGINT or SIGTERM stops the agent but not the jobs: run it again (or let
+systemd restart it) and it adopts them and proves on.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			log, err := logger(cmd)
+			if err != nil {
+				return err
+			}
+			cl, err := newChainClient(cmd, cfg, log)
+			if err != nil {
+				return err
+			}
+			defer cl.Close()
+			if err := os.MkdirAll(cfg.State.Dir, 0o700); err != nil {
+				return err
+			}
+			gpus, err := openGPUs(cfg.GPU, log, filepath.Join(cfg.State.Dir, "sim-gpus.json"))
+			if err != nil {
+				return fmt.Errorf("gpus: %w", err)
+			}
+			defer gpus.Close()
+			run, err := openRunner(cfg.Runner)
+			if err != nil {
+				return err
+			}
+			d, err := daemon.New(daemon.Deps{Config: cfg, Chain: cl, GPUs: gpus, Runner: run,
+				Metrics: metrics.New(), Log: log, Version: Version})
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err = d.Run(ctx)
+			if ctx.Err() != nil {
+				log.Info("agent stopped; jobs keep running and are adopted on the next start")
+				return nil
+			}
+			return err
+		},
+	}
+}
+
+// openRunner builds the configured job runner; both keep each lease's log
+// at <work_dir>/lease-<id>/job.log.
+func openRunner(c config.Runner) (runner.Runner, error) {
+	switch c.Backend {
+	case "process":
+		return runner.NewProcess(c.WorkDir)
+	case "docker":
+		d, err := runner.NewDockerFromEnv(runner.DefaultDockerOptions(c.WorkDir))
+		if err != nil {
+			return nil, fmt.Errorf("docker runner: %w", err)
+		}
+		return d, nil
+	}
+	return nil, fmt.Errorf("runner.backend %q: want docker or process", c.Backend)
+}
