@@ -10,6 +10,7 @@ ldflags := -X github.com/cosmos/cosmos-sdk/version.Name=idlegpu \
 	-X github.com/cosmos/cosmos-sdk/version.AppName=idlegpud \
 	-X github.com/cosmos/cosmos-sdk/version.Version=$(VERSION) \
 	-X github.com/cosmos/cosmos-sdk/version.Commit=$(COMMIT)
+agent_ldflags := -X github.com/idlegpu/idlegpu/cmd/idlegpu-agent/cmd.Version=$(VERSION)
 
 # Short simulation for every CI run; the long one uses the SDK's own sizes.
 # Seed 3 delivers the most market messages at this size (150 offer messages
@@ -28,12 +29,14 @@ help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 .PHONY: build
-build: ## build idlegpud into ./build
+build: ## build idlegpud and idlegpu-agent into ./build
 	$(GO) build -ldflags '$(ldflags)' -o $(BUILD_DIR)/idlegpud ./cmd/idlegpud
+	$(GO) build -ldflags '$(agent_ldflags)' -o $(BUILD_DIR)/idlegpu-agent ./cmd/idlegpu-agent
 
 .PHONY: install
-install: ## install idlegpud into $GOBIN
+install: ## install idlegpud and idlegpu-agent into $GOBIN
 	$(GO) install -ldflags '$(ldflags)' ./cmd/idlegpud
+	$(GO) install -ldflags '$(agent_ldflags)' ./cmd/idlegpu-agent
 
 .PHONY: node
 node: build ## run a fresh single-validator chain in a temp home (Ctrl-C stops it)
@@ -56,6 +59,10 @@ lint: $(BUILD_DIR)/detlint ## gofmt, go vet and the determinism lint
 
 $(BUILD_DIR)/detlint: $(wildcard scripts/detlint/*.go scripts/detlint/cmd/detlint/*.go) go.mod
 	$(GO) build -o $@ ./scripts/detlint/cmd/detlint
+
+.PHONY: bench-agent
+bench-agent: build ## the agent's CPU and RSS with 8 sim GPUs and a lease, sampled 10 min (BENCH_SECONDS)
+	scripts/agent-bench.sh
 
 .PHONY: gpu-smoke
 gpu-smoke: ## on a machine with an NVIDIA driver: inventory, 10 s of NVML telemetry, a proof built and verified

@@ -3,44 +3,57 @@ package chain
 import (
 	"sync"
 
-	"cosmossdk.io/depinject"
-	"cosmossdk.io/log/v2"
+	"github.com/cosmos/cosmos-sdk/x/tx/signing"
+	"github.com/cosmos/gogoproto/proto"
 
 	"github.com/cosmos/cosmos-sdk/client"
 	"github.com/cosmos/cosmos-sdk/codec"
+	"github.com/cosmos/cosmos-sdk/codec/address"
 	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
+	"github.com/cosmos/cosmos-sdk/std"
+	authtx "github.com/cosmos/cosmos-sdk/x/auth/tx"
+	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
+	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
-	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
-// EncodingConfig is the chain's codec, interface registry and tx config:
-// what it takes to sign, encode and decode the app's transactions and to
-// unpack the Any fields of its query responses.
+// EncodingConfig is what the agent needs to build, sign and decode the
+// chain's transactions and queries.
 type EncodingConfig struct {
 	Codec             codec.Codec
 	InterfaceRegistry codectypes.InterfaceRegistry
 	TxConfig          client.TxConfig
 }
 
-// noAppOptions stands in for the server's app options: the encoding does not
-// depend on any, and the SDK's own stub lives in a testutil package that has
-// no place in the agent binary.
-type noAppOptions struct{}
-
-func (noAppOptions) Get(string) any { return nil }
-
-// encoding is built once: depinject resolves the whole app config, which is
-// too slow to repeat per client and gives the same result every time.
+// encoding registers only what the agent speaks: keys and accounts (std,
+// auth), bank, and the four market modules. It does not link the app
+// (every keeper and module): that halved the agent's resident memory.
 var encoding = sync.OnceValues(func() (EncodingConfig, error) {
-	var enc EncodingConfig
-	err := depinject.Inject(
-		depinject.Configs(app.AppConfig(), depinject.Supply(log.NewNopLogger(), noAppOptions{})),
-		&enc.Codec, &enc.InterfaceRegistry, &enc.TxConfig,
-	)
-	return enc, err
+	ir, err := codectypes.NewInterfaceRegistryWithOptions(codectypes.InterfaceRegistryOptions{
+		ProtoFiles: proto.HybridResolver,
+		SigningOptions: signing.Options{
+			AddressCodec:          address.NewBech32Codec(chaincfg.Bech32Prefix),
+			ValidatorAddressCodec: address.NewBech32Codec(chaincfg.Bech32PrefixValAddr),
+		},
+	})
+	if err != nil {
+		return EncodingConfig{}, err
+	}
+	std.RegisterInterfaces(ir)
+	authtypes.RegisterInterfaces(ir)
+	banktypes.RegisterInterfaces(ir)
+	providertypes.RegisterInterfaces(ir)
+	offertypes.RegisterInterfaces(ir)
+	auctiontypes.RegisterInterfaces(ir)
+	settlementtypes.RegisterInterfaces(ir)
+	cdc := codec.NewProtoCodec(ir)
+	return EncodingConfig{Codec: cdc, InterfaceRegistry: ir, TxConfig: authtx.NewTxConfig(cdc, authtx.DefaultSignModes)}, nil
 })
 
-// Encoding returns the idlegpu app's encoding, resolved from the same
-// app config the node runs, so every module's messages and sign modes are
-// known exactly as the chain knows them.
+// Encoding returns the agent's encoding (built once).
 func Encoding() (EncodingConfig, error) { return encoding() }

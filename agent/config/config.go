@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,8 +95,22 @@ type Price struct {
 
 // Endpoint is the renter-facing HTTP server.
 type Endpoint struct {
-	Listen string `toml:"listen" comment:"host:port to listen on."`
+	Listen  string `toml:"listen" comment:"host:port to listen on."`
+	TLSCert string `toml:"tls_cert" comment:"PEM certificate the endpoint serves (init makes a self-signed one; its sha256 is the pin registered on chain). Empty: plain HTTP, allowed on loopback only."`
+	TLSKey  string `toml:"tls_key" comment:"PEM private key of tls_cert."`
 }
+
+// isLoopback: localhost or a loopback IP.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// TLS says whether the endpoint serves https.
+func (e Endpoint) TLS() bool { return e.TLSCert != "" }
 
 // Metrics is the Prometheus endpoint.
 type Metrics struct {
@@ -136,7 +151,7 @@ func Default(home string) Config {
 			Workloads: []string{"training", "inference", "batch"}, ImagePrefixes: []string{}, MaxTempC: 85, MaxPowerW: 700, PreemptAfter: 6,
 			MaxLeaseSeconds: 72 * 3600, Availability: []Availability{},
 		},
-		Endpoint: Endpoint{Listen: "0.0.0.0:9180"},
+		Endpoint: Endpoint{Listen: "0.0.0.0:9180", TLSCert: filepath.Join(home, "endpoint.crt"), TLSKey: filepath.Join(home, "endpoint.key")},
 		Metrics:  Metrics{Listen: "127.0.0.1:9181"},
 		State:    State{Dir: filepath.Join(home, "state")},
 		Rewards:  Rewards{ClaimEvery: "24h"},
@@ -160,6 +175,14 @@ func (c Config) Validate() error {
 	need("key.keyring_dir", c.Key.KeyringDir)
 	need("state.dir", c.State.Dir)
 	need("endpoint.listen", c.Endpoint.Listen)
+	if (c.Endpoint.TLSCert == "") != (c.Endpoint.TLSKey == "") {
+		errs = append(errs, errors.New("endpoint.tls_cert and endpoint.tls_key go together"))
+	}
+	if !c.Endpoint.TLS() {
+		if host, _, err := net.SplitHostPort(c.Endpoint.Listen); err != nil || !isLoopback(host) {
+			errs = append(errs, fmt.Errorf("endpoint.listen %q without TLS: plain HTTP is for loopback only (manifests carry secrets); set endpoint.tls_cert and tls_key", c.Endpoint.Listen))
+		}
+	}
 	if _, err := c.Rewards.Every(); err != nil {
 		errs = append(errs, err)
 	}

@@ -45,6 +45,8 @@ func TestLoadRejects(t *testing.T) {
 		{"no chain id", "chain_id = 'idlegpu-local'", "chain_id = ''", "chain.chain_id must be set"},
 		{"bad keyring", "keyring_backend = 'file'", "keyring_backend = 'kwallet'", "key.keyring_backend must be file, os or test"},
 		{"no preemption window", "preempt_after = 6", "preempt_after = 0", "policy.preempt_after must be at least 1"},
+		{"a certificate without its key", "tls_key = '", "tls_key = '' #'", "endpoint.tls_cert and endpoint.tls_key go together"},
+		{"a bad claim interval", "claim_every = '24h'", "claim_every = 'daily'", "rewards.claim_every"},
 	} {
 		p := write(func(s string) string {
 			require.Contains(t, s, tc.from, tc.name)
@@ -52,6 +54,16 @@ func TestLoadRejects(t *testing.T) {
 		})
 		_, err := Load(p)
 		require.ErrorContains(t, err, tc.err, tc.name)
+	}
+	// Plain HTTP carries manifests (and their secrets) in the clear: only on loopback.
+	for listen, ok := range map[string]bool{"0.0.0.0:9180": false, "192.0.2.7:9180": false, "127.0.0.1:9180": true, "localhost:9180": true, "[::1]:9180": true} {
+		c := Default(home)
+		c.Endpoint = Endpoint{Listen: listen}
+		if ok {
+			require.NoError(t, c.Validate(), listen)
+		} else {
+			require.ErrorContains(t, c.Validate(), "plain HTTP is for loopback only", listen)
+		}
 	}
 	_, err := Load(filepath.Join(home, "missing.toml"))
 	require.Error(t, err)

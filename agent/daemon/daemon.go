@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -302,10 +303,13 @@ func (d *Daemon) listen() ([]server, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/", ep.Handler())
 	var out []server
-	add := func(name, addr string, h http.Handler) error {
+	add := func(name, addr string, h http.Handler, tlsCfg *tls.Config) error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		if tlsCfg != nil {
+			ln = tls.NewListener(ln, tlsCfg)
 		}
 		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 		out = append(out, server{name: name, serve: func(ctx context.Context) error {
@@ -322,14 +326,24 @@ func (d *Daemon) listen() ([]server, error) {
 		}})
 		return nil
 	}
-	if err := add("endpoint", d.cfg.Endpoint.Listen, mux); err != nil {
+	// The endpoint serves https with the certificate whose pin is on chain;
+	// config validation allows plain HTTP on loopback only.
+	var tlsCfg *tls.Config
+	if e := d.cfg.Endpoint; e.TLS() {
+		cert, err := tls.LoadX509KeyPair(e.TLSCert, e.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("endpoint certificate: %w", err)
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	if err := add("endpoint", d.cfg.Endpoint.Listen, mux, tlsCfg); err != nil {
 		return nil, err
 	}
 	if d.cfg.Metrics.Listen != "" {
 		mm := http.NewServeMux()
 		mm.Handle("/metrics", d.m.Handler())
 		mm.Handle("/healthz", d.health.handler(d.params.Settlement.SampleInterval()))
-		if err := add("metrics", d.cfg.Metrics.Listen, mm); err != nil {
+		if err := add("metrics", d.cfg.Metrics.Listen, mm, nil); err != nil {
 			return nil, err
 		}
 	}

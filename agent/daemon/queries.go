@@ -171,3 +171,8 @@ func (q Queries) Params(ctx context.Context) (Params, error) {
 
 // isNotFound is a query's "no such entry" answer.
 func isNotFound(err error) bool { return status.Code(err) == codes.NotFound }
+
+// ProviderInfo is the provider's record with its reputation.
+func (q Queries) ProviderInfo(ctx context.Context, provider string) (*providertypes.QueryProviderResponse, error) {
+	return q.provider.Provider(ctx, &providertypes.QueryProviderRequest{Operator: provider})
+}

@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
+	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -62,4 +67,39 @@ func TestClientPinsTheRegisteredCertificate(t *testing.T) {
 	require.NoError(t, err)
 	_, err = NewClient(tlsSrv.URL, f.renter, strings.Repeat("ab", 32)).Status(ctx, 1)
 	require.ErrorContains(t, err, "is not the pinned")
+}
+
+// A generated certificate serves TLS, and the client trusts exactly the
+// pin it reports: the renter's side of `idlegpu-agent init` + register.
+func TestSelfSignedCertificatePin(t *testing.T) {
+	dir := t.TempDir()
+	certPath, keyPath := filepath.Join(dir, "endpoint.crt"), filepath.Join(dir, "endpoint.key")
+	pin, err := GenerateSelfSigned(certPath, keyPath, []string{"127.0.0.1", "gpu.example.com"}, time.Now())
+	require.NoError(t, err)
+	got, err := CertPin(certPath)
+	require.NoError(t, err)
+	require.Equal(t, pin, got)
+	info, err := os.Stat(keyPath)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	_, err = GenerateSelfSigned(certPath, keyPath, nil, time.Now())
+	require.Error(t, err, "an existing key is never overwritten")
+
+	cert, err := tls.LoadX509KeyPair(certPath, keyPath)
+	require.NoError(t, err)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	defer srv.Close()
+
+	get := func(pin string) error {
+		c := NewClient(srv.URL, nil, pin)
+		res, err := c.HTTP.Get(srv.URL)
+		if err == nil {
+			res.Body.Close()
+		}
+		return err
+	}
+	require.NoError(t, get(pin))
+	require.ErrorContains(t, get(strings.Repeat("0", 64)), "is not the pinned")
 }

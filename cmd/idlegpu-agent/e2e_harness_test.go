@@ -269,7 +269,7 @@ func newAgent(t *testing.T, c *chain, gpus int) *agent {
 	cfg, err := config.Load(cfgPath)
 	require.NoError(t, err)
 	p := freePorts(t, 2)
-	a := &agent{t: t, home: home, endpoint: fmt.Sprintf("http://127.0.0.1:%d", p[0]), control: filepath.Join(home, "sim-control.json")}
+	a := &agent{t: t, home: home, endpoint: fmt.Sprintf("https://127.0.0.1:%d", p[0]), control: filepath.Join(home, "sim-control.json")}
 	cfg.GPU.SimCount, cfg.GPU.SimSeed, cfg.GPU.SimControl = gpus, 7, a.control
 	cfg.Endpoint.Listen = fmt.Sprintf("127.0.0.1:%d", p[0])
 	cfg.Metrics.Listen = fmt.Sprintf("127.0.0.1:%d", p[1])

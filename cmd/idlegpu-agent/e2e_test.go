@@ -209,6 +209,29 @@ func TestAgentEndToEnd(t *testing.T) {
 		time.Sleep(time.Until(l.Lease.Start.Add(25 * time.Second)))
 		a.restart(syscall.SIGKILL)
 
+		// status reads the chain, the local records and the agent's health.
+		var st struct {
+			Registered bool `json:"registered"`
+			Leases     []struct {
+				ID       uint64 `json:"id"`
+				Status   string `json:"status"`
+				LocalJob bool   `json:"local_job"`
+			} `json:"leases"`
+			Agent *struct {
+				OK bool `json:"ok"`
+			} `json:"agent"`
+		}
+		waitFor(t, 30*time.Second, "the restarted agent healthy", func() bool {
+			require.NoError(t, json.Unmarshal(a.cli("status", "--json"), &st))
+			return st.Agent != nil && st.Agent.OK
+		})
+		require.True(t, st.Registered)
+		require.Len(t, st.Leases, 1)
+		require.Equal(t, uint64(2), st.Leases[0].ID)
+		require.Equal(t, "ACTIVE", st.Leases[0].Status)
+		require.True(t, st.Leases[0].LocalJob)
+		require.Contains(t, string(a.cli("status")), "healthy")
+
 		l = c.waitLease(2, "LEASE_STATUS_COMPLETED", 150*time.Second)
 		require.Equal(t, due(2, 60), atoi(t, l.Lease.Paid.Amount))
 		var proofs struct {

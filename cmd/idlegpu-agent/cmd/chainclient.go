@@ -32,3 +32,13 @@ func providerAddress(c config.Config, cl *chain.Client) string {
 	}
 	return cl.Address().String()
 }
+
+// connect builds the flags' logger and the chain client of a command.
+func connect(cmd *cobra.Command, c config.Config) (*chain.Client, *slog.Logger, error) {
+	log, err := logger(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := newChainClient(cmd, c, log)
+	return cl, log, err
+}

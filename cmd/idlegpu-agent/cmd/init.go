@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,14 +15,16 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
+	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/state"
 )
 
 func initCmd() *cobra.Command {
 	var (
-		c       config.Config
-		force   bool
-		recover bool
+		c             config.Config
+		force         bool
+		recover       bool
+		endpointHosts []string
 	)
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -69,6 +72,16 @@ idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process   #
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "wrote %s\nagent key %q: %s\n", path, merged.Key.Name, addr)
+			if e := merged.Endpoint; e.TLS() {
+				pin, err := endpoint.CertPin(e.TLSCert)
+				if os.IsNotExist(err) {
+					pin, err = endpoint.GenerateSelfSigned(e.TLSCert, e.TLSKey, endpointHosts, time.Now())
+				}
+				if err != nil {
+					return fmt.Errorf("endpoint certificate: %w", err)
+				}
+				fmt.Fprintf(out, "endpoint certificate %s (for %s)\n  tls_cert_sha256 %s\n", e.TLSCert, strings.Join(endpointHosts, ", "), pin)
+			}
 			if mnemonic != "" {
 				fmt.Fprintf(out, "\nmnemonic (write it down; it is shown once):\n%s\n", mnemonic)
 			}
@@ -86,6 +99,8 @@ idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process   #
 	f.StringVar(&c.Key.Provider, "provider", "", "operator address of the provider this agent serves")
 	f.StringVar(&c.GPU.Backend, "gpu-backend", def.GPU.Backend, "auto, nvml or sim")
 	f.StringVar(&c.Runner.Backend, "runner", def.Runner.Backend, "docker or process")
+	host, _ := os.Hostname()
+	f.StringSliceVar(&endpointHosts, "endpoint-host", []string{host, "localhost", "127.0.0.1"}, "names and IPs in the endpoint's self-signed certificate")
 	f.BoolVar(&force, "force", false, "overwrite an existing configuration (the key is kept)")
 	f.BoolVar(&recover, "recover", false, "import the key from a BIP-39 mnemonic read on stdin")
 	return cmd

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/agent/endpoint"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -63,7 +64,7 @@ idlegpu-agent register --dry-run  # prints what it would send`,
 	f.StringVar(&o.moniker, flagMoniker, host, "provider name shown to renters (when registering)")
 	f.StringVar(&o.region, flagRegion, "", "provider region continent[-country[-site]], e.g. eu-de-fra1 (required when registering)")
 	f.StringVar(&o.endpoint, flagEndpoint, "", "renter-facing URL of this agent, e.g. https://host:9180 (required when registering)")
-	f.StringVar(&o.certHash, flagCertHash, "", "SHA-256 of the endpoint's TLS certificate, 64 hex digits (required for https)")
+	f.StringVar(&o.certHash, flagCertHash, "", "SHA-256 of the endpoint's TLS certificate, 64 hex digits (default for an https endpoint: the pin of endpoint.tls_cert)")
 	f.StringVar(&o.bond, flagBond, "", "stake the provider should have bonded, e.g. 400000000ugpu; the difference is bonded (operator only)")
 	f.BoolVar(&o.dryRun, flagDryRun, false, "print the messages as JSON and send nothing")
 	return cmd
@@ -78,6 +79,12 @@ func runRegister(cmd *cobra.Command, o registerOptions) error {
 	cfg, err := loadConfig(cmd)
 	if err != nil {
 		return err
+	}
+	if o.certHash == "" && strings.HasPrefix(o.endpoint, "https://") && cfg.Endpoint.TLS() {
+		// The pin of the certificate the agent serves (init made it).
+		if o.certHash, err = endpoint.CertPin(cfg.Endpoint.TLSCert); err != nil {
+			return fmt.Errorf("--%s not given and endpoint.tls_cert unreadable: %w", flagCertHash, err)
+		}
 	}
 	cl, err := newChainClient(cmd, cfg, log)
 	if err != nil {

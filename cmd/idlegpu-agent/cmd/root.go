@@ -34,7 +34,7 @@ func NewRootCmd() *cobra.Command {
 	root.PersistentFlags().String(flagHome, filepath.Join(home, ".idlegpu-agent"), "agent home: config, keyring, state")
 	root.PersistentFlags().String(flagLogFormat, "text", "log format: text or json")
 	root.PersistentFlags().String(flagLogLevel, "info", "log level: debug, info, warn, error")
-	root.AddCommand(initCmd(), inventoryCmd(), runCmd(), registerCmd())
+	root.AddCommand(initCmd(), inventoryCmd(), runCmd(), registerCmd(), statusCmd())
 	return root
 }
 

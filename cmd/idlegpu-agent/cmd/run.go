@@ -33,11 +33,7 @@ systemd restart it) and it adopts them and proves on.`,
 			if err != nil {
 				return err
 			}
-			log, err := logger(cmd)
-			if err != nil {
-				return err
-			}
-			cl, err := newChainClient(cmd, cfg, log)
+			cl, log, err := connect(cmd, cfg)
 			if err != nil {
 				return err
 			}
