@@ -170,7 +170,9 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 		d.tracked[l.Id] = true
 		d.mu.Unlock()
 	}
-	end := l.Start.Add(time.Duration(l.DurationSeconds) * time.Second)
+	// One sample interval past the end, so the tick at the window's end is
+	// taken with the job still on the GPUs.
+	end := l.Start.Add(time.Duration(l.DurationSeconds)*time.Second + d.params.Settlement.SampleInterval())
 	if !now.Before(end) {
 		// The lease's time is up: its last epoch is proven from the samples
 		// already taken, and the GPUs are free for the next job.

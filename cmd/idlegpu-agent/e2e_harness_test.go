@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -287,8 +288,16 @@ func newAgent(t *testing.T, c *chain, gpus int) *agent {
 		if t.Failed() {
 			t.Logf("agent output (tail):\n%s", tail(a.output(), 60))
 		}
-		// Jobs outlive the agent by design: end the test's own.
-		_ = exec.Command("pkill", "-f", "idlegpu-e2e-job").Run()
+		// Jobs outlive the agent by design: end the test's own, by the
+		// process groups the process runner recorded.
+		files, _ := filepath.Glob(filepath.Join(home, "jobs", "lease-*", "pgid"))
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil {
+				if pgid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pgid > 1 {
+					_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				}
+			}
+		}
 	})
 	return a
 }
