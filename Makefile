@@ -43,7 +43,7 @@ node: build ## run a fresh single-validator chain in a temp home (Ctrl-C stops i
 	IDLEGPUD=$(BUILD_DIR)/idlegpud ./scripts/node.sh
 
 .PHONY: test
-test: lint test-go sim ## everything CI runs: lint, all Go tests, short simulation
+test: lint test-go sim demo ## everything CI runs: lint, all Go tests, short simulation, the demo
 
 .PHONY: test-go
 test-go: ## unit, integration, network and end-to-end tests
@@ -59,6 +59,10 @@ lint: $(BUILD_DIR)/detlint ## gofmt, go vet and the determinism lint
 
 $(BUILD_DIR)/detlint: $(wildcard scripts/detlint/*.go scripts/detlint/cmd/detlint/*.go) go.mod
 	$(GO) build -o $@ ./scripts/detlint/cmd/detlint
+
+.PHONY: demo
+demo: build ## the whole story: a chain, two providers' agents, a renter's job proven and paid; checks every figure
+	$(GO) run ./scripts/demo -bin $(BUILD_DIR)
 
 .PHONY: bench-agent
 bench-agent: build ## the agent's CPU and RSS with 8 sim GPUs and a lease, sampled 10 min (BENCH_SECONDS)

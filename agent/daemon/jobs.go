@@ -102,7 +102,8 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 	d.log.Info("job started", "lease", l.Id, "runner", d.runner.Name(), "image", image, "gpus", strings.Join(l.GpuUuids, ","))
 
 	// The lease's clock starts with the block that includes this.
-	if _, err := d.chain.Submit(context.WithoutCancel(ctx), &auctiontypes.MsgStartLease{Signer: d.signer, LeaseId: l.Id}); err != nil {
+	res, err := d.chain.Submit(context.WithoutCancel(ctx), &auctiontypes.MsgStartLease{Signer: d.signer, LeaseId: l.Id})
+	if err != nil {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 		defer cancel()
 		_ = started.Stop(sctx)
@@ -116,7 +117,7 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 	if err := d.records.Put(rec); err != nil {
 		return err
 	}
-	d.log.Info("lease started", "lease", l.Id)
+	d.log.Info("lease started", "lease", l.Id, "height", res.Height, "tx", res.TxHash)
 	d.poke()
 	return nil
 }

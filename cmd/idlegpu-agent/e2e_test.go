@@ -3,9 +3,7 @@ package main_test
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +12,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/idlegpu/idlegpu/agent/config"
+	"github.com/idlegpu/idlegpu/scripts/harness"
 )
 
 const (
@@ -23,23 +24,6 @@ const (
 	// single candidate is paid for BRONZE work.
 	askPreemptible = 900_000
 )
-
-type leaseView struct {
-	Lease struct {
-		ID       string    `json:"id"`
-		Status   string    `json:"status"`
-		GPUs     []string  `json:"gpu_uuids"`
-		Reason   string    `json:"reason"`
-		Start    time.Time `json:"start"`
-		Duration string    `json:"duration_seconds"`
-		Paid     struct {
-			Amount string `json:"amount"`
-		} `json:"paid"`
-		Escrow struct {
-			Amount string `json:"amount"`
-		} `json:"escrow"`
-	} `json:"lease"`
-}
 
 type reputation struct {
 	Reliability any    `json:"reliability_bps"`
@@ -51,48 +35,17 @@ type reputation struct {
 	Frauds      string `json:"frauds"`
 }
 
-func (c *chain) lease(id int) leaseView {
-	var l leaseView
-	c.query(&l, "auction", "lease", strconv.Itoa(id))
-	return l
-}
-
-func (c *chain) waitLease(id int, status string, timeout time.Duration) leaseView {
-	c.t.Helper()
-	var l leaseView
-	waitFor(c.t, timeout, fmt.Sprintf("lease %d %s", id, status), func() bool {
-		out, err := exec.Command(idlegpud, "q", "auction", "lease", strconv.Itoa(id), "-o", "json", "--home", c.home, "--node", c.rpc).Output()
-		if err != nil {
-			return false // the node may be restarting
-		}
-		require.NoError(c.t, json.Unmarshal(out, &l))
-		return l.Lease.Status == status
-	})
-	return l
-}
-
-func (c *chain) reputation(provider string) reputation {
+func reputationOf(c *harness.Chain, provider string) reputation {
 	var p struct {
 		Reputation reputation `json:"reputation"`
 	}
-	c.query(&p, "provider", "provider", provider)
+	c.Query(&p, "provider", "provider", provider)
 	return p.Reputation
-}
-
-func (c *chain) balance(addr, denom string) int64 {
-	var b struct {
-		Balance struct {
-			Amount string `json:"amount"`
-		} `json:"balance"`
-	}
-	c.query(&b, "bank", "balance", addr, denom)
-	n, _ := strconv.ParseInt(b.Balance.Amount, 10, 64)
-	return n
 }
 
 // postJob posts a BRONZE job for gpus GPUs that clears at once against the
 // agent's offer and returns the manifest path for send-manifest.
-func (c *chain) postJob(t *testing.T, gpus int, duration string) string {
+func postJob(t *testing.T, c *harness.Chain, gpus int, duration string) string {
 	t.Helper()
 	manifest := filepath.Join(t.TempDir(), "manifest.json")
 	m := map[string]any{"command": []string{"sh", "-c", `echo "started on $CUDA_VISIBLE_DEVICES lease $IDLEGPU_LEASE_ID"; while :; do sleep 1; done`, "idlegpu-e2e-job"},
@@ -100,7 +53,7 @@ func (c *chain) postJob(t *testing.T, gpus int, duration string) string {
 	b, err := json.Marshal(m)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(manifest, b, 0o600))
-	c.tx("auction", "post-job", "--gpus", strconv.Itoa(gpus), "--model", model, "--min-memory", "80GB",
+	c.Tx("alice", "auction", "post-job", "--gpus", strconv.Itoa(gpus), "--model", model, "--min-memory", "80GB",
 		"--region", "eu", "--tier", "bronze", "--duration", duration, "--max-price", "1usdc/gpu-h", "--bid-window", "0",
 		"--image", image, "--manifest", manifest, "--workload", "training")
 	return manifest
@@ -127,25 +80,38 @@ func TestAgentEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a chain and the agent (minutes)")
 	}
-	c := newChain(t)
-	a := newAgent(t, c, 2)
-	alice := c.address("alice")
+	c := harness.NewChain(t, bins, root, harness.GenesisEdits{
+		// 20 s epochs, 1 s samples, 70 % of the samples needed (an agent
+		// restart costs a few), 30 s to submit a proof.
+		"settlement": {"epoch_seconds": "20", "sample_interval_seconds": "1", "min_samples_ratio_bps": 7000, "proof_grace_seconds": "30"},
+	})
+	a := harness.NewAgent(t, c, bins, harness.AgentOptions{GPUs: 2, Seed: 7, Edit: func(cfg *config.Config) {
+		cfg.Policy.PreemptAfter = 3
+		cfg.Rewards.ClaimEvery = "5s"
+	}})
+	defer func() {
+		if t.Failed() {
+			t.Logf("agent output (tail):\n%s", harness.Tail(a.Output(), 60))
+			t.Logf("node output (tail):\n%s", harness.Tail(c.Node.Output(), 20))
+		}
+	}()
+	alice := c.Address("alice")
 
 	var sp struct {
 		Params struct {
 			TakeRateBps uint32 `json:"take_rate_bps"`
 		} `json:"params"`
 	}
-	c.query(&sp, "settlement", "params")
+	c.Query(&sp, "settlement", "params")
 	fee := func(epochPay int64) int64 { return epochPay * int64(sp.Params.TakeRateBps) / 10_000 }
 
 	// The operator runs its own agent: fund its key, register and bond.
-	c.tx("bank", "send", "alice", a.addr, "500000000ugpu")
-	out := string(a.cli("register", "--region", "eu-de-fra1", "--endpoint", a.endpoint, "--bond", "200000000ugpu", "--moniker", "e2e rack"))
+	c.Tx("alice", "bank", "send", "alice", a.Addr, "500000000ugpu")
+	out := string(a.CLI("register", "--region", "eu-de-fra1", "--endpoint", a.Endpoint, "--bond", "200000000ugpu", "--moniker", "e2e rack"))
 	require.Contains(t, out, "GPU-", "register names the GPUs it registered:\n%s", out)
-	require.Contains(t, string(a.cli("register", "--region", "eu-de-fra1", "--endpoint", a.endpoint, "--bond", "200000000ugpu")), "nothing to do")
+	require.Contains(t, string(a.CLI("register", "--region", "eu-de-fra1", "--endpoint", a.Endpoint, "--bond", "200000000ugpu")), "nothing to do")
 
-	a.start()
+	a.Start()
 	// The agent publishes one offer for its two GPUs at the policy's prices.
 	var offers struct {
 		Offers []struct {
@@ -154,60 +120,60 @@ func TestAgentEndToEnd(t *testing.T) {
 			Status string   `json:"status"`
 		} `json:"offers"`
 	}
-	waitFor(t, 60*time.Second, "the agent's offer", func() bool {
-		c.query(&offers, "offer", "provider-offers", a.addr)
+	harness.WaitFor(t, 60*time.Second, "the agent's offer", func() bool {
+		c.Query(&offers, "offer", "provider-offers", a.Addr)
 		return len(offers.Offers) == 1 && offers.Offers[0].Status == "OFFER_STATUS_OPEN"
 	})
 	require.Len(t, offers.Offers[0].GPUs, 2)
 
 	t.Run("a 2-GPU lease runs through a chain restart, every epoch proven and paid to the unit, then claimed", func(t *testing.T) {
-		manifest := c.postJob(t, 2, "40s")
-		require.Equal(t, "LEASE_STATUS_PENDING", c.lease(1).Lease.Status)
-		require.Contains(t, string(c.cli("lease", "send-manifest", "1", manifest, "--from", "alice")), "manifest accepted for lease 1")
-		l := c.waitLease(1, "LEASE_STATUS_ACTIVE", 30*time.Second)
-		logs := string(c.cli("lease", "logs", "1", "--from", "alice"))
-		require.Contains(t, logs, "started on "+strings.Join(l.Lease.GPUs, ",")+" lease 1", "the job sees exactly its GPUs")
+		manifest := postJob(t, c, 2, "40s")
+		require.Equal(t, "LEASE_STATUS_PENDING", c.Lease(1).Status)
+		require.Contains(t, string(c.CLI("lease", "send-manifest", "1", manifest, "--from", "alice")), "manifest accepted for lease 1")
+		l := c.WaitLease(1, "LEASE_STATUS_ACTIVE", 30*time.Second)
+		logs := string(c.CLI("lease", "logs", "1", "--from", "alice"))
+		require.Contains(t, logs, "started on "+strings.Join(l.GPUs, ",")+" lease 1", "the job sees exactly its GPUs")
 
 		// The node goes down for a few seconds mid-lease and comes back.
 		time.Sleep(8 * time.Second)
-		c.node.stop(t, syscall.SIGTERM)
+		c.Node.Stop(t, syscall.SIGTERM)
 		time.Sleep(4 * time.Second)
-		c.start()
-		c.waitHeight(c.height()+1, 60*time.Second)
+		c.Start()
+		c.WaitHeight(c.Height()+1, 60*time.Second)
 
-		l = c.waitLease(1, "LEASE_STATUS_COMPLETED", 120*time.Second)
+		l = c.WaitLease(1, "LEASE_STATUS_COMPLETED", 120*time.Second)
 		var prog struct {
 			Progress struct {
 				ProvenEpochs string `json:"proven_epochs"`
 				NextEpoch    string `json:"next_epoch"`
 			} `json:"progress"`
 		}
-		c.query(&prog, "settlement", "progress", "1")
+		c.Query(&prog, "settlement", "progress", "1")
 		require.Equal(t, "2", prog.Progress.ProvenEpochs)
-		require.Equal(t, due(2, 40), atoi(t, l.Lease.Paid.Amount), "paid = floor(p × 2 GPUs × 40 s / 3600)")
-		require.EqualValues(t, 20_000, atoi(t, l.Lease.Paid.Amount))
+		require.Equal(t, due(2, 40), l.Paid.Int(), "paid = floor(p × 2 GPUs × 40 s / 3600)")
+		require.EqualValues(t, 20_000, l.Paid.Int())
 
 		// Every epoch's payment minus the take is the provider's; the agent
 		// claims it on its schedule into the operator's account.
 		e0 := due(2, 20)
 		e1 := due(2, 40) - e0
 		earned := e0 - fee(e0) + e1 - fee(e1)
-		waitFor(t, 30*time.Second, "rewards claimed", func() bool { return c.balance(a.addr, "uusdc") == earned })
-		rep := c.reputation(a.addr)
+		harness.WaitFor(t, 30*time.Second, "rewards claimed", func() bool { return c.Balance(a.Addr, "uusdc") == earned })
+		rep := reputationOf(c, a.Addr)
 		require.Equal(t, "2", rep.Proven)
 		require.Equal(t, "1", rep.Completed)
 		require.Empty(t, strings.TrimLeft(rep.Missed, "0"))
 		// The job was stopped at the lease's end.
-		require.Contains(t, string(c.cli("lease", "status", "1", "--from", "alice")), "running false")
+		require.Contains(t, string(c.CLI("lease", "status", "1", "--from", "alice")), "running false")
 	})
 
 	t.Run("the agent is SIGKILLed mid-lease and restarted: it adopts the job, no epoch missed or proven twice", func(t *testing.T) {
-		manifest := c.postJob(t, 2, "60s")
-		require.Contains(t, string(c.cli("lease", "send-manifest", "2", manifest, "--from", "alice")), "manifest accepted for lease 2")
-		l := c.waitLease(2, "LEASE_STATUS_ACTIVE", 30*time.Second)
+		manifest := postJob(t, c, 2, "60s")
+		require.Contains(t, string(c.CLI("lease", "send-manifest", "2", manifest, "--from", "alice")), "manifest accepted for lease 2")
+		l := c.WaitLease(2, "LEASE_STATUS_ACTIVE", 30*time.Second)
 		// Into the second epoch, then kill -9 and start again at once.
-		time.Sleep(time.Until(l.Lease.Start.Add(25 * time.Second)))
-		a.restart(syscall.SIGKILL)
+		time.Sleep(time.Until(l.Start.Add(25 * time.Second)))
+		a.Restart(syscall.SIGKILL)
 
 		// status reads the chain, the local records and the agent's health.
 		var st struct {
@@ -221,8 +187,8 @@ func TestAgentEndToEnd(t *testing.T) {
 				OK bool `json:"ok"`
 			} `json:"agent"`
 		}
-		waitFor(t, 30*time.Second, "the restarted agent healthy", func() bool {
-			require.NoError(t, json.Unmarshal(a.cli("status", "--json"), &st))
+		harness.WaitFor(t, 30*time.Second, "the restarted agent healthy", func() bool {
+			require.NoError(t, json.Unmarshal(a.CLI("status", "--json"), &st))
 			return st.Agent != nil && st.Agent.OK
 		})
 		require.True(t, st.Registered)
@@ -230,10 +196,10 @@ func TestAgentEndToEnd(t *testing.T) {
 		require.Equal(t, uint64(2), st.Leases[0].ID)
 		require.Equal(t, "ACTIVE", st.Leases[0].Status)
 		require.True(t, st.Leases[0].LocalJob)
-		require.Contains(t, string(a.cli("status")), "healthy")
+		require.Contains(t, string(a.CLI("status")), "healthy")
 
-		l = c.waitLease(2, "LEASE_STATUS_COMPLETED", 150*time.Second)
-		require.Equal(t, due(2, 60), atoi(t, l.Lease.Paid.Amount))
+		l = c.WaitLease(2, "LEASE_STATUS_COMPLETED", 150*time.Second)
+		require.Equal(t, due(2, 60), l.Paid.Int())
 		var proofs struct {
 			Proofs []struct {
 				Proof struct {
@@ -241,19 +207,19 @@ func TestAgentEndToEnd(t *testing.T) {
 				} `json:"proof"`
 			} `json:"proofs"`
 		}
-		c.query(&proofs, "settlement", "proofs", "2")
+		c.Query(&proofs, "settlement", "proofs", "2")
 		var epochs []string
 		for _, p := range proofs.Proofs {
 			epochs = append(epochs, cmp.Or(p.Proof.Epoch, "0"))
 		}
 		require.ElementsMatch(t, []string{"0", "1", "2"}, epochs, "epochs 0, 1 and 2 proven once each")
-		rep := c.reputation(a.addr)
+		rep := reputationOf(c, a.Addr)
 		require.Equal(t, "5", rep.Proven)
 		require.Empty(t, strings.TrimLeft(rep.Missed, "0"))
-		require.Contains(t, a.output(), "job adopted")
-		logs := string(c.cli("lease", "logs", "2", "--from", "alice"))
+		require.Contains(t, a.Output(), "job adopted")
+		logs := string(c.CLI("lease", "logs", "2", "--from", "alice"))
 		require.Equal(t, 1, strings.Count(logs, "started on"), "the job was adopted, not run again:\n%s", logs)
-		require.NotContains(t, a.output(), `part=proofs`, "no proof was refused or failed")
+		require.NotContains(t, a.Output(), `part=proofs`, "no proof was refused or failed")
 	})
 
 	t.Run("a GPU over its thermal limit: the BRONZE lease is preempted, nothing slashed, the offer paused then reopened", func(t *testing.T) {
@@ -264,33 +230,33 @@ func TestAgentEndToEnd(t *testing.T) {
 				} `json:"stake"`
 			} `json:"provider"`
 		}
-		c.query(&before, "provider", "provider", a.addr)
-		renterBefore := c.balance(alice, "uusdc")
-		manifest := c.postJob(t, 1, "60s")
-		require.Contains(t, string(c.cli("lease", "send-manifest", "3", manifest, "--from", "alice")), "manifest accepted for lease 3")
-		l := c.waitLease(3, "LEASE_STATUS_ACTIVE", 30*time.Second)
-		hot, err := json.Marshal(map[string]any{l.Lease.GPUs[0]: map[string]any{"temp_c": 95}})
+		c.Query(&before, "provider", "provider", a.Addr)
+		renterBefore := c.Balance(alice, "uusdc")
+		manifest := postJob(t, c, 1, "60s")
+		require.Contains(t, string(c.CLI("lease", "send-manifest", "3", manifest, "--from", "alice")), "manifest accepted for lease 3")
+		l := c.WaitLease(3, "LEASE_STATUS_ACTIVE", 30*time.Second)
+		hot, err := json.Marshal(map[string]any{l.GPUs[0]: map[string]any{"temp_c": 95}})
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(a.control, hot, 0o600))
+		require.NoError(t, os.WriteFile(a.Control, hot, 0o600))
 
-		l = c.waitLease(3, "LEASE_STATUS_PREEMPTED", 30*time.Second)
-		require.Contains(t, l.Lease.Reason, "thermal")
+		l = c.WaitLease(3, "LEASE_STATUS_PREEMPTED", 30*time.Second)
+		require.Contains(t, l.Reason, "thermal")
 		var after = before
-		c.query(&after, "provider", "provider", a.addr)
+		c.Query(&after, "provider", "provider", a.Addr)
 		require.Equal(t, before.Provider.Stake.Amount, after.Provider.Stake.Amount, "a preemption slashes nothing")
-		rep := c.reputation(a.addr)
+		rep := reputationOf(c, a.Addr)
 		require.Equal(t, "1", rep.Preemptions)
 		require.Empty(t, strings.TrimLeft(rep.Frauds, "0"))
 		// The renter paid only for proven time (none: preempted in epoch 0).
-		require.Equal(t, renterBefore-atoi(t, l.Lease.Paid.Amount), c.balance(alice, "uusdc"))
+		require.Equal(t, renterBefore-l.Paid.Int(), c.Balance(alice, "uusdc"))
 
-		waitFor(t, 60*time.Second, "offer paused", func() bool {
-			c.query(&offers, "offer", "provider-offers", a.addr)
+		harness.WaitFor(t, 60*time.Second, "offer paused", func() bool {
+			c.Query(&offers, "offer", "provider-offers", a.Addr)
 			return offers.Offers[0].Status == "OFFER_STATUS_PAUSED"
 		})
-		require.NoError(t, os.Remove(a.control))
-		waitFor(t, 60*time.Second, "offer reopened", func() bool {
-			c.query(&offers, "offer", "provider-offers", a.addr)
+		require.NoError(t, os.Remove(a.Control))
+		harness.WaitFor(t, 60*time.Second, "offer reopened", func() bool {
+			c.Query(&offers, "offer", "provider-offers", a.Addr)
 			return offers.Offers[0].Status == "OFFER_STATUS_OPEN"
 		})
 	})

@@ -1,0 +1,342 @@
+// Command demo is `make demo`: the whole idlegpu story on one machine in a
+// few minutes, with real processes — a single-node chain with 1 s blocks and
+// short epochs, two providers running idlegpu-agent on simulated H100s, and
+// a renter. It prints each step as it happens, ends with a table of the
+// money, and exits 0 only if every figure is what the protocol's arithmetic
+// says it must be.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/idlegpu/idlegpu/agent/config"
+	"github.com/idlegpu/idlegpu/scripts/harness"
+)
+
+const (
+	model       = "NVIDIA H100 80GB HBM3"
+	epochSecs   = 15
+	jobGPUs     = 2
+	jobSeconds  = 45 // three epochs
+	maxPrice    = 1_200_000
+	askA        = 900_000   // provider A's preemptible floor, uusdc per GPU-hour
+	askB        = 1_000_000 // provider B's
+	demoImage   = "registry.example/idlegpu/demo-train@sha256:3b1c9f0d2a4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8"
+	stepTimeout = 90 * time.Second
+)
+
+func main() {
+	bin := flag.String("bin", "build", "directory with idlegpud and idlegpu-agent (make build)")
+	flag.Parse()
+	root, err := os.Getwd()
+	if err != nil {
+		fatal("%v", err)
+	}
+	d := newDemoT()
+	go func() { // Ctrl-C: stop everything started, remove the homes
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		<-sig
+		fmt.Println("\ninterrupted: stopping")
+		d.FailNow()
+	}()
+	bins := harness.Binaries{Idlegpud: filepath.Join(*bin, "idlegpud"), Agent: filepath.Join(*bin, "idlegpu-agent")}
+	for _, b := range []string{bins.Idlegpud, bins.Agent} {
+		if _, err := os.Stat(b); err != nil {
+			fatal("%s missing: run `make build`", b)
+		}
+	}
+	if bins.Idlegpud, err = filepath.Abs(bins.Idlegpud); err != nil {
+		fatal("%v", err)
+	}
+	if bins.Agent, err = filepath.Abs(bins.Agent); err != nil {
+		fatal("%v", err)
+	}
+	ok := run(d, root, bins)
+	d.cleanup()
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+// run is the story; false when a figure is not what it must be.
+func run(d *demoT, root string, bins harness.Binaries) bool {
+	say("starting a single-node chain: 1 s blocks, %d s epochs, 1 s samples (demo genesis)", epochSecs)
+	c := harness.NewChain(d, bins, root, harness.GenesisEdits{
+		"settlement": {"epoch_seconds": strconv.Itoa(epochSecs), "sample_interval_seconds": "1", "proof_grace_seconds": "30"},
+	})
+	renter := c.Address("alice")
+	say("chain up at height %d; renter %s holds %s uusdc", c.Height(), short(renter), commas(c.Balance(renter, "uusdc")))
+
+	say("GPU backend: simulated %s GPUs (the agent's `auto` backend uses NVML where the NVIDIA driver loads; `make gpu-smoke` checks a real GPU)", model)
+	say("job runner: process (the job runs locally with only its GPUs in CUDA_VISIBLE_DEVICES; production agents use the docker runner)")
+	a := newProvider(d, c, bins, "A", 4, 1, askA)
+	b := newProvider(d, c, bins, "B", 2, 2, askB)
+	harness.WaitFor(d, stepTimeout, "both offers open", func() bool { return offerOpen(c, a.Addr) && offerOpen(c, b.Addr) })
+	say("provider A offers 4 GPUs at %s, provider B 2 GPUs at %s (preemptible lane, per GPU-hour)", usdc(askA), usdc(askB))
+
+	renterBefore := c.Balance(renter, "uusdc")
+	manifest := filepath.Join(d.TempDir(), "manifest.json")
+	m, _ := json.Marshal(map[string]any{"command": []string{"sh", "-c",
+		`echo "training on GPUs $CUDA_VISIBLE_DEVICES (lease $IDLEGPU_LEASE_ID)"; i=0; while :; do i=$((i+1)); echo "step $i: loss $((1000/(i+1)))e-3"; sleep 5; done`, "idlegpu-demo-job"}})
+	must(os.WriteFile(manifest, m, 0o600))
+	post := c.Tx("alice", "auction", "post-job", "--gpus", strconv.Itoa(jobGPUs), "--model", model, "--min-memory", "80GB",
+		"--region", "eu", "--tier", "bronze", "--duration", fmt.Sprintf("%ds", jobSeconds), "--max-price", usdcFlag(maxPrice),
+		"--bid-window", "0", "--image", demoImage, "--manifest", manifest, "--workload", "training")
+	deposit := ceilDiv(maxPrice*jobGPUs*jobSeconds, 3600)
+	say("renter posts a %d-GPU BRONZE job for %d s at most %s/GPU-h, escrowing %s (tx %s)", jobGPUs, jobSeconds, usdc(maxPrice), usdc(deposit), post.Hash)
+
+	l := c.Lease(1)
+	relA, relB := reliability(c, a.Addr), reliability(c, b.Addr)
+	// Second price: the runner-up's price × winner's reliability / runner-up's, capped at the max, never below the ask.
+	wantPrice := max(min(int64(maxPrice), int64(askB)*relA/relB), askA)
+	say("the auction cleared in block %d: lease 1 to provider %s at %s/GPU-h — it asked %s, the runner-up asked %s, and SECOND_PRICE pays the runner-up's price (reliability %d vs %d bps)",
+		post.Height, providerName(l.Provider, a.Addr, b.Addr), usdc(l.Price.Int()), usdc(askA), usdc(askB), relA, relB)
+	checks := []check{
+		{"winner", 1, boolInt(l.Provider == a.Addr)},
+		{"clearing price (second price)", wantPrice, l.Price.Int()},
+	}
+	escrow := ceilDiv(wantPrice*jobGPUs*jobSeconds, 3600)
+	say("escrow cut to ceil(price × GPUs × duration / 3600) = %s; %s went back to the renter at once", usdc(l.Escrow.Int()), usdc(deposit-escrow))
+	checks = append(checks, check{"escrow after clearing", escrow, l.Escrow.Int()})
+
+	out := string(c.CLI("lease", "send-manifest", "1", manifest, "--from", "alice"))
+	say("renter sends the manifest to the provider's https endpoint (pinned certificate from chain): %s", strings.TrimSpace(out))
+	l = c.WaitLease(1, "LEASE_STATUS_ACTIVE", stepTimeout)
+	say("the agent verified it, started the job and the lease at %s", l.Start.Format(time.TimeOnly))
+
+	var proofs []proofRec
+	for k := 0; k < jobSeconds/epochSecs; k++ {
+		harness.WaitFor(d, stepTimeout, fmt.Sprintf("epoch %d proven", k), func() bool {
+			proofs = leaseProofs(c)
+			return len(proofs) > k
+		})
+		p := proofs[k]
+		say("epoch %d proven: %s paid to provider A, %s protocol fee (%d samples per GPU, root %s…)", k, usdc(p.Paid), usdc(p.Fee), p.Samples, p.Root[:12])
+	}
+	logs := string(c.CLI("lease", "logs", "1", "--from", "alice"))
+	say("renter reads the job's logs from the endpoint:\n%s", indent(harness.Tail(logs, 3)))
+	l = c.WaitLease(1, "LEASE_STATUS_COMPLETED", stepTimeout)
+	say("lease 1 completed: every epoch settled")
+
+	paid := (wantPrice * jobGPUs * jobSeconds) / 3600
+	var fees, sumPaid int64
+	for k, p := range proofs {
+		due := func(s int64) int64 { return wantPrice * jobGPUs * s / 3600 }
+		wantPay := due(int64(k+1)*epochSecs) - due(int64(k)*epochSecs)
+		checks = append(checks, check{fmt.Sprintf("epoch %d payment", k), wantPay, p.Paid},
+			check{fmt.Sprintf("epoch %d fee", k), wantPay * takeRate(c) / 10_000, p.Fee})
+		fees += p.Fee
+		sumPaid += p.Paid
+	}
+	checks = append(checks, check{"paid to provider", paid, l.Paid.Int()}, check{"sum of epoch payments", paid, sumPaid})
+	earned := paid - fees
+	harness.WaitFor(d, stepTimeout, "provider A's claim", func() bool { return c.Balance(a.Addr, "uusdc") == earned })
+	say("provider A's agent claimed its rewards: %s now in its account", usdc(c.Balance(a.Addr, "uusdc")))
+	refunded := deposit - paid
+	checks = append(checks,
+		check{"renter's spend", paid, renterBefore - c.Balance(renter, "uusdc")},
+		check{"provider A's earnings", earned, c.Balance(a.Addr, "uusdc")},
+		check{"provider B's earnings", 0, c.Balance(b.Addr, "uusdc")})
+	rel := reliability(c, a.Addr)
+
+	fmt.Println()
+	fmt.Println("  what                       amount")
+	row := func(what string, v int64) { fmt.Printf("  %-26s %s\n", what, usdc(v)) }
+	row("escrow deposited", deposit)
+	row("paid to provider", l.Paid.Int())
+	row("protocol fee", fees)
+	row("refunded to renter", refunded)
+	row("provider A earnings", c.Balance(a.Addr, "uusdc"))
+	fmt.Printf("  %-26s %d.%02d %%\n", "provider A reliability", rel/100, rel%100)
+	fmt.Printf("  %-26s %s\n", "tx: post job", post.Hash)
+	for _, name := range []string{"lease started", "proofs accepted", "rewards claimed"} {
+		for _, tx := range agentTxs(a.Output(), name) {
+			fmt.Printf("  %-26s %s\n", "tx: "+name, tx)
+		}
+	}
+	fmt.Println()
+	ok := true
+	for _, ch := range checks {
+		if ch.want != ch.got {
+			ok = false
+			fmt.Printf("  MISMATCH %-24s want %d, got %d\n", ch.what, ch.want, ch.got)
+		}
+	}
+	if ok {
+		fmt.Printf("every figure matches the expected arithmetic (%d checks)\n", len(checks))
+	}
+	return ok
+}
+
+type check struct {
+	what      string
+	want, got int64
+}
+
+// newProvider funds an operator key for an agent, registers and bonds it
+// through `idlegpu-agent register`, and starts `idlegpu-agent run`.
+func newProvider(d *demoT, c *harness.Chain, bins harness.Binaries, name string, gpus int, seed int64, ask int64) *harness.Agent {
+	a := harness.NewAgent(d, c, bins, harness.AgentOptions{GPUs: gpus, Seed: seed, Edit: func(cfg *config.Config) {
+		cfg.Policy.Prices = []config.Price{{Model: model, OnDemand: "2000000uusdc", Preemptible: fmt.Sprintf("%duusdc", ask)}}
+		cfg.Rewards.ClaimEvery = "10s"
+	}})
+	c.Tx("alice", "bank", "send", "alice", a.Addr, "1000000000ugpu")
+	bond := fmt.Sprintf("%dugpu", int64(gpus)*100_000_000)
+	a.CLI("register", "--region", "eu-de-fra1", "--endpoint", a.Endpoint, "--bond", bond, "--moniker", "provider "+name)
+	a.Start("--log-format", "json")
+	say("provider %s (%s) registered %d GPUs, bonded %s, agent running", name, short(a.Addr), gpus, bond)
+	return a
+}
+
+func offerOpen(c *harness.Chain, provider string) bool {
+	var o struct {
+		Offers []struct {
+			Status string `json:"status"`
+		} `json:"offers"`
+	}
+	return c.TryQuery(&o, "offer", "provider-offers", provider) && len(o.Offers) == 1 && o.Offers[0].Status == "OFFER_STATUS_OPEN"
+}
+
+func reliability(c *harness.Chain, provider string) int64 {
+	var p struct {
+		Reputation struct {
+			Reliability int64 `json:"reliability_bps"`
+		} `json:"reputation"`
+	}
+	c.Query(&p, "provider", "provider", provider)
+	return p.Reputation.Reliability
+}
+
+func takeRate(c *harness.Chain) int64 {
+	var p struct {
+		Params struct {
+			TakeRate int64 `json:"take_rate_bps"`
+		} `json:"params"`
+	}
+	c.Query(&p, "settlement", "params")
+	return p.Params.TakeRate
+}
+
+type proofRec struct {
+	Epoch     int64
+	Paid, Fee int64
+	Samples   int64
+	Root      string
+}
+
+func leaseProofs(c *harness.Chain) []proofRec {
+	var r struct {
+		Proofs []struct {
+			Proof struct {
+				Epoch       string `json:"epoch"`
+				SamplesRoot string `json:"samples_root"`
+				Gpus        []struct {
+					Samples int64 `json:"samples"`
+				} `json:"gpus"`
+			} `json:"proof"`
+			Paid harness.Coin `json:"paid"`
+			Fee  harness.Coin `json:"fee"`
+		} `json:"proofs"`
+	}
+	if !c.TryQuery(&r, "settlement", "proofs", "1") {
+		return nil
+	}
+	out := make([]proofRec, len(r.Proofs))
+	for _, p := range r.Proofs {
+		k, _ := strconv.ParseInt(p.Proof.Epoch, 10, 64)
+		rec := proofRec{Epoch: k, Paid: p.Paid.Int(), Fee: p.Fee.Int(), Root: p.Proof.SamplesRoot + "            "}
+		if len(p.Proof.Gpus) > 0 {
+			rec.Samples = p.Proof.Gpus[0].Samples
+		}
+		if k >= 0 && int(k) < len(out) {
+			out[k] = rec
+		}
+	}
+	return out
+}
+
+// agentTxs are the tx hashes of the agent's JSON log lines with msg.
+func agentTxs(log, msg string) []string {
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(log))
+	for sc.Scan() {
+		var line struct {
+			Msg string `json:"msg"`
+			Tx  string `json:"tx"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == msg && line.Tx != "" {
+			out = append(out, line.Tx)
+		}
+	}
+	return out
+}
+
+func providerName(addr, a, b string) string {
+	switch addr {
+	case a:
+		return "A"
+	case b:
+		return "B"
+	}
+	return short(addr)
+}
+
+var start = time.Now()
+
+func say(format string, args ...any) {
+	fmt.Printf("[%5.1fs] %s\n", time.Since(start).Seconds(), fmt.Sprintf(format, args...))
+}
+
+func usdc(u int64) string {
+	return fmt.Sprintf("%s uusdc (%d.%06d USDC)", commas(u), u/1_000_000, u%1_000_000)
+}
+
+func usdcFlag(u int64) string { return fmt.Sprintf("%d.%06dusdc/gpu-h", u/1_000_000, u%1_000_000) }
+
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func short(addr string) string {
+	if len(addr) < 16 {
+		return addr
+	}
+	return addr[:10] + "…" + addr[len(addr)-4:]
+}
+
+func indent(s string) string { return "           " + strings.ReplaceAll(s, "\n", "\n           ") }
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func must(err error) {
+	if err != nil {
+		fatal("%v", err)
+	}
+}
+
+func fatal(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "demo: "+format+"\n", args...)
+	os.Exit(1)
+}

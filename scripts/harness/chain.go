@@ -1,0 +1,228 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Chain is a single-validator idlegpud made by scripts/node.sh (alice is
+// funded with ugpu and uusdc in its test keyring), with genesis edits.
+type Chain struct {
+	t     T
+	bin   Binaries
+	Home  string
+	RPC   string
+	ports []int
+	Node  *Proc
+}
+
+// GenesisEdits set module params: module → param → value (uint64 params are
+// JSON strings, uint32 ones numbers).
+type GenesisEdits map[string]map[string]any
+
+// NewChain prepares a home with scripts/node.sh under root, applies the
+// edits, starts the node and waits for its first blocks.
+func NewChain(t T, bin Binaries, root string, edits GenesisEdits) *Chain {
+	t.Helper()
+	home := t.TempDir()
+	setup := exec.Command(filepath.Join(root, "scripts", "node.sh"))
+	setup.Env = append(os.Environ(), "IDLEGPUD="+bin.Idlegpud, "NODE_HOME="+home, "NODE_SETUP_ONLY=1")
+	out, err := setup.CombinedOutput()
+	require.NoError(t, err, "node.sh: %s", out)
+
+	path := filepath.Join(home, "config", "genesis.json")
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var gen map[string]any
+	require.NoError(t, decodeJSON(raw, &gen))
+	app := gen["app_state"].(map[string]any)
+	for module, kv := range edits {
+		params := app[module].(map[string]any)["params"].(map[string]any)
+		for k, v := range kv {
+			params[k] = v
+		}
+	}
+	raw, err = json.MarshalIndent(gen, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, raw, 0o600))
+
+	c := &Chain{t: t, bin: bin, Home: home, ports: FreePorts(t, 5)}
+	c.RPC = fmt.Sprintf("tcp://127.0.0.1:%d", c.ports[0])
+	c.Start()
+	t.Cleanup(func() {
+		c.Node.Stop(t, syscall.SIGTERM)
+	})
+	c.WaitHeight(3, 90*time.Second)
+	return c
+}
+
+// Start (re)starts the node on its ports.
+func (c *Chain) Start() {
+	c.Node = Start(c.t, c.bin.Idlegpud, "start", "--home", c.Home, "--log_no_color",
+		"--rpc.laddr", c.RPC,
+		"--p2p.laddr", fmt.Sprintf("tcp://127.0.0.1:%d", c.ports[1]),
+		"--grpc.address", fmt.Sprintf("127.0.0.1:%d", c.ports[2]),
+		"--api.address", fmt.Sprintf("tcp://127.0.0.1:%d", c.ports[3]),
+		"--rpc.pprof_laddr", fmt.Sprintf("127.0.0.1:%d", c.ports[4]))
+}
+
+// CLI runs idlegpud against the node and returns its output.
+func (c *Chain) CLI(args ...string) []byte {
+	c.t.Helper()
+	args = append(args, "--home", c.Home, "--node", c.RPC)
+	out, err := exec.Command(c.bin.Idlegpud, args...).CombinedOutput()
+	require.NoError(c.t, err, "idlegpud %s: %s", strings.Join(args, " "), out)
+	return out
+}
+
+// Query runs a query and decodes its JSON.
+func (c *Chain) Query(v any, args ...string) {
+	c.t.Helper()
+	require.NoError(c.t, json.Unmarshal(c.CLI(append(append([]string{"q"}, args...), "-o", "json")...), v))
+}
+
+// TryQuery is Query for a node that may be down: it reports failure.
+func (c *Chain) TryQuery(v any, args ...string) bool {
+	args = append(append(append([]string{"q"}, args...), "-o", "json"), "--home", c.Home, "--node", c.RPC)
+	out, err := exec.Command(c.bin.Idlegpud, args...).Output()
+	return err == nil && json.Unmarshal(out, v) == nil
+}
+
+// TxResult is an included transaction.
+type TxResult struct {
+	Hash   string
+	Height int64
+}
+
+// Tx signs with key (alice by default), broadcasts and waits for the tx to
+// be in a block, successfully.
+func (c *Chain) Tx(from string, args ...string) TxResult {
+	c.t.Helper()
+	args = append(args, "--from", from, "--gas", "400000", "--fees", "1000ugpu", "--yes", "-o", "json")
+	var res struct {
+		Code   uint32 `json:"code"`
+		TxHash string `json:"txhash"`
+		RawLog string `json:"raw_log"`
+	}
+	require.NoError(c.t, json.Unmarshal(c.CLI(append([]string{"tx"}, args...)...), &res))
+	require.Zero(c.t, res.Code, "check tx: %s", res.RawLog)
+	var inc struct {
+		Code   uint32 `json:"code"`
+		Height string `json:"height"`
+		RawLog string `json:"raw_log"`
+	}
+	WaitFor(c.t, 30*time.Second, "tx "+res.TxHash, func() bool {
+		out, err := exec.Command(c.bin.Idlegpud, "q", "tx", res.TxHash, "-o", "json", "--home", c.Home, "--node", c.RPC).Output()
+		return err == nil && json.Unmarshal(out, &inc) == nil
+	})
+	require.Zero(c.t, inc.Code, "%s: %s", strings.Join(args, " "), inc.RawLog)
+	h, _ := strconv.ParseInt(inc.Height, 10, 64)
+	return TxResult{Hash: res.TxHash, Height: h}
+}
+
+// Height is the node's latest height (0 when it does not answer).
+func (c *Chain) Height() int64 {
+	var st struct {
+		SyncInfo struct {
+			LatestBlockHeight string `json:"latest_block_height"`
+		} `json:"sync_info"`
+	}
+	out, err := exec.Command(c.bin.Idlegpud, "status", "--home", c.Home, "--node", c.RPC).Output()
+	if err != nil || json.Unmarshal(out, &st) != nil {
+		return 0
+	}
+	h, _ := strconv.ParseInt(st.SyncInfo.LatestBlockHeight, 10, 64)
+	return h
+}
+
+// WaitHeight waits until the node is at height h.
+func (c *Chain) WaitHeight(h int64, timeout time.Duration) {
+	c.t.Helper()
+	WaitFor(c.t, timeout, fmt.Sprintf("height %d", h), func() bool { return c.Height() >= h })
+}
+
+// Address is a key's address in the node's test keyring.
+func (c *Chain) Address(key string) string {
+	c.t.Helper()
+	out, err := exec.Command(c.bin.Idlegpud, "keys", "show", key, "-a", "--keyring-backend", "test", "--home", c.Home).Output()
+	require.NoError(c.t, err)
+	return strings.TrimSpace(string(out))
+}
+
+// AddKey creates a key in the node's test keyring and returns its address.
+func (c *Chain) AddKey(name string) string {
+	c.t.Helper()
+	out, err := exec.Command(c.bin.Idlegpud, "keys", "add", name, "--keyring-backend", "test", "--home", c.Home).CombinedOutput()
+	require.NoError(c.t, err, "keys add: %s", out)
+	return c.Address(name)
+}
+
+// Balance is an account's balance in a denom.
+func (c *Chain) Balance(addr, denom string) int64 {
+	c.t.Helper()
+	var b struct {
+		Balance struct {
+			Amount string `json:"amount"`
+		} `json:"balance"`
+	}
+	c.Query(&b, "bank", "balance", addr, denom)
+	n, _ := strconv.ParseInt(b.Balance.Amount, 10, 64)
+	return n
+}
+
+// Lease is x/auction's lease as the CLI prints it.
+type Lease struct {
+	ID       string    `json:"id"`
+	JobID    string    `json:"job_id"`
+	Status   string    `json:"status"`
+	Provider string    `json:"provider"`
+	GPUs     []string  `json:"gpu_uuids"`
+	Reason   string    `json:"reason"`
+	Start    time.Time `json:"start"`
+	Price    Coin      `json:"price"`
+	Paid     Coin      `json:"paid"`
+	Escrow   Coin      `json:"escrow"`
+}
+
+// Coin is a coin as the CLI prints it.
+type Coin struct {
+	Denom  string `json:"denom"`
+	Amount string `json:"amount"`
+}
+
+// Int is the amount (0 when empty).
+func (c Coin) Int() int64 {
+	n, _ := strconv.ParseInt(c.Amount, 10, 64)
+	return n
+}
+
+// Lease reads a lease.
+func (c *Chain) Lease(id int) Lease {
+	c.t.Helper()
+	var l struct {
+		Lease Lease `json:"lease"`
+	}
+	c.Query(&l, "auction", "lease", strconv.Itoa(id))
+	return l.Lease
+}
+
+// WaitLease waits for a lease to reach a status, across node restarts.
+func (c *Chain) WaitLease(id int, status string, timeout time.Duration) Lease {
+	c.t.Helper()
+	var l struct {
+		Lease Lease `json:"lease"`
+	}
+	WaitFor(c.t, timeout, fmt.Sprintf("lease %d %s", id, status), func() bool {
+		return c.TryQuery(&l, "auction", "lease", strconv.Itoa(id)) && l.Lease.Status == status
+	})
+	return l.Lease
+}

@@ -1,0 +1,128 @@
+// Package harness starts real idlegpud and idlegpu-agent processes on
+// loopback and drives them through their CLIs: the end-to-end tests and
+// `make demo` share it. Every helper fails its T on error.
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// T is what the harness needs of a *testing.T; the demo has its own.
+type T interface {
+	require.TestingT
+	Helper()
+	Cleanup(func())
+	Logf(format string, args ...any)
+	TempDir() string
+}
+
+// Binaries are the programs under test.
+type Binaries struct{ Idlegpud, Agent string }
+
+// Build compiles both binaries into dir from the module at root.
+func Build(root, dir string) (Binaries, error) {
+	b := Binaries{Idlegpud: filepath.Join(dir, "idlegpud"), Agent: filepath.Join(dir, "idlegpu-agent")}
+	for bin, pkg := range map[string]string{b.Idlegpud: "./cmd/idlegpud", b.Agent: "./cmd/idlegpu-agent"} {
+		build := exec.Command("go", "build", "-o", bin, pkg)
+		build.Dir = root
+		build.Stdout, build.Stderr = os.Stdout, os.Stderr
+		if err := build.Run(); err != nil {
+			return b, fmt.Errorf("building %s: %w", pkg, err)
+		}
+	}
+	return b, nil
+}
+
+// FreePorts returns n ports free on loopback right now.
+func FreePorts(t T, n int) []int {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer l.Close()
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports
+}
+
+// Proc is a started binary whose output is kept.
+type Proc struct {
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan struct{}
+}
+
+func (p *Proc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.Write(b)
+}
+
+// Output is everything the process wrote so far.
+func (p *Proc) Output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// Start runs bin with args in the background.
+func Start(t T, bin string, args ...string) *Proc {
+	t.Helper()
+	p := &Proc{cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	require.NoError(t, p.cmd.Start())
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	return p
+}
+
+// Stop sends sig and waits for the process to end.
+func (p *Proc) Stop(t T, sig syscall.Signal) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(sig)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		require.Fail(t, "process did not stop in 30s", p.cmd.Path)
+	}
+}
+
+// WaitFor polls cond every 300 ms until it holds or timeout passes.
+func WaitFor(t T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		require.True(t, time.Now().Before(deadline), "waited %s for %s", timeout, what)
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// Tail is the last lines of s.
+func Tail(s string, lines int) string {
+	all := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
+
+// decodeJSON decodes b, keeping numbers as written.
+func decodeJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
