@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idlegpu/idlegpu/agent/endpoint"
+	"github.com/idlegpu/idlegpu/scripts/harness"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -48,86 +48,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// freePorts returns n ports free on loopback right now.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		defer l.Close()
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return ports
-}
-
+// node is the chain `make node` started, driven through the harness.
 type node struct {
-	t    *testing.T
-	home string
-	rpc  string
+	*harness.Chain
+	t *testing.T
 }
 
-func (n node) cli(args ...string) []byte {
-	n.t.Helper()
-	args = append(args, "--home", n.home, "--node", n.rpc)
-	out, err := exec.Command(idlegpud, args...).CombinedOutput()
-	require.NoError(n.t, err, "idlegpud %s: %s", strings.Join(args, " "), out)
-	return out
-}
-
-// tx signs and broadcasts a tx from alice's key and waits until it is in a
-// block, requiring it to succeed.
-func (n node) tx(args ...string) {
-	n.t.Helper()
-	args = append(args, "--from", "alice", "--gas", "400000", "--fees", "1000ugpu", "--yes", "-o", "json")
-	var res struct {
-		Code   uint32 `json:"code"`
-		TxHash string `json:"txhash"`
-		RawLog string `json:"raw_log"`
-	}
-	require.NoError(n.t, json.Unmarshal(n.cli(append([]string{"tx"}, args...)...), &res))
-	require.Zero(n.t, res.Code, "check tx: %s", res.RawLog)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out, err := exec.Command(idlegpud, "q", "tx", res.TxHash, "-o", "json", "--home", n.home, "--node", n.rpc).Output()
-		if err == nil {
-			var included struct {
-				Code   uint32 `json:"code"`
-				RawLog string `json:"raw_log"`
-			}
-			require.NoError(n.t, json.Unmarshal(out, &included))
-			require.Zero(n.t, included.Code, "%s: %s", strings.Join(args, " "), included.RawLog)
-			return
-		}
-		require.True(n.t, time.Now().Before(deadline), "tx %s not in a block after 30s", res.TxHash)
-		time.Sleep(300 * time.Millisecond)
-	}
-}
-
-func (n node) height() int64 {
-	n.t.Helper()
-	var st struct {
-		SyncInfo struct {
-			LatestBlockHeight string `json:"latest_block_height"`
-		} `json:"sync_info"`
-	}
-	out, err := exec.Command(idlegpud, "status", "--home", n.home, "--node", n.rpc).Output()
-	if err != nil || json.Unmarshal(out, &st) != nil {
-		return 0
-	}
-	var h int64
-	_, _ = fmt.Sscan(st.SyncInfo.LatestBlockHeight, &h)
-	return h
-}
-
-func (n node) waitHeight(h int64, timeout time.Duration) {
-	n.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for n.height() < h {
-		require.True(n.t, time.Now().Before(deadline), "node did not reach height %d in %s", h, timeout)
-		time.Sleep(200 * time.Millisecond)
-	}
-}
+func (n node) cli(args ...string) []byte           { n.t.Helper(); return n.CLI(args...) }
+func (n node) tx(args ...string)                   { n.t.Helper(); n.Tx("alice", args...) }
+func (n node) height() int64                       { return n.Height() }
+func (n node) waitHeight(h int64, d time.Duration) { n.t.Helper(); n.WaitHeight(h, d) }
 
 func (n node) blockTime(h int64) time.Time {
 	n.t.Helper()
@@ -144,7 +74,7 @@ func TestMakeNode(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	home := t.TempDir()
-	p := freePorts(t, 6)
+	p := harness.FreePorts(t, 6)
 	endpointURL := fmt.Sprintf("http://127.0.0.1:%d", p[5]) // the provider's renter endpoint
 	rpc := fmt.Sprintf("tcp://127.0.0.1:%d", p[0])
 
@@ -167,7 +97,7 @@ func TestMakeNode(t *testing.T) {
 		}
 	}()
 
-	n := node{t: t, home: home, rpc: rpc}
+	n := node{Chain: harness.Connect(t, harness.Binaries{Idlegpud: idlegpud}, home, rpc), t: t}
 	n.waitHeight(6, 90*time.Second)
 
 	t.Run("blocks come about every second", func(t *testing.T) {
@@ -202,7 +132,7 @@ func TestMakeNode(t *testing.T) {
 	})
 
 	t.Run("a provider registers, binds two GPUs, bonds, unbonds and offers a GPU; a job matches it", func(t *testing.T) {
-		out, err := exec.Command(idlegpud, "keys", "show", "alice", "-a", "--keyring-backend", "test", "--home", n.home).Output()
+		out, err := exec.Command(idlegpud, "keys", "show", "alice", "-a", "--keyring-backend", "test", "--home", n.Home).Output()
 		require.NoError(t, err)
 		alice := strings.TrimSpace(string(out))
 		inventory := filepath.Join(t.TempDir(), "inventory.json")
@@ -281,7 +211,7 @@ func TestMakeNode(t *testing.T) {
 		defer srv.Close()
 		other := filepath.Join(t.TempDir(), "other.json")
 		require.NoError(t, os.WriteFile(other, []byte(`{"command":["python","mine.py"]}`), 0o600))
-		out, err = exec.Command(idlegpud, "lease", "send-manifest", "1", other, "--from", "alice", "--home", n.home, "--node", n.rpc).CombinedOutput()
+		out, err = exec.Command(idlegpud, "lease", "send-manifest", "1", other, "--from", "alice", "--home", n.Home, "--node", n.RPC).CombinedOutput()
 		require.Error(t, err)
 		require.Contains(t, string(out), "is not the job's manifest_hash", "a manifest the renter did not commit to is refused")
 		require.Empty(t, jobs.accepted)
@@ -291,7 +221,7 @@ func TestMakeNode(t *testing.T) {
 	})
 
 	t.Run("an audit of the idle GPU: plan, open, answer, reveal, claim the fee", func(t *testing.T) {
-		out, err := exec.Command(idlegpud, "keys", "show", "alice", "-a", "--keyring-backend", "test", "--home", n.home).Output()
+		out, err := exec.Command(idlegpud, "keys", "show", "alice", "-a", "--keyring-backend", "test", "--home", n.Home).Output()
 		require.NoError(t, err)
 		alice := strings.TrimSpace(string(out))
 		offline := func(args ...string) []byte { // no node needed
@@ -353,7 +283,7 @@ func tail(s string, lines int) string {
 type chainLeases struct{ n node }
 
 func (c chainLeases) Lease(_ context.Context, id uint64) (endpoint.Lease, error) {
-	out, err := exec.Command(idlegpud, "q", "auction", "lease", fmt.Sprint(id), "-o", "json", "--home", c.n.home, "--node", c.n.rpc).Output()
+	out, err := exec.Command(idlegpud, "q", "auction", "lease", fmt.Sprint(id), "-o", "json", "--home", c.n.Home, "--node", c.n.RPC).Output()
 	if err != nil {
 		return endpoint.Lease{}, err
 	}
@@ -367,7 +297,7 @@ func (c chainLeases) Lease(_ context.Context, id uint64) (endpoint.Lease, error)
 	if err := json.Unmarshal(out, &l); err != nil {
 		return endpoint.Lease{}, err
 	}
-	out, err = exec.Command(idlegpud, "q", "auction", "job", l.Lease.JobID, "-o", "json", "--home", c.n.home, "--node", c.n.rpc).Output()
+	out, err = exec.Command(idlegpud, "q", "auction", "job", l.Lease.JobID, "-o", "json", "--home", c.n.Home, "--node", c.n.RPC).Output()
 	if err != nil {
 		return endpoint.Lease{}, err
 	}

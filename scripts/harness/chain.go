@@ -226,3 +226,9 @@ func (c *Chain) WaitLease(id int, status string, timeout time.Duration) Lease {
 	})
 	return l.Lease
 }
+
+// Connect is a Chain for a node started elsewhere (e.g. by `make node`):
+// its CLI helpers without Start or Stop.
+func Connect(t T, bin Binaries, home, rpc string) *Chain {
+	return &Chain{t: t, bin: bin, Home: home, RPC: rpc}
+}
