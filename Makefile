@@ -64,6 +64,14 @@ $(BUILD_DIR)/detlint: $(wildcard scripts/detlint/*.go scripts/detlint/cmd/detlin
 demo: build ## the whole story: a chain, two providers' agents, a renter's job proven and paid; checks every figure
 	$(GO) run ./scripts/demo -bin $(BUILD_DIR)
 
+.PHONY: localnet
+localnet: build ## four validators on loopback in ./build/localnet (background; logs there)
+	scripts/localnet.sh start
+
+.PHONY: localnet-stop
+localnet-stop: ## stop the localnet (its homes stay; `rm -rf build/localnet` resets it)
+	scripts/localnet.sh stop
+
 .PHONY: bench-agent
 bench-agent: build ## the agent's CPU and RSS with 8 sim GPUs and a lease, sampled 10 min (BENCH_SECONDS)
 	scripts/agent-bench.sh

@@ -97,7 +97,7 @@ func TestMakeNode(t *testing.T) {
 		}
 	}()
 
-	n := node{Chain: harness.Connect(t, harness.Binaries{Idlegpud: idlegpud}, home, rpc), t: t}
+	n := node{Chain: harness.Connect(t, harness.Binaries{Idlegpud: idlegpud}, home, rpc, "idlegpu-local"), t: t}
 	n.waitHeight(6, 90*time.Second)
 
 	t.Run("blocks come about every second", func(t *testing.T) {

@@ -17,12 +17,13 @@ import (
 // Chain is a single-validator idlegpud made by scripts/node.sh (alice is
 // funded with ugpu and uusdc in its test keyring), with genesis edits.
 type Chain struct {
-	t     T
-	bin   Binaries
-	Home  string
-	RPC   string
-	ports []int
-	Node  *Proc
+	t       T
+	bin     Binaries
+	Home    string
+	RPC     string
+	ChainID string
+	ports   []int
+	Node    *Proc
 }
 
 // GenesisEdits set module params: module → param → value (uint64 params are
@@ -39,7 +40,22 @@ func NewChain(t T, bin Binaries, root string, edits GenesisEdits) *Chain {
 	out, err := setup.CombinedOutput()
 	require.NoError(t, err, "node.sh: %s", out)
 
-	path := filepath.Join(home, "config", "genesis.json")
+	editGenesis(t, filepath.Join(home, "config", "genesis.json"), edits)
+
+	c := &Chain{t: t, bin: bin, Home: home, ChainID: "idlegpu-local", ports: FreePorts(t, 5)}
+	c.RPC = fmt.Sprintf("tcp://127.0.0.1:%d", c.ports[0])
+	c.Start()
+	t.Cleanup(func() {
+		c.Node.Stop(t, syscall.SIGTERM)
+	})
+	c.WaitHeight(3, 90*time.Second)
+	return c
+}
+
+// editGenesis applies edits to a genesis file. The output is canonical
+// (sorted keys), so equal inputs give equal files on every validator.
+func editGenesis(t T, path string, edits GenesisEdits) {
+	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var gen map[string]any
@@ -54,15 +70,6 @@ func NewChain(t T, bin Binaries, root string, edits GenesisEdits) *Chain {
 	raw, err = json.MarshalIndent(gen, "", "  ")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, raw, 0o600))
-
-	c := &Chain{t: t, bin: bin, Home: home, ports: FreePorts(t, 5)}
-	c.RPC = fmt.Sprintf("tcp://127.0.0.1:%d", c.ports[0])
-	c.Start()
-	t.Cleanup(func() {
-		c.Node.Stop(t, syscall.SIGTERM)
-	})
-	c.WaitHeight(3, 90*time.Second)
-	return c
 }
 
 // Start (re)starts the node on its ports.
@@ -229,6 +236,6 @@ func (c *Chain) WaitLease(id int, status string, timeout time.Duration) Lease {
 
 // Connect is a Chain for a node started elsewhere (e.g. by `make node`):
 // its CLI helpers without Start or Stop.
-func Connect(t T, bin Binaries, home, rpc string) *Chain {
-	return &Chain{t: t, bin: bin, Home: home, RPC: rpc}
+func Connect(t T, bin Binaries, home, rpc, chainID string) *Chain {
+	return &Chain{t: t, bin: bin, Home: home, RPC: rpc, ChainID: chainID}
 }
