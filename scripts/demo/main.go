@@ -102,7 +102,11 @@ func run(d *demoT, root string, bins harness.Binaries) bool {
 	wantPrice := max(min(int64(maxPrice), int64(askB)*relA/relB), askA)
 	say("the auction cleared in block %d: lease 1 to provider %s at %s/GPU-h — it asked %s, the runner-up asked %s, and SECOND_PRICE pays the runner-up's price (reliability %d vs %d bps)",
 		post.Height, providerName(l.Provider, a.Addr, b.Addr), usdc(l.Price.Int()), usdc(askA), usdc(askB), relA, relB)
+	postTime := c.BlockTime(post.Height)
+	say("post → lease: the job's block is at %s, the lease was created at %s (Δ %s: instant match)",
+		postTime.Format(time.StampMilli), l.CreatedAt.Format(time.StampMilli), l.CreatedAt.Sub(postTime))
 	checks := []check{
+		{"lease created in the post's block", postTime.UnixNano(), l.CreatedAt.UnixNano()},
 		{"winner", 1, boolInt(l.Provider == a.Addr)},
 		{"clearing price (second price)", wantPrice, l.Price.Int()},
 	}

@@ -151,6 +151,18 @@ func (c *Chain) Height() int64 {
 	return h
 }
 
+// BlockTime is the time of the block at height h.
+func (c *Chain) BlockTime(h int64) time.Time {
+	c.t.Helper()
+	var b struct {
+		Header struct {
+			Time time.Time `json:"time"`
+		} `json:"header"`
+	}
+	require.NoError(c.t, json.Unmarshal(c.CLI("q", "block", "--type=height", strconv.FormatInt(h, 10), "-o", "json"), &b))
+	return b.Header.Time
+}
+
 // WaitHeight waits until the node is at height h.
 func (c *Chain) WaitHeight(h int64, timeout time.Duration) {
 	c.t.Helper()
@@ -188,16 +200,17 @@ func (c *Chain) Balance(addr, denom string) int64 {
 
 // Lease is x/auction's lease as the CLI prints it.
 type Lease struct {
-	ID       string    `json:"id"`
-	JobID    string    `json:"job_id"`
-	Status   string    `json:"status"`
-	Provider string    `json:"provider"`
-	GPUs     []string  `json:"gpu_uuids"`
-	Reason   string    `json:"reason"`
-	Start    time.Time `json:"start"`
-	Price    Coin      `json:"price"`
-	Paid     Coin      `json:"paid"`
-	Escrow   Coin      `json:"escrow"`
+	ID        string    `json:"id"`
+	JobID     string    `json:"job_id"`
+	Status    string    `json:"status"`
+	Provider  string    `json:"provider"`
+	GPUs      []string  `json:"gpu_uuids"`
+	Reason    string    `json:"reason"`
+	Start     time.Time `json:"start"`
+	CreatedAt time.Time `json:"created_at"`
+	Price     Coin      `json:"price"`
+	Paid      Coin      `json:"paid"`
+	Escrow    Coin      `json:"escrow"`
 }
 
 // Coin is a coin as the CLI prints it.
