@@ -9,69 +9,31 @@ import (
 	"testing"
 	"time"
 
-	dbm "github.com/cosmos/cosmos-db"
-	"github.com/stretchr/testify/require"
 	"github.com/stretchr/testify/suite"
 
-	"cosmossdk.io/depinject"
-	"cosmossdk.io/log/v2"
 	sdkmath "cosmossdk.io/math"
 
 	"github.com/cometbft/cometbft/crypto/tmhash"
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 
-	"github.com/cosmos/cosmos-sdk/baseapp"
-	"github.com/cosmos/cosmos-sdk/client"
-	"github.com/cosmos/cosmos-sdk/codec"
-	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
 	"github.com/cosmos/cosmos-sdk/crypto/hd"
 	"github.com/cosmos/cosmos-sdk/crypto/keyring"
-	servertypes "github.com/cosmos/cosmos-sdk/server/types"
-	pruningtypes "github.com/cosmos/cosmos-sdk/store/v2/pruning/types"
 	"github.com/cosmos/cosmos-sdk/testutil/network"
-	simtestutil "github.com/cosmos/cosmos-sdk/testutil/sims"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/apptesting"
 )
 
 // gasPrice is both the node's minimum and the price the clients pay.
-const gasPrice = "0.0025" + app.BondDenom
+const gasPrice = apptesting.GasPrice
 
 // networkConfig is a one-validator in-process network of the real idlegpu
-// app (app.New), as cmd/idlegpud/cmd/network_test.go builds it, with
-// one-second blocks.
+// app with one-second blocks.
 func networkConfig(t *testing.T) network.Config {
-	t.Helper()
-	var (
-		cdc         codec.Codec
-		registry    codectypes.InterfaceRegistry
-		txConfig    client.TxConfig
-		legacyAmino *codec.LegacyAmino
-	)
-	require.NoError(t, depinject.Inject(
-		depinject.Configs(app.AppConfig(), depinject.Supply(log.NewNopLogger(), simtestutil.EmptyAppOptions{})),
-		&cdc, &registry, &txConfig, &legacyAmino,
-	))
-
-	cfg := network.DefaultConfig(func() network.TestFixture { return network.TestFixture{} })
-	cfg.Codec, cfg.InterfaceRegistry, cfg.TxConfig, cfg.LegacyAmino = cdc, registry, txConfig, legacyAmino
-	cfg.ChainID = "idlegpu-chain-test"
-	cfg.BondDenom = app.BondDenom
-	cfg.MinGasPrices = gasPrice
-	cfg.TimeoutCommit = time.Second
-	cfg.NumValidators = 1
-	cfg.GenesisState = app.New(log.NewNopLogger(), dbm.NewMemDB(), true, simtestutil.EmptyAppOptions{}).DefaultGenesis()
-	cfg.AppConstructor = func(val network.ValidatorI) servertypes.Application {
-		return app.New(val.GetCtx().Logger, dbm.NewMemDB(), true, simtestutil.EmptyAppOptions{},
-			baseapp.SetPruning(pruningtypes.NewPruningOptionsFromString(val.GetAppConfig().Pruning)),
-			baseapp.SetMinGasPrices(val.GetAppConfig().MinGasPrices),
-			baseapp.SetChainID(cfg.ChainID),
-		)
-	}
-	return cfg
+	return apptesting.NetworkConfig(t, "idlegpu-chain-test", 1)
 }
 
 // ChainSuite runs every test against one network: starting one costs

@@ -10,24 +10,12 @@ import (
 	"testing"
 	"time"
 
-	dbm "github.com/cosmos/cosmos-db"
-	"github.com/stretchr/testify/require"
 	"github.com/stretchr/testify/suite"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"cosmossdk.io/depinject"
-	"cosmossdk.io/log/v2"
-
-	"github.com/cosmos/cosmos-sdk/baseapp"
-	"github.com/cosmos/cosmos-sdk/client"
-	"github.com/cosmos/cosmos-sdk/codec"
-	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
 	"github.com/cosmos/cosmos-sdk/crypto/keyring"
-	servertypes "github.com/cosmos/cosmos-sdk/server/types"
-	pruningtypes "github.com/cosmos/cosmos-sdk/store/v2/pruning/types"
 	"github.com/cosmos/cosmos-sdk/testutil/network"
-	simtestutil "github.com/cosmos/cosmos-sdk/testutil/sims"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
@@ -36,42 +24,18 @@ import (
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/apptesting"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 // gasPrice is both the node's minimum and the price the agents pay.
-const gasPrice = "0.0025" + app.BondDenom
+const gasPrice = apptesting.GasPrice
 
 // networkConfig is a one-validator in-process network of the real idlegpu
-// app (as agent/chain's tests build it) with one-second blocks.
+// app with one-second blocks; the validator funds the operators' stake.
 func networkConfig(t *testing.T) network.Config {
-	t.Helper()
-	var (
-		cdc         codec.Codec
-		registry    codectypes.InterfaceRegistry
-		txConfig    client.TxConfig
-		legacyAmino *codec.LegacyAmino
-	)
-	require.NoError(t, depinject.Inject(
-		depinject.Configs(app.AppConfig(), depinject.Supply(log.NewNopLogger(), simtestutil.EmptyAppOptions{})),
-		&cdc, &registry, &txConfig, &legacyAmino,
-	))
-	cfg := network.DefaultConfig(func() network.TestFixture { return network.TestFixture{} })
-	cfg.Codec, cfg.InterfaceRegistry, cfg.TxConfig, cfg.LegacyAmino = cdc, registry, txConfig, legacyAmino
-	cfg.ChainID = "idlegpu-agent-cmd-test"
-	cfg.BondDenom = app.BondDenom
-	cfg.MinGasPrices = gasPrice
-	cfg.TimeoutCommit = time.Second
-	cfg.NumValidators = 1
-	cfg.StakingTokens = sdk.TokensFromConsensusPower(100_000, sdk.DefaultPowerReduction) // the validator funds the operators' stake
-	cfg.GenesisState = app.New(log.NewNopLogger(), dbm.NewMemDB(), true, simtestutil.EmptyAppOptions{}).DefaultGenesis()
-	cfg.AppConstructor = func(val network.ValidatorI) servertypes.Application {
-		return app.New(val.GetCtx().Logger, dbm.NewMemDB(), true, simtestutil.EmptyAppOptions{},
-			baseapp.SetPruning(pruningtypes.NewPruningOptionsFromString(val.GetAppConfig().Pruning)),
-			baseapp.SetMinGasPrices(val.GetAppConfig().MinGasPrices),
-			baseapp.SetChainID(cfg.ChainID),
-		)
-	}
+	cfg := apptesting.NetworkConfig(t, "idlegpu-agent-cmd-test", 1)
+	cfg.StakingTokens = sdk.TokensFromConsensusPower(100_000, sdk.DefaultPowerReduction)
 	return cfg
 }
 

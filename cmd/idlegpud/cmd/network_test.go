@@ -10,27 +10,18 @@ import (
 	"testing"
 	"time"
 
-	dbm "github.com/cosmos/cosmos-db"
 	"github.com/stretchr/testify/require"
 
-	"cosmossdk.io/depinject"
-	"cosmossdk.io/log/v2"
 	sdkmath "cosmossdk.io/math"
 
-	"github.com/cosmos/cosmos-sdk/baseapp"
-	"github.com/cosmos/cosmos-sdk/client"
-	"github.com/cosmos/cosmos-sdk/codec"
-	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
 	svrcmd "github.com/cosmos/cosmos-sdk/server/cmd"
-	servertypes "github.com/cosmos/cosmos-sdk/server/types"
-	pruningtypes "github.com/cosmos/cosmos-sdk/store/v2/pruning/types"
 	"github.com/cosmos/cosmos-sdk/testutil/network"
-	simtestutil "github.com/cosmos/cosmos-sdk/testutil/sims"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	govv1 "github.com/cosmos/cosmos-sdk/x/gov/types/v1"
 
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/apptesting"
 	"github.com/idlegpu/idlegpu/cmd/idlegpud/cmd"
 )
 
@@ -38,46 +29,16 @@ import (
 const votingPeriod = 15 * time.Second
 
 // networkConfig is a 4-validator in-process network of the real idlegpu app
-// (app.New, not a runtime-only build) with its default genesis.
+// with a short governance voting period.
 func networkConfig(t *testing.T) network.Config {
-	t.Helper()
-	var (
-		cdc         codec.Codec
-		registry    codectypes.InterfaceRegistry
-		txConfig    client.TxConfig
-		legacyAmino *codec.LegacyAmino
-	)
-	require.NoError(t, depinject.Inject(
-		depinject.Configs(app.AppConfig(), depinject.Supply(log.NewNopLogger(), simtestutil.EmptyAppOptions{})),
-		&cdc, &registry, &txConfig, &legacyAmino,
-	))
-
-	cfg := network.DefaultConfig(func() network.TestFixture { return network.TestFixture{} })
-	cfg.Codec, cfg.InterfaceRegistry, cfg.TxConfig, cfg.LegacyAmino = cdc, registry, txConfig, legacyAmino
-	cfg.ChainID = "idlegpu-net"
-	cfg.BondDenom = app.BondDenom
-	cfg.MinGasPrices = "0.0025" + app.BondDenom
-	cfg.TimeoutCommit = time.Second
-	cfg.NumValidators = 4
-
-	a := app.New(log.NewNopLogger(), dbm.NewMemDB(), true, simtestutil.EmptyAppOptions{})
-	gen := a.DefaultGenesis()
+	cfg := apptesting.NetworkConfig(t, "idlegpu-net", 4)
 	var gov govv1.GenesisState
-	cdc.MustUnmarshalJSON(gen["gov"], &gov)
+	cfg.Codec.MustUnmarshalJSON(cfg.GenesisState["gov"], &gov)
 	vp, evp := votingPeriod, votingPeriod/2
 	gov.Params.VotingPeriod = &vp
 	gov.Params.ExpeditedVotingPeriod = &evp
 	gov.Params.MinDeposit = sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 10_000_000))
-	gen["gov"] = cdc.MustMarshalJSON(&gov)
-	cfg.GenesisState = gen
-
-	cfg.AppConstructor = func(val network.ValidatorI) servertypes.Application {
-		return app.New(val.GetCtx().Logger, dbm.NewMemDB(), true, simtestutil.EmptyAppOptions{},
-			baseapp.SetPruning(pruningtypes.NewPruningOptionsFromString(val.GetAppConfig().Pruning)),
-			baseapp.SetMinGasPrices(val.GetAppConfig().MinGasPrices),
-			baseapp.SetChainID(cfg.ChainID),
-		)
-	}
+	cfg.GenesisState["gov"] = cfg.Codec.MustMarshalJSON(&gov)
 	return cfg
 }
 
