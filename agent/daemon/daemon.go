@@ -85,6 +85,8 @@ type Daemon struct {
 	preempt  map[uint64]string              // leases to preempt, with the reason
 	bad      map[[2]uint64]bool             // (lease, epoch) proofs the chain refused
 	exited   map[uint64]bool                // leases whose job ended on its own, closed
+	// nextEpoch caches each lease's settled point (x/settlement next_epoch).
+	nextEpoch map[uint64]uint64
 
 	// starting serialises Accept per lease.
 	starting sync.Map
@@ -129,7 +131,7 @@ func New(d Deps) (*Daemon, error) {
 		prover: prover, records: records, health: &Health{},
 		jobs: map[uint64]runner.Job{}, leases: map[uint64]auctiontypes.Lease{}, tracked: map[uint64]bool{},
 		attached: map[uint64]map[uint32][]string{}, preempt: map[uint64]string{}, bad: map[[2]uint64]bool{},
-		exited: map[uint64]bool{}, tick: make(chan struct{}, 1),
+		exited: map[uint64]bool{}, nextEpoch: map[uint64]uint64{}, tick: make(chan struct{}, 1),
 	}, nil
 }
 

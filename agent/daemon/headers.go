@@ -36,16 +36,16 @@ func (h *Headers) Add(hd proof.Header) {
 	h.list = h.list[cut:]
 }
 
-// In returns the first header whose time lies in [from, to].
+// In returns the first header whose time lies in [from, to]. Block times
+// grow with height, so the ring is sorted by time and a binary search finds it.
 func (h *Headers) In(from, to time.Time) (proof.Header, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, hd := range h.list {
-		if !hd.Time.Before(from) && !hd.Time.After(to) {
-			return hd, true
-		}
+	i := sort.Search(len(h.list), func(i int) bool { return !h.list[i].Time.Before(from) })
+	if i == len(h.list) || h.list[i].Time.After(to) {
+		return proof.Header{}, false
 	}
-	return proof.Header{}, false
+	return h.list[i], true
 }
 
 // Latest returns the newest header.

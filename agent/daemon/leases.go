@@ -257,6 +257,7 @@ func (d *Daemon) retire(ctx context.Context, rec Record, now time.Time) error {
 	d.mu.Lock()
 	delete(d.tracked, rec.LeaseID)
 	delete(d.exited, rec.LeaseID)
+	delete(d.nextEpoch, rec.LeaseID)
 	d.mu.Unlock()
 	_ = os.RemoveAll(filepath.Join(d.cfg.Runner.WorkDir, fmt.Sprintf("lease-%d", rec.LeaseID)))
 	return d.records.Delete(rec.LeaseID)

@@ -90,6 +90,17 @@ func epochOfLogName(name string) (uint64, bool) {
 	return k, err == nil
 }
 
+// Lease is a tracked lease.
+func (p *Prover) Lease(id uint64) (proof.Lease, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t, ok := p.leases[id]
+	if !ok {
+		return proof.Lease{}, false
+	}
+	return t.lease, true
+}
+
 // Tracked lists the tracked leases.
 func (p *Prover) Tracked() []proof.Lease {
 	p.mu.Lock()

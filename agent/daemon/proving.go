@@ -30,11 +30,26 @@ func (d *Daemon) prove(ctx context.Context, now time.Time) error {
 		if !active[id] {
 			return math.MaxUint64, nil // ended, or not ours to prove: nothing due
 		}
+		// The chain's next_epoch only moves when a proof is accepted or an
+		// epoch is counted missed, both after its window ended: while the
+		// cached epoch's window is still open, nothing is due and the
+		// query is saved (one per lease per block otherwise).
+		d.mu.Lock()
+		cached, ok := d.nextEpoch[id]
+		d.mu.Unlock()
+		if ok {
+			if l, tracked := d.prover.Lease(id); tracked {
+				if _, to, inLease := l.Window(cached); inLease && to.After(now) {
+					return cached, nil
+				}
+			}
+		}
 		p, err := d.q.Progress(ctx, id)
 		if err != nil {
 			return 0, err
 		}
 		d.mu.Lock()
+		d.nextEpoch[id] = p.NextEpoch
 		bad := d.bad[[2]uint64{id, p.NextEpoch}]
 		d.mu.Unlock()
 		if bad {
