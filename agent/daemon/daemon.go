@@ -85,6 +85,8 @@ type Daemon struct {
 	preempt  map[uint64]string              // leases to preempt, with the reason
 	bad      map[[2]uint64]bool             // (lease, epoch) proofs the chain refused
 	exited   map[uint64]bool                // leases whose job ended on its own, closed
+	recent   []sampleTick                   // the last ticks' readings, for backfill
+	onGPUs   map[uint64]bool                // leases whose job has reached all its GPUs
 	// nextEpoch caches each lease's settled point (x/settlement next_epoch).
 	nextEpoch map[uint64]uint64
 
@@ -129,7 +131,7 @@ func New(d Deps) (*Daemon, error) {
 		prices: prices, calendar: cal, claimEvery: every,
 		limits: policy.NewLimits(d.Config.Policy.MaxTempC, d.Config.Policy.MaxPowerW, d.Config.Policy.PreemptAfter),
 		prover: prover, records: records, health: &Health{},
-		jobs: map[uint64]runner.Job{}, leases: map[uint64]auctiontypes.Lease{}, tracked: map[uint64]bool{},
+		jobs: map[uint64]runner.Job{}, leases: map[uint64]auctiontypes.Lease{}, tracked: map[uint64]bool{}, onGPUs: map[uint64]bool{},
 		attached: map[uint64]map[uint32][]string{}, preempt: map[uint64]string{}, bad: map[[2]uint64]bool{},
 		exited: map[uint64]bool{}, nextEpoch: map[uint64]uint64{}, tick: make(chan struct{}, 1),
 	}, nil

@@ -168,6 +168,7 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 		}
 		d.mu.Lock()
 		d.tracked[l.Id] = true
+		d.backfill(l)
 		d.mu.Unlock()
 	}
 	// One sample interval past the end, so the tick at the window's end is
@@ -256,6 +257,7 @@ func (d *Daemon) retire(ctx context.Context, rec Record, now time.Time) error {
 	}
 	d.mu.Lock()
 	delete(d.tracked, rec.LeaseID)
+	delete(d.onGPUs, rec.LeaseID)
 	delete(d.exited, rec.LeaseID)
 	delete(d.nextEpoch, rec.LeaseID)
 	d.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/proof"
+	"github.com/idlegpu/idlegpu/agent/runner"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -50,24 +51,73 @@ func (d *Daemon) onSample(tick time.Time, rs []gpu.Reading) {
 			}
 		}
 	}
+	d.recent = append(d.recent, sampleTick{byGPU: byGPU})
+	if len(d.recent) > recentTicks {
+		d.recent = slices.Delete(d.recent, 0, len(d.recent)-recentTicks)
+	}
 	for id, l := range d.leases {
 		job := d.jobs[id]
 		if !d.tracked[id] || job == nil || l.Status != auctiontypes.LEASE_STATUS_ACTIVE {
 			continue
 		}
-		pids := map[uint32]bool{}
-		for _, p := range job.PIDs() {
-			pids[p] = true
+		d.record(l, job, byGPU)
+	}
+}
+
+// sampleTick is one tick's readings by GPU.
+type sampleTick struct {
+	byGPU map[string]gpu.Reading
+}
+
+// recentTicks bounds the ticks kept for backfill: the agent learns that a
+// lease started from the block that started it, a block or two after its
+// start time, and the job was on its GPUs all along.
+const recentTicks = 120
+
+// record logs a lease's samples of one tick; procs counts the job's
+// processes on each GPU. The caller holds d.mu.
+func (d *Daemon) record(l auctiontypes.Lease, job runner.Job, byGPU map[string]gpu.Reading) {
+	pids := map[uint32]bool{}
+	for _, p := range job.PIDs() {
+		pids[p] = true
+	}
+	samples := make([]settlementtypes.Sample, 0, len(l.GpuUuids))
+	for _, g := range l.GpuUuids {
+		if r, ok := byGPU[g]; ok {
+			samples = append(samples, proof.ToSample(r, func(pid uint32) bool { return pids[pid] }))
 		}
-		samples := make([]settlementtypes.Sample, 0, len(l.GpuUuids))
-		for _, g := range l.GpuUuids {
-			if r, ok := byGPU[g]; ok {
-				samples = append(samples, proof.ToSample(r, func(pid uint32) bool { return pids[pid] }))
+	}
+	if len(samples) == 0 {
+		return
+	}
+	if !d.onGPUs[l.Id] {
+		// A job needs a moment to reach its GPUs (a container starting, a
+		// CUDA context): ticks before its processes show on every leased
+		// GPU are not its work and stay out of the proof, within the
+		// chain's min_samples_ratio. From then on every tick is recorded.
+		for _, s := range samples {
+			if s.Procs == 0 {
+				return
 			}
 		}
-		if err := d.prover.Record(id, samples); err != nil {
-			d.log.Error("samples not recorded", "lease", id, "err", err)
-		}
+		d.onGPUs[l.Id] = true
+	}
+	if err := d.prover.Record(l.Id, samples); err != nil {
+		d.log.Error("samples not recorded", "lease", l.Id, "err", err)
+	}
+}
+
+// backfill records the kept ticks of a newly tracked lease, taken before
+// the agent saw it ACTIVE (without them its first epoch would be a sample
+// or two short). The caller holds d.mu and marks the lease tracked in the
+// same critical section, so no tick is recorded twice or lost.
+func (d *Daemon) backfill(l auctiontypes.Lease) {
+	job := d.jobs[l.Id]
+	if job == nil {
+		return
+	}
+	for _, t := range d.recent {
+		d.record(l, job, t.byGPU) // readings before the start are dropped by the prover
 	}
 }
 

@@ -71,9 +71,11 @@ func main() {
 
 // run is the story; false when a figure is not what it must be.
 func run(d *demoT, root string, bins harness.Binaries) bool {
-	say("starting a single-node chain: 1 s blocks, %d s epochs, 1 s samples (demo genesis)", epochSecs)
+	say("starting a single-node chain: 1 s blocks, %d s epochs, 1 s samples, 80 %% of them required (demo genesis)", epochSecs)
 	c := harness.NewChain(d, bins, root, harness.GenesisEdits{
-		"settlement": {"epoch_seconds": strconv.Itoa(epochSecs), "sample_interval_seconds": "1", "proof_grace_seconds": "30"},
+		"settlement": {"epoch_seconds": strconv.Itoa(epochSecs), "sample_interval_seconds": "1", "proof_grace_seconds": "30",
+			// A 15 s epoch of 1 s samples loses a tenth to a tick of job start-up; 1 h epochs lose nothing.
+			"min_samples_ratio_bps": 8000},
 	})
 	renter := c.Address("alice")
 	say("chain up at height %d; renter %s holds %s uusdc", c.Height(), short(renter), commas(c.Balance(renter, "uusdc")))
@@ -119,13 +121,22 @@ func run(d *demoT, root string, bins harness.Binaries) bool {
 	l = c.WaitLease(1, "LEASE_STATUS_ACTIVE", stepTimeout)
 	say("the agent verified it, started the job and the lease at %s", l.Start.Format(time.TimeOnly))
 
-	var proofs []proofRec
-	for k := 0; k < jobSeconds/epochSecs; k++ {
-		harness.WaitFor(d, stepTimeout, fmt.Sprintf("epoch %d proven", k), func() bool {
+	var proofs map[int64]proofRec
+	for k := int64(0); k < jobSeconds/epochSecs; k++ {
+		harness.WaitFor(d, stepTimeout, fmt.Sprintf("epoch %d settled", k), func() bool {
+			settled := nextEpoch(c, 1) > k // asked first: a proof landing between the two queries is seen
 			proofs = leaseProofs(c)
-			return len(proofs) > k
+			_, proven := proofs[k]
+			return proven || settled
 		})
-		p := proofs[k]
+		p, proven := proofs[k]
+		if !proven {
+			var raw json.RawMessage
+			c.TryQuery(&raw, "settlement", "proofs", "1")
+			d.Errorf("epoch %d was settled without a proof (the chain counted it missed); the chain's proofs of lease 1: %s\nprovider A's agent log ends:\n%s",
+				k, raw, indent(harness.Tail(a.Output(), 40)))
+			d.FailNow()
+		}
 		say("epoch %d proven: %s paid to provider A, %s protocol fee (%d samples per GPU, root %s…)", k, usdc(p.Paid), usdc(p.Fee), p.Samples, p.Root[:12])
 	}
 	logs := string(c.CLI("lease", "logs", "1", "--from", "alice"))
@@ -135,9 +146,10 @@ func run(d *demoT, root string, bins harness.Binaries) bool {
 
 	paid := (wantPrice * jobGPUs * jobSeconds) / 3600
 	var fees, sumPaid int64
-	for k, p := range proofs {
+	for k := int64(0); k < jobSeconds/epochSecs; k++ {
+		p := proofs[k]
 		due := func(s int64) int64 { return wantPrice * jobGPUs * s / 3600 }
-		wantPay := due(int64(k+1)*epochSecs) - due(int64(k)*epochSecs)
+		wantPay := due((k+1)*epochSecs) - due(k*epochSecs)
 		checks = append(checks, check{fmt.Sprintf("epoch %d payment", k), wantPay, p.Paid},
 			check{fmt.Sprintf("epoch %d fee", k), wantPay * takeRate(c) / 10_000, p.Fee})
 		fees += p.Fee
@@ -239,7 +251,7 @@ type proofRec struct {
 	Root      string
 }
 
-func leaseProofs(c *harness.Chain) []proofRec {
+func leaseProofs(c *harness.Chain) map[int64]proofRec {
 	var r struct {
 		Proofs []struct {
 			Proof struct {
@@ -256,18 +268,30 @@ func leaseProofs(c *harness.Chain) []proofRec {
 	if !c.TryQuery(&r, "settlement", "proofs", "1") {
 		return nil
 	}
-	out := make([]proofRec, len(r.Proofs))
+	out := make(map[int64]proofRec, len(r.Proofs))
 	for _, p := range r.Proofs {
-		k, _ := strconv.ParseInt(p.Proof.Epoch, 10, 64)
+		k, _ := strconv.ParseInt(p.Proof.Epoch, 10, 64) // epoch 0 is omitted in JSON
 		rec := proofRec{Epoch: k, Paid: p.Paid.Int(), Fee: p.Fee.Int(), Root: p.Proof.SamplesRoot + "            "}
 		if len(p.Proof.Gpus) > 0 {
 			rec.Samples = p.Proof.Gpus[0].Samples
 		}
-		if k >= 0 && int(k) < len(out) {
-			out[k] = rec
-		}
+		out[k] = rec
 	}
 	return out
+}
+
+// nextEpoch is a lease's first epoch neither proven nor missed.
+func nextEpoch(c *harness.Chain, lease int) int64 {
+	var r struct {
+		Progress struct {
+			NextEpoch string `json:"next_epoch"`
+		} `json:"progress"`
+	}
+	if !c.TryQuery(&r, "settlement", "progress", strconv.Itoa(lease)) {
+		return 0
+	}
+	k, _ := strconv.ParseInt(r.Progress.NextEpoch, 10, 64)
+	return k
 }
 
 // agentTxs are the tx hashes of the agent's JSON log lines with msg.
