@@ -76,6 +76,18 @@ localnet-stop: ## stop the localnet (its homes stay; `rm -rf build/localnet` res
 bench-agent: build ## the agent's CPU and RSS with 8 sim GPUs and a lease, sampled 10 min (BENCH_SECONDS)
 	scripts/agent-bench.sh
 
+# The kvstore baseline runs the CometBFT release the chain links (go.mod).
+CMT_VERSION := $(shell $(GO) list -m -f '{{.Version}}' github.com/cometbft/cometbft)
+BENCH_FLAGS ?=
+
+$(TOOLS_DIR)/cometbft-$(CMT_VERSION):
+	GOBIN=$(TOOLS_DIR) $(GO) install github.com/cometbft/cometbft/cmd/cometbft@$(CMT_VERSION)
+	mv $(TOOLS_DIR)/cometbft $@
+
+.PHONY: bench
+bench: build $(TOOLS_DIR)/cometbft-$(CMT_VERSION) ## load benchmark: bids and proofs into one node until it saturates, vs CometBFT's kvstore (≈ 15 min; report in build/loadbench.md)
+	$(GO) run ./scripts/loadbench -bin $(BUILD_DIR) -cometbft $(TOOLS_DIR)/cometbft-$(CMT_VERSION) -out $(BUILD_DIR)/loadbench.md $(BENCH_FLAGS)
+
 .PHONY: gpu-smoke
 gpu-smoke: ## on a machine with an NVIDIA driver: inventory, 10 s of NVML telemetry, a proof built and verified
 	./scripts/gpu-smoke.sh

@@ -42,7 +42,7 @@ func main() {
 	if err != nil {
 		fatal("%v", err)
 	}
-	d := newDemoT()
+	d := harness.NewProgram("demo")
 	go func() { // Ctrl-C: stop everything started, remove the homes
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -63,14 +63,14 @@ func main() {
 		fatal("%v", err)
 	}
 	ok := run(d, root, bins)
-	d.cleanup()
+	d.Close()
 	if !ok {
 		os.Exit(1)
 	}
 }
 
 // run is the story; false when a figure is not what it must be.
-func run(d *demoT, root string, bins harness.Binaries) bool {
+func run(d *harness.Program, root string, bins harness.Binaries) bool {
 	say("starting a single-node chain: 1 s blocks, %d s epochs, 1 s samples, 80 %% of them required (demo genesis)", epochSecs)
 	c := harness.NewChain(d, bins, root, harness.GenesisEdits{
 		"settlement": {"epoch_seconds": strconv.Itoa(epochSecs), "sample_interval_seconds": "1", "proof_grace_seconds": "30",
@@ -202,7 +202,7 @@ type check struct {
 
 // newProvider funds an operator key for an agent, registers and bonds it
 // through `idlegpu-agent register`, and starts `idlegpu-agent run`.
-func newProvider(d *demoT, c *harness.Chain, bins harness.Binaries, name string, gpus int, seed int64, ask int64) *harness.Agent {
+func newProvider(d *harness.Program, c *harness.Chain, bins harness.Binaries, name string, gpus int, seed int64, ask int64) *harness.Agent {
 	a := harness.NewAgent(d, c, bins, harness.AgentOptions{GPUs: gpus, Seed: seed, Edit: func(cfg *config.Config) {
 		cfg.Policy.Prices = []config.Price{{Model: model, OnDemand: "2000000uusdc", Preemptible: fmt.Sprintf("%duusdc", ask)}}
 		cfg.Rewards.ClaimEvery = "10s"

@@ -82,6 +82,9 @@ func (c *Chain) Start() {
 		"--rpc.pprof_laddr", fmt.Sprintf("127.0.0.1:%d", c.ports[4]))
 }
 
+// PprofAddr is where the node serves net/http/pprof.
+func (c *Chain) PprofAddr() string { return fmt.Sprintf("127.0.0.1:%d", c.ports[4]) }
+
 // CLI runs idlegpud against the node and returns its output.
 func (c *Chain) CLI(args ...string) []byte {
 	c.t.Helper()

@@ -1,0 +1,178 @@
+// Command loadbench (`make bench`) measures what one real idlegpud node
+// commits under load: signed MsgPlaceBid txs and signed MsgSubmitProofs
+// txs of 100 proofs, from many accounts, at doubling offered rates until
+// the node saturates; post → lease (instant match) while bids load it;
+// then the same sender and observer against CometBFT's kvstore app on the
+// same machine, as the baseline. It writes a markdown report.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/idlegpu/idlegpu/scripts/harness"
+)
+
+type options struct {
+	bin, cometbft, out, profile  string
+	step                         time.Duration
+	steps                        int
+	bidsFrom, proofsFrom, kvFrom float64
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.bin, "bin", "build", "directory with idlegpud (make build)")
+	flag.StringVar(&o.cometbft, "cometbft", "build/tools/cometbft", "cometbft binary for the kvstore baseline (make bench installs it)")
+	flag.StringVar(&o.out, "out", "build/loadbench.md", "where the report goes")
+	flag.StringVar(&o.profile, "profile", "", "if set, a directory for idlegpud CPU profiles (pprof), one per chain step")
+	flag.DurationVar(&o.step, "step", 15*time.Second, "how long each offered rate is held")
+	flag.IntVar(&o.steps, "steps", 8, "most rates per sweep (each doubles the last)")
+	flag.Float64Var(&o.bidsFrom, "bids-from", 50, "first offered rate of bids, tx/s")
+	flag.Float64Var(&o.proofsFrom, "proofs-from", 500, "first offered rate of proofs, proofs/s (100 per tx)")
+	flag.Float64Var(&o.kvFrom, "kvstore-from", 50, "first offered rate against kvstore, tx/s")
+	flag.Parse()
+
+	prog := harness.NewProgram("bench")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		<-sig
+		fmt.Println("\ninterrupted: stopping")
+		cancel()
+		prog.FailNow()
+	}()
+	rep, err := run(ctx, prog, o)
+	cancel()
+	prog.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	text := rep.markdown()
+	fmt.Println()
+	fmt.Print(text)
+	if err := os.WriteFile(o.out, []byte(text), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	fmt.Println("\nreport written to", o.out)
+}
+
+func run(ctx context.Context, prog *harness.Program, o options) (*report, error) {
+	root, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	bins := harness.Binaries{Idlegpud: filepath.Join(root, o.bin, "idlegpud")}
+	for _, b := range []string{bins.Idlegpud, o.cometbft} {
+		if _, err := os.Stat(b); err != nil {
+			return nil, fmt.Errorf("%s missing: run `make bench`", b)
+		}
+	}
+	rep := &report{opts: o, started: time.Now()}
+
+	logf("starting idlegpud: one validator, 1 s blocks, 2 s epochs of 1 s samples (bench genesis)")
+	c := harness.NewChain(prog, bins, root, harness.GenesisEdits{
+		"settlement": {"epoch_seconds": "2", "sample_interval_seconds": "1", "proof_grace_seconds": "7200"},
+	})
+	node, err := newRPC(c.RPC)
+	if err != nil {
+		return nil, err
+	}
+	poller := NewPoller(node, 0)
+	go poller.Run(ctx)
+	cc, err := newChainClient(node, c.ChainID, poller)
+	if err != nil {
+		return nil, err
+	}
+	m, err := setupMarket(ctx, cc, c.Home)
+	if err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	var during func(string)
+	if o.profile != "" {
+		if err := os.MkdirAll(o.profile, 0o755); err != nil {
+			return nil, err
+		}
+		during = func(label string) { profileNode(c.PprofAddr(), filepath.Join(o.profile, label+".pprof"), o.step) }
+	}
+
+	// Proofs first: their backlog builds while the chain idles at its
+	// steady 1 s blocks, so every window has a block to bind to.
+	need := int(o.proofsFrom * o.step.Seconds() * 15) // the first four steps
+	for t := time.Now(); m.backlog() < need && time.Since(t) < 3*time.Minute; time.Sleep(5 * time.Second) {
+		logf("proofs: waiting for ended epochs to prove: %d of %d", m.backlog(), need)
+	}
+	logf("proofs: %d ended epochs to prove", m.backlog())
+	rep.proofs, err = sweep(ctx, sweepCfg{name: "proofs", node: node, poller: poller, src: &proofSource{m: m},
+		first: o.proofsFrom / proofsPerTx, steps: o.steps, d: o.step, unit: "proofs", during: during})
+	if err != nil {
+		return nil, err
+	}
+
+	bids := &bidSource{m: m}
+	pr := &prober{m: m}
+	pctx, stopProbes := context.WithCancel(ctx)
+	go pr.run(pctx, 4*time.Second)
+	rep.bids, err = sweep(ctx, sweepCfg{name: "bids", node: node, poller: poller, src: bids,
+		first: o.bidsFrom, steps: o.steps, d: o.step, during: during})
+	stopProbes()
+	if err != nil {
+		return nil, err
+	}
+	rep.probes = pr.results()
+	rep.bidTxBytes = bids.size
+	rep.chainBlocks = poller.Blocks()
+	c.Node.Stop(prog, syscall.SIGTERM) // the baseline gets the machine to itself
+
+	logf("starting cometbft %s node --proxy_app=kvstore with idlegpud's consensus timeouts", o.cometbft)
+	kv, err := kvstoreNode(prog, o.cometbft, c.Home)
+	if err != nil {
+		return nil, err
+	}
+	kvNode, err := newRPC(kv)
+	if err != nil {
+		return nil, err
+	}
+	kvPoller := NewPoller(kvNode, 0)
+	go kvPoller.Run(ctx)
+	harness.WaitFor(prog, time.Minute, "kvstore's first blocks", func() bool { return kvPoller.Latest().Height >= 3 })
+	rep.kvstore, err = sweep(ctx, sweepCfg{name: "kvstore", node: kvNode, poller: kvPoller,
+		src:   &kvSource{run: strconv.FormatInt(time.Now().Unix(), 36), lanes: numProviders, size: bids.size},
+		first: o.kvFrom, steps: o.steps, d: o.step})
+	if err != nil {
+		return nil, err
+	}
+	rep.finished = time.Now()
+	return rep, nil
+}
+
+// profileNode saves a CPU profile of the node over d.
+func profileNode(addr, path string, d time.Duration) {
+	res, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds())))
+	if err != nil {
+		logf("profile: %v", err)
+		return
+	}
+	defer res.Body.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		logf("profile: %v", err)
+		return
+	}
+	defer f.Close()
+	if _, err := io.Copy(f, res.Body); err != nil {
+		logf("profile: %v", err)
+	}
+}

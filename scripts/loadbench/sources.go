@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	sdkmath "cosmossdk.io/math"
+
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// proofsPerTx is what the issue asks of each MsgSubmitProofs.
+const proofsPerTx = 100
+
+// benchLease is an ACTIVE 1-GPU lease and the next epoch to prove.
+type benchLease struct {
+	id       uint64
+	gpu      string
+	start    time.Time
+	duration uint64
+	epochSec uint64
+	next     uint64
+	stuck    bool // an epoch without a block inside its window
+}
+
+// resyncLeases reads where the chain has settled each of p's leases.
+func (m *market) resyncLeases(ctx context.Context, p *provider) error {
+	sq := settlementtypes.NewQueryClient(m.c.q)
+	for _, l := range p.leases {
+		res, err := sq.LeaseProgress(ctx, &settlementtypes.QueryLeaseProgressRequest{LeaseId: l.id})
+		if err != nil {
+			return fmt.Errorf("lease %d progress: %w", l.id, err)
+		}
+		l.epochSec, l.next = res.Progress.EpochSeconds, res.Progress.NextEpoch
+	}
+	return nil
+}
+
+// resyncSequences reloads the accounts' sequences after a refused tx left
+// later ones of its lane unsent.
+func (m *market) resyncSequences(ctx context.Context) error {
+	return parallel(len(m.providers), 16, func(i int) error { return m.c.load(ctx, m.providers[i].account) })
+}
+
+// bidSource: every provider bids on the open jobs in turn from its bid
+// offer (a first bid on a job, then replacements at a new price).
+type bidSource struct {
+	m    *market
+	k    int
+	size int // bytes of a signed bid tx
+}
+
+func (s *bidSource) Step(_ context.Context, n int) ([][]Tx, error) {
+	per := (n + len(s.m.providers) - 1) / len(s.m.providers)
+	lanes := make([][]Tx, len(s.m.providers))
+	err := parallel(len(s.m.providers), 2, func(i int) error {
+		p := s.m.providers[i]
+		for t := range per {
+			k := s.k + t
+			job := s.m.bidJobs[(i+k)%len(s.m.bidJobs)]
+			price := bidFloor.AddAmount(sdkmath.NewInt(int64(k%1000) * 100))
+			tx, err := s.m.c.sign(p.account, 400_000, &auctiontypes.MsgPlaceBid{Signer: p.String(), Provider: p.String(),
+				JobId: job, OfferId: p.bidOffer, Price: price, GpuCount: 1})
+			if err != nil {
+				return err
+			}
+			lanes[i] = append(lanes[i], Tx{Bytes: tx, Units: 1})
+		}
+		return nil
+	})
+	s.k += per
+	if err == nil && len(lanes[0]) > 0 {
+		s.size = len(lanes[0][0].Bytes)
+	}
+	return lanes, err
+}
+
+func (s *bidSource) After(ctx context.Context, r StepResult) error {
+	if r.Accepted < r.Txs {
+		return s.m.resyncSequences(ctx)
+	}
+	return nil
+}
+
+// proofSource: every provider proves the ended epochs of its leases, 100
+// proofs to a MsgSubmitProofs, each bound to a committed header inside its
+// window — what the agent sends, at a rate no agent would.
+type proofSource struct {
+	m *market
+}
+
+func (s *proofSource) Step(_ context.Context, n int) ([][]Tx, error) {
+	blocks := s.m.c.poller.Blocks()
+	if len(blocks) == 0 {
+		return nil, fmt.Errorf("no blocks seen yet")
+	}
+	per := (n + len(s.m.providers) - 1) / len(s.m.providers)
+	lanes := make([][]Tx, len(s.m.providers))
+	err := parallel(len(s.m.providers), 2, func(i int) error {
+		p := s.m.providers[i]
+		for range per {
+			var proofs []settlementtypes.ExecutionProof
+			for len(proofs) < proofsPerTx {
+				added := false
+				for _, l := range p.leases {
+					if len(proofs) == proofsPerTx {
+						break
+					}
+					pr, ok, err := l.proof(blocks)
+					if err != nil {
+						return err
+					}
+					if ok {
+						proofs = append(proofs, pr)
+						l.next++
+						added = true
+					}
+				}
+				if !added {
+					break // every lease is proven up to the chain's last block
+				}
+			}
+			if len(proofs) == 0 {
+				break
+			}
+			// ≈ 125k gas a proof (docs/benchmarks.md), with room.
+			tx, err := s.m.c.sign(p.account, uint64(len(proofs))*160_000+200_000,
+				&settlementtypes.MsgSubmitProofs{Signer: p.String(), Provider: p.String(), Proofs: proofs})
+			if err != nil {
+				return err
+			}
+			lanes[i] = append(lanes[i], Tx{Bytes: tx, Units: len(proofs)})
+		}
+		return nil
+	})
+	return lanes, err
+}
+
+func (s *proofSource) After(ctx context.Context, r StepResult) error {
+	if r.Accepted == r.Txs && r.Failed == 0 && r.Lost == 0 {
+		return nil
+	}
+	if err := s.m.resyncSequences(ctx); err != nil {
+		return err
+	}
+	return parallel(len(s.m.providers), 16, func(i int) error { return s.m.resyncLeases(ctx, s.m.providers[i]) })
+}
+
+// proof builds epoch l.next's proof if the epoch has ended by the last
+// block seen and a block of the window is known: three samples a GPU (the
+// window's ends and its middle, 1 s apart) at a plausible 500 W.
+func (l *benchLease) proof(blocks []Block) (settlementtypes.ExecutionProof, bool, error) {
+	if l.stuck {
+		return settlementtypes.ExecutionProof{}, false, nil
+	}
+	from, to, ok := settlementtypes.EpochWindow(l.start, l.duration, l.epochSec, l.next)
+	if !ok || to.After(blocks[len(blocks)-1].Time) {
+		return settlementtypes.ExecutionProof{}, false, nil
+	}
+	i := sort.Search(len(blocks), func(i int) bool { return !blocks[i].Time.Before(from) })
+	if i == len(blocks) || blocks[i].Time.After(to) {
+		// No block inside this window (blocks slower than epochs under
+		// load): the epoch cannot be proven, and the chain takes epochs in
+		// order, so the lease is out of the benchmark.
+		l.stuck = true
+		return settlementtypes.ExecutionProof{}, false, nil
+	}
+	var samples []settlementtypes.Sample
+	for j, t := 0, from; !t.After(to); j, t = j+1, t.Add(time.Second) {
+		samples = append(samples, settlementtypes.Sample{GpuUuid: l.gpu, TimestampMs: t.UnixMilli(), UtilBps: 9700,
+			MemUsedMib: 70_000, EnergyMj: 1_000_000_000 + uint64(j)*500_000, PowerMw: 500_000, TempC: 66, SmClockMhz: 1980, Procs: 1})
+	}
+	p, _, err := settlementtypes.BuildProof(settlementtypes.ProofInput{
+		LeaseID: l.id, Epoch: l.next, WindowStart: from, WindowEnd: to, ChallengeHeight: blocks[i].Height,
+		ChallengeHash: blocks[i].Hash, GPUs: []string{l.gpu}, Samples: samples, ImageDigest: digest, AgentVersion: "loadbench",
+	})
+	return p, err == nil, err
+}
+
+// backlog counts the epochs provable now (ended, not proven).
+func (m *market) backlog() int {
+	tip := m.c.poller.Latest().Time
+	n := 0
+	for _, p := range m.providers {
+		for _, l := range p.leases {
+			if !l.stuck && l.epochSec > 0 && tip.After(l.start) {
+				ended := min(uint64(tip.Sub(l.start)/time.Second)/l.epochSec, settlementtypes.EpochCount(l.duration, l.epochSec))
+				if ended > l.next {
+					n += int(ended - l.next)
+				}
+			}
+		}
+	}
+	return n
+}
