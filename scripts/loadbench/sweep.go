@@ -44,7 +44,7 @@ type StepResult struct {
 	P50, P95    time.Duration // broadcast → seen in a committed block
 	Refusals    map[string]int
 	FirstFail   string
-	Short       bool // the source had fewer txs than asked
+	Short       bool          // the source had fewer txs than asked
 	Elapsed     time.Duration // the span of the blocks that carried the step
 }
 
