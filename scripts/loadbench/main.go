@@ -74,7 +74,11 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 	if err != nil {
 		return nil, err
 	}
-	bins := harness.Binaries{Idlegpud: filepath.Join(root, o.bin, "idlegpud")}
+	bin, err := filepath.Abs(filepath.Join(o.bin, "idlegpud"))
+	if err != nil {
+		return nil, err
+	}
+	bins := harness.Binaries{Idlegpud: bin}
 	for _, b := range []string{bins.Idlegpud, o.cometbft} {
 		if _, err := os.Stat(b); err != nil {
 			return nil, fmt.Errorf("%s missing: run `make bench`", b)
