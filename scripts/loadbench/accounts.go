@@ -114,8 +114,12 @@ func (c *chainClient) submit(ctx context.Context, a *account, gas uint64, msgs .
 	}
 	select {
 	case o := <-out:
-		if o.Code != 0 {
-			return o, fmt.Errorf("tx failed (code %d): %s", o.Code, o.Log)
+		rs, err := c.poller.results(ctx, o.Height)
+		if err != nil {
+			return o, err
+		}
+		if r := rs[o.Index]; r.code != 0 {
+			return o, fmt.Errorf("tx failed (code %d): %s", r.code, r.log)
 		}
 		return o, nil
 	case <-time.After(2 * time.Minute):

@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,10 +24,10 @@ import (
 )
 
 type options struct {
-	bin, cometbft, out, profile  string
-	step                         time.Duration
-	steps                        int
-	bidsFrom, proofsFrom, kvFrom float64
+	bin, cometbft, out, profile, only string
+	step                              time.Duration
+	steps                             int
+	bidsFrom, proofsFrom, kvFrom      float64
 }
 
 func main() {
@@ -35,6 +36,7 @@ func main() {
 	flag.StringVar(&o.cometbft, "cometbft", "build/tools/cometbft", "cometbft binary for the kvstore baseline (make bench installs it)")
 	flag.StringVar(&o.out, "out", "build/loadbench.md", "where the report goes")
 	flag.StringVar(&o.profile, "profile", "", "if set, a directory for idlegpud CPU profiles (pprof), one per chain step")
+	flag.StringVar(&o.only, "only", "proofs,bids,kvstore", "the sweeps to run, comma-separated")
 	flag.DurationVar(&o.step, "step", 15*time.Second, "how long each offered rate is held")
 	flag.IntVar(&o.steps, "steps", 8, "most rates per sweep (each doubles the last)")
 	flag.Float64Var(&o.bidsFrom, "bids-from", 50, "first offered rate of bids, tx/s")
@@ -112,34 +114,43 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 		during = func(label string) { profileNode(c.PprofAddr(), filepath.Join(o.profile, label+".pprof"), o.step) }
 	}
 
-	// Proofs first: their backlog builds while the chain idles at its
-	// steady 1 s blocks, so every window has a block to bind to.
-	need := int(o.proofsFrom * o.step.Seconds() * 15) // the first four steps
-	for t := time.Now(); m.backlog() < need && time.Since(t) < 3*time.Minute; time.Sleep(5 * time.Second) {
-		logf("proofs: waiting for ended epochs to prove: %d of %d", m.backlog(), need)
-	}
-	logf("proofs: %d ended epochs to prove", m.backlog())
-	rep.proofs, err = sweep(ctx, sweepCfg{name: "proofs", node: node, poller: poller, src: &proofSource{m: m},
-		first: o.proofsFrom / proofsPerTx, steps: o.steps, d: o.step, unit: "proofs", during: during})
-	if err != nil {
-		return nil, err
-	}
-
 	bids := &bidSource{m: m}
-	pr := &prober{m: m}
-	pctx, stopProbes := context.WithCancel(ctx)
-	go pr.run(pctx, 4*time.Second)
-	rep.bids, err = sweep(ctx, sweepCfg{name: "bids", node: node, poller: poller, src: bids,
-		first: o.bidsFrom, steps: o.steps, d: o.step, during: during})
-	stopProbes()
-	if err != nil {
+	if rep.bidTxBytes, err = bids.txSize(); err != nil {
 		return nil, err
 	}
-	rep.probes = pr.results()
-	rep.bidTxBytes = bids.size
+	if strings.Contains(o.only, "proofs") {
+		// Proofs first: their backlog builds while the chain idles at its
+		// steady 1 s blocks, so every window has a block to bind to.
+		need := int(o.proofsFrom * o.step.Seconds() * 15) // the first four steps
+		for t := time.Now(); m.backlog() < need && time.Since(t) < 3*time.Minute; time.Sleep(5 * time.Second) {
+			logf("proofs: waiting for ended epochs to prove: %d of %d", m.backlog(), need)
+		}
+		logf("proofs: %d ended epochs to prove", m.backlog())
+		rep.proofs, err = sweep(ctx, sweepCfg{name: "proofs", node: node, poller: poller, src: &proofSource{m: m},
+			first: o.proofsFrom / proofsPerTx, steps: o.steps, d: o.step, unit: "proofs", during: during})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if strings.Contains(o.only, "bids") {
+		pr := &prober{m: m}
+		pctx, stopProbes := context.WithCancel(ctx)
+		go pr.run(pctx, 4*time.Second)
+		rep.bids, err = sweep(ctx, sweepCfg{name: "bids", node: node, poller: poller, src: bids,
+			first: o.bidsFrom, steps: o.steps, d: o.step, during: during})
+		stopProbes()
+		if err != nil {
+			return nil, err
+		}
+		rep.probes = pr.results()
+	}
 	rep.chainBlocks = poller.Blocks()
 	c.Node.Stop(prog, syscall.SIGTERM) // the baseline gets the machine to itself
 
+	if !strings.Contains(o.only, "kvstore") {
+		rep.finished = time.Now()
+		return rep, nil
+	}
 	logf("starting cometbft %s node --proxy_app=kvstore with idlegpud's consensus timeouts", o.cometbft)
 	kv, err := kvstoreNode(prog, o.cometbft, c.Home)
 	if err != nil {
@@ -153,7 +164,7 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 	go kvPoller.Run(ctx)
 	harness.WaitFor(prog, time.Minute, "kvstore's first blocks", func() bool { return kvPoller.Latest().Height >= 3 })
 	rep.kvstore, err = sweep(ctx, sweepCfg{name: "kvstore", node: kvNode, poller: kvPoller,
-		src:   &kvSource{run: strconv.FormatInt(time.Now().Unix(), 36), lanes: numProviders, size: bids.size},
+		src:   &kvSource{run: strconv.FormatInt(time.Now().Unix(), 36), lanes: numProviders, size: rep.bidTxBytes},
 		first: o.kvFrom, steps: o.steps, d: o.step})
 	if err != nil {
 		return nil, err

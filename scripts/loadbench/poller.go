@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -31,12 +32,31 @@ type Block struct {
 	Txs      int
 }
 
-// outcome is what became of a tracked tx.
+// outcome is where a tracked tx was committed. Its result code is read
+// afterwards (results): the node's JSON encoding of every block's events
+// would otherwise load it during the measurement more than the txs do.
 type outcome struct {
 	Height   int64
+	Index    int
 	Observed time.Time
-	Code     uint32
-	Log      string
+}
+
+type txResult struct {
+	code uint32
+	log  string
+}
+
+// results reads the result codes of a block's txs.
+func (p *Poller) results(ctx context.Context, height int64) ([]txResult, error) {
+	res, err := p.node.BlockResults(ctx, &height)
+	if err != nil {
+		return nil, fmt.Errorf("block %d results: %w", height, err)
+	}
+	out := make([]txResult, len(res.TxsResults))
+	for i, r := range res.TxsResults {
+		out[i] = txResult{code: r.Code, log: r.Log}
+	}
+	return out, nil
 }
 
 // Poller reads every block as it is committed and settles the txs it was
@@ -101,23 +121,13 @@ func (p *Poller) Run(ctx context.Context) {
 			continue
 		}
 		observed := time.Now()
-		res, err := p.node.BlockResults(ctx, &h)
-		if err != nil {
-			time.Sleep(20 * time.Millisecond)
-			continue
-		}
 		p.mu.Lock()
 		for i, tx := range b.Block.Txs {
-			ch, ok := p.tracked[txHash(sha256.Sum256(tx))]
-			if !ok {
-				continue
+			h := txHash(sha256.Sum256(tx))
+			if ch, ok := p.tracked[h]; ok {
+				delete(p.tracked, h)
+				ch <- outcome{Height: b.Block.Height, Index: i, Observed: observed}
 			}
-			delete(p.tracked, txHash(sha256.Sum256(tx)))
-			o := outcome{Height: h, Observed: observed}
-			if i < len(res.TxsResults) {
-				o.Code, o.Log = res.TxsResults[i].Code, res.TxsResults[i].Log
-			}
-			ch <- o
 		}
 		p.blocks = append(p.blocks, Block{Height: h, Time: b.Block.Time, Hash: b.BlockID.Hash, Observed: observed, Txs: len(b.Block.Txs)})
 		p.next++

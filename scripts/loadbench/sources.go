@@ -48,9 +48,21 @@ func (m *market) resyncSequences(ctx context.Context) error {
 // bidSource: every provider bids on the open jobs in turn from its bid
 // offer (a first bid on a job, then replacements at a new price).
 type bidSource struct {
-	m    *market
-	k    int
-	size int // bytes of a signed bid tx
+	m *market
+	k int
+}
+
+// txSize is the size of a signed bid (the kvstore baseline's txs match it).
+func (s *bidSource) txSize() (int, error) {
+	p := s.m.providers[0]
+	tx, err := s.m.c.sign(p.account, 400_000, s.bid(p, 0))
+	p.seq-- // not sent
+	return len(tx), err
+}
+
+func (s *bidSource) bid(p *provider, k int) *auctiontypes.MsgPlaceBid {
+	return &auctiontypes.MsgPlaceBid{Signer: p.String(), Provider: p.String(), JobId: s.m.bidJobs[(p.index+k)%len(s.m.bidJobs)],
+		OfferId: p.bidOffer, Price: bidFloor.AddAmount(sdkmath.NewInt(int64(k%1000) * 100)), GpuCount: 1}
 }
 
 func (s *bidSource) Step(_ context.Context, n int) ([][]Tx, error) {
@@ -59,11 +71,7 @@ func (s *bidSource) Step(_ context.Context, n int) ([][]Tx, error) {
 	err := parallel(len(s.m.providers), 2, func(i int) error {
 		p := s.m.providers[i]
 		for t := range per {
-			k := s.k + t
-			job := s.m.bidJobs[(i+k)%len(s.m.bidJobs)]
-			price := bidFloor.AddAmount(sdkmath.NewInt(int64(k%1000) * 100))
-			tx, err := s.m.c.sign(p.account, 400_000, &auctiontypes.MsgPlaceBid{Signer: p.String(), Provider: p.String(),
-				JobId: job, OfferId: p.bidOffer, Price: price, GpuCount: 1})
+			tx, err := s.m.c.sign(p.account, 400_000, s.bid(p, s.k+t))
 			if err != nil {
 				return err
 			}
@@ -72,9 +80,6 @@ func (s *bidSource) Step(_ context.Context, n int) ([][]Tx, error) {
 		return nil
 	})
 	s.k += per
-	if err == nil && len(lanes[0]) > 0 {
-		s.size = len(lanes[0][0].Bytes)
-	}
 	return lanes, err
 }
 

@@ -132,34 +132,55 @@ func runStep(ctx context.Context, node *rpchttp.HTTP, poller *Poller, src Source
 
 	deadline := time.NewTimer(max(30*time.Second, d))
 	defer deadline.Stop()
-	var lat []time.Duration
-	var first, last time.Time
-	heights := map[int64]bool{}
+	type committed struct {
+		sentTx
+		o outcome
+	}
+	var done []committed
 wait:
 	for _, s := range sent {
 		select {
 		case o := <-s.out:
-			if o.Code != 0 {
-				res.Failed++
-				if res.FirstFail == "" {
-					res.FirstFail = shorten(o.Log)
-				}
-				continue
-			}
-			res.Committed++
-			res.Units += s.units
-			lat = append(lat, o.Observed.Sub(s.at))
-			heights[o.Height] = true
-			if first.IsZero() || o.Observed.Before(first) {
-				first = o.Observed
-			}
-			if o.Observed.After(last) {
-				last = o.Observed
-			}
+			done = append(done, committed{s, o})
 		case <-deadline.C:
 			break wait
 		case <-ctx.Done():
 			return res, ctx.Err()
+		}
+	}
+	// Result codes are read now that the step's blocks are all in.
+	results := map[int64][]txResult{}
+	var lat []time.Duration
+	var first, last time.Time
+	heights := map[int64]bool{}
+	for _, c := range done {
+		rs, ok := results[c.o.Height]
+		if !ok {
+			var err error
+			if rs, err = poller.results(ctx, c.o.Height); err != nil {
+				return res, err
+			}
+			results[c.o.Height] = rs
+		}
+		if c.o.Index >= len(rs) {
+			return res, fmt.Errorf("block %d has %d tx results, want index %d", c.o.Height, len(rs), c.o.Index)
+		}
+		if code, log := rs[c.o.Index].code, rs[c.o.Index].log; code != 0 {
+			res.Failed++
+			if res.FirstFail == "" {
+				res.FirstFail = shorten(log)
+			}
+			continue
+		}
+		res.Committed++
+		res.Units += c.units
+		lat = append(lat, c.o.Observed.Sub(c.at))
+		heights[c.o.Height] = true
+		if first.IsZero() || c.o.Observed.Before(first) {
+			first = c.o.Observed
+		}
+		if c.o.Observed.After(last) {
+			last = c.o.Observed
 		}
 	}
 	res.Lost = res.Accepted - res.Committed - res.Failed
