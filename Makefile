@@ -11,6 +11,11 @@ ldflags := -X github.com/cosmos/cosmos-sdk/version.Name=idlegpu \
 	-X github.com/cosmos/cosmos-sdk/version.Version=$(VERSION) \
 	-X github.com/cosmos/cosmos-sdk/version.Commit=$(COMMIT)
 agent_ldflags := -X github.com/idlegpu/idlegpu/cmd/idlegpu-agent/cmd.Version=$(VERSION)
+# The node verifies secp256k1 signatures with the C libsecp256k1 the SDK
+# vendors (cgo) instead of the pure-Go one: the same verdicts (both accept
+# low-S signatures only), 15 % of the node's CPU at bid saturation before
+# (docs/benchmarks.md).
+node_tags := libsecp256k1_sdk
 
 # Short simulation for every CI run; the long one uses the SDK's own sizes.
 # Seed 3 delivers the most market messages at this size (150 offer messages
@@ -30,12 +35,12 @@ help: ## list the targets
 
 .PHONY: build
 build: ## build idlegpud and idlegpu-agent into ./build
-	$(GO) build -ldflags '$(ldflags)' -o $(BUILD_DIR)/idlegpud ./cmd/idlegpud
+	$(GO) build -tags $(node_tags) -ldflags '$(ldflags)' -o $(BUILD_DIR)/idlegpud ./cmd/idlegpud
 	$(GO) build -ldflags '$(agent_ldflags)' -o $(BUILD_DIR)/idlegpu-agent ./cmd/idlegpu-agent
 
 .PHONY: install
 install: ## install idlegpud and idlegpu-agent into $GOBIN
-	$(GO) install -ldflags '$(ldflags)' ./cmd/idlegpud
+	$(GO) install -tags $(node_tags) -ldflags '$(ldflags)' ./cmd/idlegpud
 	$(GO) install -ldflags '$(agent_ldflags)' ./cmd/idlegpu-agent
 
 .PHONY: node

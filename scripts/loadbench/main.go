@@ -41,7 +41,7 @@ func main() {
 	flag.IntVar(&o.steps, "steps", 8, "most rates per sweep (each doubles the last)")
 	flag.Float64Var(&o.bidsFrom, "bids-from", 50, "first offered rate of bids, tx/s")
 	flag.Float64Var(&o.proofsFrom, "proofs-from", 500, "first offered rate of proofs, proofs/s (100 per tx)")
-	flag.Float64Var(&o.kvFrom, "kvstore-from", 50, "first offered rate against kvstore, tx/s")
+	flag.Float64Var(&o.kvFrom, "kvstore-from", 200, "first offered rate against kvstore, tx/s")
 	flag.Parse()
 
 	prog := harness.NewProgram("bench")

@@ -111,26 +111,34 @@ func (p *Poller) Latest() Block {
 	return p.blocks[len(p.blocks)-1]
 }
 
-// Run polls until ctx ends.
+// Run polls until ctx ends. A block is seen committed when the app reports
+// it as its last block (abci_info): CometBFT stores a block before it
+// executes it, so /block alone would date a tx before its execution.
 func (p *Poller) Run(ctx context.Context) {
 	for ctx.Err() == nil {
-		h := p.next
-		b, err := p.node.Block(ctx, &h)
-		if err != nil || b.Block == nil {
-			time.Sleep(20 * time.Millisecond) // not committed yet
+		info, err := p.node.ABCIInfo(ctx)
+		if err != nil || info.Response.LastBlockHeight < p.next {
+			time.Sleep(20 * time.Millisecond)
 			continue
 		}
 		observed := time.Now()
-		p.mu.Lock()
-		for i, tx := range b.Block.Txs {
-			h := txHash(sha256.Sum256(tx))
-			if ch, ok := p.tracked[h]; ok {
-				delete(p.tracked, h)
-				ch <- outcome{Height: b.Block.Height, Index: i, Observed: observed}
+		for p.next <= info.Response.LastBlockHeight && ctx.Err() == nil {
+			h := p.next
+			b, err := p.node.Block(ctx, &h)
+			if err != nil || b.Block == nil {
+				time.Sleep(20 * time.Millisecond)
+				continue
 			}
+			p.mu.Lock()
+			for i, tx := range b.Block.Txs {
+				if ch, ok := p.tracked[txHash(sha256.Sum256(tx))]; ok {
+					delete(p.tracked, txHash(sha256.Sum256(tx)))
+					ch <- outcome{Height: h, Index: i, Observed: observed}
+				}
+			}
+			p.blocks = append(p.blocks, Block{Height: h, Time: b.Block.Time, Hash: b.BlockID.Hash, Observed: observed, Txs: len(b.Block.Txs)})
+			p.next++
+			p.mu.Unlock()
 		}
-		p.blocks = append(p.blocks, Block{Height: h, Time: b.Block.Time, Hash: b.BlockID.Hash, Observed: observed, Txs: len(b.Block.Txs)})
-		p.next++
-		p.mu.Unlock()
 	}
 }

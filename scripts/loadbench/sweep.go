@@ -276,8 +276,12 @@ func refusalNote(r StepResult) string {
 }
 
 func shorten(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "…"
+	// CometBFT's RPC errors carry the reason after a long preamble.
+	if _, reason, ok := strings.Cut(s, "RPC error "); ok {
+		s = "RPC error " + reason
+	}
+	if len(s) > 160 {
+		return s[:160] + "…"
 	}
 	return s
 }

@@ -19,10 +19,32 @@ const DefaultMinGasPrices = "0.0025" + app.BondDenom
 // one second suits local networks and the demo; public networks may raise it.
 const DefaultTimeoutCommit = time.Second
 
+// DefaultIndexEvents are the events a new node indexes for tx search
+// (app.toml index-events; tx.hash and tx.height always are): who sent what,
+// coin transfers for wallets, and the market's ids, so a renter finds the
+// txs of a job or lease and a provider its own. The per-bid and per-proof
+// events stay in the blocks and out of the index: indexing every event cost
+// the node a fifth of its CPU at full load (docs/benchmarks.md). An
+// explorer's node may set index-events = [] to index everything.
+var DefaultIndexEvents = []string{
+	"message.action",
+	"message.sender",
+	"transfer.recipient",
+	"transfer.sender",
+	"idlegpu.auction.v1.EventJobCleared.job_id",
+	"idlegpu.auction.v1.EventLeaseStarted.lease_id",
+	"idlegpu.auction.v1.EventLeaseStarted.provider",
+	"idlegpu.auction.v1.EventLeaseEnded.lease_id",
+	"idlegpu.provider.v1.EventSlashed.provider",
+	"idlegpu.settlement.v1.EventFraudProven.provider",
+	"idlegpu.settlement.v1.EventRewardsClaimed.operator",
+}
+
 // initAppConfig returns app.toml's template and defaults.
 func initAppConfig() (string, any) {
 	cfg := serverconfig.DefaultConfig()
 	cfg.MinGasPrices = DefaultMinGasPrices
+	cfg.IndexEvents = DefaultIndexEvents
 	return serverconfig.DefaultConfigTemplate, cfg
 }
 

@@ -25,6 +25,19 @@ func live(l types.Lease) bool {
 // rounding never drifts and the last payment settles to the unit. Returns
 // the payment (zero when nothing new is due).
 func (k Keeper) PayLease(ctx context.Context, leaseID uint64, until time.Time) (sdk.Coin, error) {
+	pay, err := k.AccrueLease(ctx, leaseID, until)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	return pay, k.ReleaseEscrow(ctx, sdk.NewCoins(pay))
+}
+
+// AccrueLease is PayLease without the transfer: the lease is marked paid up
+// to until and the payment is returned, still in escrow. A caller settling
+// many leases in one message accrues each and moves the sum with one
+// ReleaseEscrow (one bank transfer and its events instead of one per
+// lease); it must release exactly what it accrued, in the same message.
+func (k Keeper) AccrueLease(ctx context.Context, leaseID uint64, until time.Time) (sdk.Coin, error) {
 	l, err := k.Lease(ctx, leaseID)
 	if err != nil {
 		return sdk.Coin{}, err
@@ -37,14 +50,19 @@ func (k Keeper) PayLease(ctx context.Context, leaseID uint64, until time.Time) (
 	if !pay.IsPositive() {
 		return sdk.NewCoin(l.Price.Denom, sdkmath.ZeroInt()), nil
 	}
-	if err := k.bank.SendCoinsFromModuleToModule(ctx, types.EscrowAccount, k.payee, sdk.NewCoins(pay)); err != nil {
-		return sdk.Coin{}, err
-	}
 	l.Paid = due
 	if err := k.Leases.Set(ctx, l.Id, l); err != nil {
 		return sdk.Coin{}, err
 	}
 	return pay, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeasePaid{LeaseId: l.Id, Amount: pay, Paid: due})
+}
+
+// ReleaseEscrow moves accrued lease payments from escrow to the payee.
+func (k Keeper) ReleaseEscrow(ctx context.Context, amt sdk.Coins) error {
+	if amt.IsZero() {
+		return nil
+	}
+	return k.bank.SendCoinsFromModuleToModule(ctx, types.EscrowAccount, k.payee, amt)
 }
 
 // elapsedSeconds is the whole seconds of l's run up to until, within [0, duration].

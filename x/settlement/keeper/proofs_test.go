@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
+	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/idlegpu/idlegpu/app"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
@@ -149,4 +150,56 @@ func (s *KeeperTestSuite) TestProofRejections() {
 	p1.ChallengeHeight, p1.ChallengeHash = good.ChallengeHeight, good.ChallengeHash
 	_, err = s.submit(agent, 0, p1)
 	s.Require().ErrorIs(err, types.ErrBadChallenge)
+}
+
+// TestOneMessageManyLeases: a MsgSubmitProofs proving an epoch of each of
+// two leases pays every epoch exactly what it would alone, and moves the
+// coins once: one transfer out of escrow, one to the fee collector.
+func (s *KeeperTestSuite) TestOneMessageManyLeases() {
+	const price = 1_234_567 // uusdc per GPU-hour
+	s.provider(0, 2, price)
+	a := s.lease(3, 1, 1800*time.Second, 2_000_000) // 3 epochs of 600 s each
+	b := s.lease(3, 1, 1800*time.Second, 2_000_000)
+	escrow := authtypes.NewModuleAddress(auctiontypes.EscrowAccount)
+	collector := authtypes.NewModuleAddress(authtypes.FeeCollectorName)
+	escrowBefore, feesBefore := s.usdc(escrow), s.usdc(collector)
+	// Each epoch of both leases in one message, within its proof grace.
+	var paid sdk.Coins
+	for k := range uint64(2) {
+		for _, l := range []auctiontypes.Lease{a, b} {
+			_, to, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, k)
+			s.until(to)
+		}
+		ctx := s.ctx.WithEventManager(sdk.NewEventManager())
+		res, err := s.msgServer.SubmitProofs(ctx, &types.MsgSubmitProofs{Signer: s.operator(agent), Provider: s.operator(0),
+			Proofs: []types.ExecutionProof{s.proof(a, k, 500), s.proof(b, k, 500)}})
+		s.Require().NoError(err, "epoch %d", k)
+		paid = paid.Add(res.Paid...)
+		transfers := 0
+		for _, e := range ctx.EventManager().Events() {
+			if e.Type == banktypes.EventTypeTransfer {
+				transfers++
+			}
+		}
+		s.Require().Equal(2, transfers, "escrow → settlement and settlement → fee collector, once each for the message")
+	}
+
+	due := func(seconds int64) int64 { return price * seconds / 3600 } // one GPU, rounded down
+	pays := []int64{due(600), due(1200) - due(600)}                    // 205,761 then 205,761 (of 411,522)
+	var fees int64
+	for _, l := range []auctiontypes.Lease{a, b} {
+		for k, pay := range pays {
+			rec, err := s.keeper.Proofs.Get(s.ctx, collections.Join(l.Id, uint64(k)))
+			s.Require().NoError(err)
+			s.Require().Equal(pay, rec.Paid.Amount.Int64(), "lease %d epoch %d", l.Id, k)
+			s.Require().Equal(pay*200/10_000, rec.Fee.Amount.Int64())
+			fees += pay * 200 / 10_000
+		}
+		s.Require().Equal(due(1200), s.getLease(l.Id).Paid.Amount.Int64())
+	}
+	total := 2 * due(1200)
+	s.Require().Equal(sdk.NewCoins(sdk.NewInt64Coin(app.USDCDenom, total)), paid)
+	s.Require().Equal(escrowBefore.SubRaw(total), s.usdc(escrow))
+	s.Require().Equal(feesBefore.AddRaw(fees), s.usdc(collector))
+	s.Require().Equal(sdk.NewCoins(sdk.NewInt64Coin(app.USDCDenom, total-fees)), s.rewards(0))
 }

@@ -24,7 +24,10 @@ type BankKeeper interface {
 // cumulative payment out of escrow, and their end.
 type AuctionKeeper interface {
 	Lease(ctx context.Context, id uint64) (auctiontypes.Lease, error)
-	PayLease(ctx context.Context, leaseID uint64, until time.Time) (sdk.Coin, error)
+	// AccrueLease marks a lease paid up to until and returns the payment,
+	// still in escrow; ReleaseEscrow moves a message's accrued sum.
+	AccrueLease(ctx context.Context, leaseID uint64, until time.Time) (sdk.Coin, error)
+	ReleaseEscrow(ctx context.Context, amt sdk.Coins) error
 	EndLease(ctx context.Context, leaseID uint64, status auctiontypes.LeaseStatus, reason string) error
 	EndProviderLeases(ctx context.Context, provider sdk.AccAddress, status auctiontypes.LeaseStatus, reason string) (int, error)
 }
