@@ -220,33 +220,51 @@ type sweepCfg struct {
 }
 
 // sweep doubles the offered rate from first until the node saturates (or
-// the source runs dry), at most steps times.
+// the source runs dry), at most steps times, then offers ¾ of the rate that
+// saturated it: the peak lies between the last two doublings.
 func sweep(ctx context.Context, c sweepCfg) ([]StepResult, error) {
 	var out []StepResult
-	for i, rate := 0, c.first; i < c.steps; i, rate = i+1, rate*2 {
+	step := func(rate float64) (StepResult, error) {
 		if c.during != nil {
 			go c.during(fmt.Sprintf("%s-%g", c.name, rate))
 		}
 		r, err := runStep(ctx, c.node, c.poller, c.src, rate, c.d)
 		if err != nil {
-			return out, fmt.Errorf("%s at %.0f tx/s: %w", c.name, rate, err)
+			return r, fmt.Errorf("%s at %.0f tx/s: %w", c.name, rate, err)
 		}
 		out = append(out, r)
 		logf("%s: offered %6.1f tx/s → committed %7.1f tx/s%s, p50 %v p95 %v (sent %d, refused %d, failed %d, lost %d)%s",
 			c.name, r.Offered, r.TxPerSec, unitRate(r, c.unit), r.P50.Round(time.Millisecond), r.P95.Round(time.Millisecond),
 			r.Accepted, r.Txs-r.Accepted, r.Failed, r.Lost, refusalNote(r))
-		if r.Saturated() || r.Short {
+		return r, nil
+	}
+	for i, rate := 0, c.first; i < c.steps; i, rate = i+1, rate*2 {
+		r, err := step(rate)
+		if err != nil {
+			return out, err
+		}
+		if r.Short {
+			break // the source ran dry: no finer step would have the txs either
+		}
+		if r.Saturated() {
+			if i > 0 {
+				if _, err := step(rate * 3 / 4); err != nil {
+					return out, err
+				}
+			}
 			break
 		}
 	}
 	return out, nil
 }
 
-// Peak is the best committed rate of a sweep.
+// Peak is the best committed rate of a sweep, among the steps whose load
+// the node took in (a step whose txs the mempool mostly refused committed
+// a burst, not a rate it sustains).
 func Peak(rs []StepResult) StepResult {
 	var best StepResult
 	for _, r := range rs {
-		if r.TxPerSec > best.TxPerSec {
+		if refused := r.Txs - r.Accepted; refused*20 <= r.Txs && r.TxPerSec > best.TxPerSec {
 			best = r
 		}
 	}
