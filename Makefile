@@ -13,8 +13,8 @@ ldflags := -X github.com/cosmos/cosmos-sdk/version.Name=idlegpu \
 agent_ldflags := -X github.com/idlegpu/idlegpu/cmd/idlegpu-agent/cmd.Version=$(VERSION)
 # The node verifies secp256k1 signatures with the C libsecp256k1 the SDK
 # vendors (cgo) instead of the pure-Go one: the same verdicts (both accept
-# low-S signatures only), 15 % of the node's CPU at bid saturation before
-# (docs/benchmarks.md).
+# low-S signatures only); the pure-Go checks were 15 % of the node's CPU at
+# bid saturation (docs/benchmarks.md).
 node_tags := libsecp256k1_sdk
 
 # Short simulation for every CI run; the long one uses the SDK's own sizes.

@@ -13,10 +13,10 @@ import (
 )
 
 // gcPercent is the node's default GOGC. A loaded node allocates fast (every
-// tx decoded, checked, executed, indexed) and Go's default of 100 spent a
-// fifth of its CPU in the collector: at 200 the node committed 1,428 bids/s
-// where it committed 1,008 (docs/benchmarks.md), for a larger heap. The
-// operator's GOGC (and GOMEMLIMIT) win.
+// tx decoded, checked, executed, indexed) and Go's default of 100 collects
+// often: at 200 the node committed 1,214 bids/s where it committed 1,008
+// (docs/benchmarks.md), for a larger heap. The operator's GOGC (and
+// GOMEMLIMIT) win.
 const gcPercent = 200
 
 func main() {
