@@ -74,13 +74,27 @@ type sampleTick struct {
 // start time, and the job was on its GPUs all along.
 const recentTicks = 120
 
-// record logs a lease's samples of one tick; procs counts the job's
-// processes on each GPU. The caller holds d.mu.
+// record logs a lease's samples of one tick. The caller holds d.mu.
 func (d *Daemon) record(l auctiontypes.Lease, job runner.Job, byGPU map[string]gpu.Reading) {
+	if samples := d.tickSamples(l, jobPIDs(job), byGPU); len(samples) > 0 {
+		if err := d.prover.Record(l.Id, samples); err != nil {
+			d.log.Error("samples not recorded", "lease", l.Id, "err", err)
+		}
+	}
+}
+
+func jobPIDs(job runner.Job) map[uint32]bool {
 	pids := map[uint32]bool{}
 	for _, p := range job.PIDs() {
 		pids[p] = true
 	}
+	return pids
+}
+
+// tickSamples are a lease's samples of one tick (procs counts the job's
+// processes on each GPU), or none while the job has not reached all its
+// GPUs. The caller holds d.mu.
+func (d *Daemon) tickSamples(l auctiontypes.Lease, pids map[uint32]bool, byGPU map[string]gpu.Reading) []settlementtypes.Sample {
 	samples := make([]settlementtypes.Sample, 0, len(l.GpuUuids))
 	for _, g := range l.GpuUuids {
 		if r, ok := byGPU[g]; ok {
@@ -88,7 +102,7 @@ func (d *Daemon) record(l auctiontypes.Lease, job runner.Job, byGPU map[string]g
 		}
 	}
 	if len(samples) == 0 {
-		return
+		return nil
 	}
 	if !d.onGPUs[l.Id] {
 		// A job needs a moment to reach its GPUs (a container starting, a
@@ -97,27 +111,35 @@ func (d *Daemon) record(l auctiontypes.Lease, job runner.Job, byGPU map[string]g
 		// chain's min_samples_ratio. From then on every tick is recorded.
 		for _, s := range samples {
 			if s.Procs == 0 {
-				return
+				return nil
 			}
 		}
 		d.onGPUs[l.Id] = true
 	}
-	if err := d.prover.Record(l.Id, samples); err != nil {
-		d.log.Error("samples not recorded", "lease", l.Id, "err", err)
-	}
+	return samples
 }
 
 // backfill records the kept ticks of a newly tracked lease, taken before
 // the agent saw it ACTIVE (without them its first epoch would be a sample
-// or two short). The caller holds d.mu and marks the lease tracked in the
-// same critical section, so no tick is recorded twice or lost.
+// or two short), in one write. The caller holds d.mu and marks the lease
+// tracked in the same critical section, so no tick is recorded twice or
+// lost.
 func (d *Daemon) backfill(l auctiontypes.Lease) {
 	job := d.jobs[l.Id]
 	if job == nil {
 		return
 	}
+	pids := jobPIDs(job)
+	var samples []settlementtypes.Sample
 	for _, t := range d.recent {
-		d.record(l, job, t.byGPU) // readings before the start are dropped by the prover
+		samples = append(samples, d.tickSamples(l, pids, t.byGPU)...)
+	}
+	if len(samples) == 0 {
+		return
+	}
+	// Readings from before the lease's start are dropped by the prover.
+	if err := d.prover.Record(l.Id, samples); err != nil {
+		d.log.Error("samples not recorded", "lease", l.Id, "err", err)
 	}
 }
 
