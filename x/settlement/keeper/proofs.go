@@ -41,7 +41,7 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 	}
 	var paid, fees sdk.Coins
 	for i, p := range msg.Proofs {
-		pay, fee, err := m.settleProof(ctx, msg.Provider, p, params)
+		pay, fee, err := m.settleProof(ctx, msg.Provider, provider, p, params)
 		if err != nil {
 			return nil, errorsmod.Wrapf(err, "proof %d (lease %d, epoch %d)", i, p.LeaseId, p.Epoch)
 		}
@@ -69,8 +69,9 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 // settleProof verifies one proof against the chain (DESIGN.md §4.4) and
 // accrues its epoch's payment and fee (the caller moves the coins: escrow →
 // this module, take_rate to the fee collector, the rest to the provider's
-// rewards). The last epoch completes the lease.
-func (k Keeper) settleProof(ctx context.Context, provider string, p types.ExecutionProof, params types.Params) (pay, fee sdk.Coin, err error) {
+// rewards). The last epoch completes the lease. provider is the message's
+// address, addr the same decoded once per message.
+func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAddress, p types.ExecutionProof, params types.Params) (pay, fee sdk.Coin, err error) {
 	if err := p.ValidateBasic(); err != nil {
 		return sdk.Coin{}, sdk.Coin{}, err
 	}
@@ -119,10 +120,6 @@ func (k Keeper) settleProof(ctx context.Context, provider string, p types.Execut
 		return sdk.Coin{}, sdk.Coin{}, err
 	}
 	fee = sdk.NewCoin(paid.Denom, paid.Amount.MulRaw(int64(params.TakeRateBps)).QuoRaw(10_000))
-	addr, err := k.addressCodec.StringToBytes(provider)
-	if err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
-	}
 	if err := k.providers.RecordEpoch(ctx, addr, true); err != nil {
 		return sdk.Coin{}, sdk.Coin{}, err
 	}
