@@ -188,32 +188,37 @@ func setupMarket(ctx context.Context, c *chainClient, home string) (*market, err
 	if err != nil {
 		return nil, err
 	}
-	register := func(p *provider, model string, mem uint64, offers ...[]any) error {
-		var gpus []providertypes.GPUInfo
-		msgs := []sdk.Msg{&providertypes.MsgRegisterProvider{Operator: p.String(), Moniker: fmt.Sprintf("bench %d", p.index),
-			Region: "eu-de", Endpoint: fmt.Sprintf("https://p%d.bench.invalid:8443", p.index), TlsCertSha256: certHash}}
+	// One tx per provider: register, its GPUs, the bond they need, its offers.
+	type offerSpec struct {
+		gpus  int
+		price sdk.Coin
+	}
+	register := func(p *provider, model string, mem uint64, offers ...offerSpec) error {
 		n := 0
 		for _, o := range offers {
-			n += o[0].(int)
+			n += o.gpus
 		}
-		gpus = gpuInfos(p.index, model, mem, n)
-		msgs = append(msgs, &providertypes.MsgRegisterGPUs{Signer: p.String(), Provider: p.String(), Gpus: gpus},
-			&providertypes.MsgBond{Operator: p.String(), Amount: sdk.NewCoin(chaincfg.BondDenom, pparams.Params.RequiredStake(uint32(n)))})
+		gpus := gpuInfos(p.index, model, mem, n)
+		msgs := []sdk.Msg{
+			&providertypes.MsgRegisterProvider{Operator: p.String(), Moniker: fmt.Sprintf("bench %d", p.index),
+				Region: "eu-de", Endpoint: fmt.Sprintf("https://p%d.bench.invalid:8443", p.index), TlsCertSha256: certHash},
+			&providertypes.MsgRegisterGPUs{Signer: p.String(), Provider: p.String(), Gpus: gpus},
+			&providertypes.MsgBond{Operator: p.String(), Amount: sdk.NewCoin(chaincfg.BondDenom, pparams.Params.RequiredStake(uint32(n)))},
+		}
 		at := 0
 		for _, o := range offers {
-			k := o[0].(int)
-			msgs = append(msgs, offerMsg(p.account, gpus[at:at+k], o[1].(sdk.Coin)))
-			at += k
+			msgs = append(msgs, offerMsg(p.account, gpus[at:at+o.gpus], o.price))
+			at += o.gpus
 		}
 		_, err := c.submit(ctx, p.account, 10_000_000, msgs...)
 		return err
 	}
 	if err := parallel(numProviders, numProviders, func(i int) error {
-		return register(m.providers[i], h100, 81559, []any{leaseGPUs, leaseFloor}, []any{bidGPUs, bidFloor})
+		return register(m.providers[i], h100, 81559, offerSpec{leaseGPUs, leaseFloor}, offerSpec{bidGPUs, bidFloor})
 	}); err != nil {
 		return nil, fmt.Errorf("providers: %w", err)
 	}
-	if err := register(m.probe, a100, 81920, []any{probeGPUs, probeFloor}); err != nil {
+	if err := register(m.probe, a100, 81920, offerSpec{probeGPUs, probeFloor}); err != nil {
 		return nil, fmt.Errorf("probe provider: %w", err)
 	}
 	logf("setup: %d providers registered, bonded, with two offers each (%d GPUs at %s, %d at %s)",
