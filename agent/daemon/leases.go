@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/idlegpu/idlegpu/agent/proof"
@@ -98,10 +99,14 @@ func (d *Daemon) reconcile(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	live := make(map[uint64]auctiontypes.Lease, len(pending)+len(active))
+	closing, err := d.q.ProviderLeases(ctx, d.provider, auctiontypes.LEASE_STATUS_CLOSING)
+	if err != nil {
+		return err
+	}
+	live := make(map[uint64]auctiontypes.Lease, len(pending)+len(active)+len(closing))
 	d.mu.Lock()
 	first := len(d.leases) == 0 && d.lastOffers.IsZero()
-	for _, l := range append(pending, active...) {
+	for _, l := range slices.Concat(pending, active, closing) {
 		if _, seen := d.leases[l.Id]; !seen && !first && l.Status == auctiontypes.LEASE_STATUS_PENDING {
 			d.m.Wins.Inc()
 			d.log.Info("lease won", "lease", l.Id, "job", l.JobId, "gpus", len(l.GpuUuids), "price", l.Price.String(), "tier", l.Tier)
@@ -115,6 +120,11 @@ func (d *Daemon) reconcile(ctx context.Context, now time.Time) error {
 
 	for _, l := range active {
 		if err := d.keepActive(ctx, l, now); err != nil {
+			d.fail(fmt.Sprintf("lease %d", l.Id), err)
+		}
+	}
+	for _, l := range closing {
+		if err := d.keepClosing(ctx, l); err != nil {
 			d.fail(fmt.Sprintf("lease %d", l.Id), err)
 		}
 	}
@@ -206,6 +216,32 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 	d.mu.Lock()
 	d.exited[l.Id] = true
 	d.mu.Unlock()
+	return nil
+}
+
+// keepClosing handles a lease ended early (CLOSING): its job stops now, and
+// its epochs up to the time it was ended are still proven — the chain cut
+// its duration there.
+func (d *Daemon) keepClosing(ctx context.Context, l auctiontypes.Lease) error {
+	if _, ok := d.records.Get(l.Id); !ok {
+		return nil // started by another agent of the provider
+	}
+	if err := d.stopJob(ctx, l.Id, "lease ended early: "+l.Reason); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	tracked := d.tracked[l.Id]
+	d.mu.Unlock()
+	if !tracked {
+		return nil // never proven by this agent: nothing sampled to prove
+	}
+	p, err := d.q.Progress(ctx, l.Id)
+	if err != nil {
+		return err
+	}
+	if p.DurationSeconds > 0 || p.NextDue.IsZero() {
+		d.prover.Cut(l.Id, p.DurationSeconds)
+	}
 	return nil
 }
 

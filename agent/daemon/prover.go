@@ -90,6 +90,16 @@ func epochOfLogName(name string) (uint64, bool) {
 	return k, err == nil
 }
 
+// Cut ends a tracked lease's epochs at durationSeconds (the lease was ended
+// early and is CLOSING: its clock stopped there). It never lengthens one.
+func (p *Prover) Cut(id, durationSeconds uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t, ok := p.leases[id]; ok && durationSeconds < t.lease.DurationSeconds {
+		t.lease.DurationSeconds = durationSeconds
+	}
+}
+
 // Lease is a tracked lease.
 func (p *Prover) Lease(id uint64) (proof.Lease, bool) {
 	p.mu.Lock()
@@ -179,6 +189,12 @@ func (p *Prover) Due(now time.Time, nextEpoch func(leaseID uint64) (uint64, erro
 				break // proofs go in order: later epochs wait too
 			}
 			samples, _ := p.Samples(l.ID, k)
+			if len(samples) == 0 {
+				// Nothing was sampled in the window (a tail shorter than a
+				// sample interval, cut by an early end): the chain excuses
+				// such an epoch at its due time; later epochs wait.
+				break
+			}
 			pr, _, err := proof.Build(l, k, samples, h, p.agentVersion)
 			if err != nil {
 				return nil, fmt.Errorf("lease %d epoch %d: %w", l.ID, k, err)

@@ -23,7 +23,8 @@ func (d *Daemon) prove(ctx context.Context, now time.Time) error {
 	d.mu.Lock()
 	active := map[uint64]bool{}
 	for id, l := range d.leases {
-		active[id] = l.Status == auctiontypes.LEASE_STATUS_ACTIVE && d.tracked[id]
+		// A CLOSING lease was ended early: its ended epochs are still proven.
+		active[id] = (l.Status == auctiontypes.LEASE_STATUS_ACTIVE || l.Status == auctiontypes.LEASE_STATUS_CLOSING) && d.tracked[id]
 	}
 	d.mu.Unlock()
 	next := func(id uint64) (uint64, error) {

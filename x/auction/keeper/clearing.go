@@ -33,7 +33,6 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 		if err := k.refund(ctx, job.Id, 0, job.Renter, job.Deposit); err != nil {
 			return err
 		}
-		job.Deposit = sdk.NewCoin(job.Deposit.Denom, sdkmath.ZeroInt())
 		job.Status = types.JOB_STATUS_EXPIRED
 		if err := k.Jobs.Set(ctx, job.Id, job); err != nil {
 			return err
@@ -79,7 +78,6 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 	if err := k.refund(ctx, job.Id, 0, job.Renter, job.Deposit.SubAmount(total)); err != nil {
 		return err
 	}
-	job.Deposit = sdk.NewCoin(job.Deposit.Denom, sdkmath.ZeroInt())
 	job.Status = types.JOB_STATUS_MATCHED
 	job.ClearingPrice = price
 	job.OpenLeases = uint32(len(out.Winners))
@@ -274,8 +272,9 @@ func (k Keeper) clearDue(ctx context.Context, params types.Params) (int, error) 
 	return len(due), nil
 }
 
-// closeUnstarted closes PENDING leases past their start deadline with a
-// full refund and no reputation effect, at most max_clearings_per_block.
+// closeUnstarted expires PENDING leases past their start deadline with a
+// full refund and no reputation effect (neither side is known to be at
+// fault: the renter may never have sent the manifest), at most max_clearings_per_block.
 func (k Keeper) closeUnstarted(ctx context.Context, params types.Params) (int, error) {
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	it, err := k.StartQueue.Iterate(ctx, nil)
@@ -296,7 +295,7 @@ func (k Keeper) closeUnstarted(ctx context.Context, params types.Params) (int, e
 	}
 	it.Close()
 	for _, id := range due {
-		if err := k.EndLease(ctx, id, types.LEASE_STATUS_CLOSED, "not started before the start timeout"); err != nil {
+		if err := k.EndLease(ctx, id, types.LEASE_STATUS_EXPIRED, "not started before the start timeout"); err != nil {
 			return 0, err
 		}
 	}

@@ -130,6 +130,13 @@ func (k Keeper) afterLeaseStarted(ctx context.Context, l types.Lease) error {
 	return k.hooks.h.AfterLeaseStarted(ctx, l)
 }
 
+func (k Keeper) afterLeaseStopped(ctx context.Context, l types.Lease) error {
+	if k.hooks == nil || k.hooks.h == nil {
+		return k.EndLease(ctx, l.Id, l.FinalStatus, l.Reason) // nobody settles epochs
+	}
+	return k.hooks.h.AfterLeaseStopped(ctx, l)
+}
+
 func (k Keeper) afterLeaseEnded(ctx context.Context, l types.Lease) error {
 	if k.hooks == nil || k.hooks.h == nil {
 		return nil

@@ -14,8 +14,16 @@ import (
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
-// live reports whether a lease has not ended.
+// live reports whether a lease has not ended for good: it still holds
+// escrow and counts in its job (PENDING, ACTIVE, or CLOSING while its
+// ended epochs are settled).
 func live(l types.Lease) bool {
+	return running(l) || l.Status == types.LEASE_STATUS_CLOSING
+}
+
+// running reports whether a lease holds its GPUs and may still be ended
+// early (PENDING or ACTIVE).
+func running(l types.Lease) bool {
 	return l.Status == types.LEASE_STATUS_PENDING || l.Status == types.LEASE_STATUS_ACTIVE
 }
 
@@ -42,7 +50,13 @@ func (k Keeper) AccrueLease(ctx context.Context, leaseID uint64, until time.Time
 	if err != nil {
 		return sdk.Coin{}, err
 	}
-	if l.Status != types.LEASE_STATUS_ACTIVE {
+	switch l.Status {
+	case types.LEASE_STATUS_ACTIVE:
+	case types.LEASE_STATUS_CLOSING:
+		if until.After(l.EndedAt) { // its clock stopped there
+			until = l.EndedAt
+		}
+	default:
 		return sdk.Coin{}, errorsmod.Wrapf(types.ErrInvalidLeaseState, "lease %d is %s", leaseID, l.Status)
 	}
 	due := types.Due(l.Price, uint32(len(l.GpuUuids)), elapsedSeconds(l, until))
@@ -73,13 +87,58 @@ func elapsedSeconds(l types.Lease, until time.Time) uint64 {
 	return min(uint64(until.Sub(l.Start)/time.Second), l.DurationSeconds)
 }
 
-// EndLease ends a live lease with status (COMPLETED, CLOSED, PREEMPTED,
-// FAILED or SLASHED): its GPUs are freed in x/offer, the unpaid rest of its
-// escrow goes back to the renter, and the outcome is recorded in x/provider
-// (COMPLETED, FAILED/SLASHED as failed, PREEMPTED; CLOSED records nothing —
-// the caller decides whether a close was the provider's failure). The job
-// ends with its last lease.
+// EndLease ends a live lease for good with status (COMPLETED, CLOSED,
+// PREEMPTED, EXPIRED, FAILED or SLASHED): its GPUs are freed in x/offer
+// (a CLOSING lease's already are), the unpaid rest of its escrow goes back
+// to the renter, and the outcome is recorded in x/provider (COMPLETED,
+// FAILED/SLASHED as failed, PREEMPTED; CLOSED and EXPIRED record nothing —
+// the caller decides whether a close was the provider's failure, and a
+// lease that never started is nobody's record). The job ends with its last
+// lease.
 func (k Keeper) EndLease(ctx context.Context, leaseID uint64, status types.LeaseStatus, reason string) error {
+	outcome, ok := leaseOutcome(status)
+	if !ok {
+		return errorsmod.Wrapf(types.ErrInvalidLeaseState, "cannot end a lease as %s", status)
+	}
+	return k.endLease(ctx, leaseID, status, reason, outcome)
+}
+
+// leaseOutcome is what an ending records in the provider's reputation.
+func leaseOutcome(status types.LeaseStatus) (providertypes.LeaseOutcome, bool) {
+	switch status {
+	case types.LEASE_STATUS_COMPLETED:
+		return providertypes.LEASE_OUTCOME_COMPLETED, true
+	case types.LEASE_STATUS_FAILED, types.LEASE_STATUS_SLASHED:
+		return providertypes.LEASE_OUTCOME_FAILED, true
+	case types.LEASE_STATUS_PREEMPTED:
+		return providertypes.LEASE_OUTCOME_PREEMPTED, true
+	case types.LEASE_STATUS_CLOSED, types.LEASE_STATUS_EXPIRED:
+		return providertypes.LEASE_OUTCOME_UNSPECIFIED, true
+	}
+	return providertypes.LEASE_OUTCOME_UNSPECIFIED, false
+}
+
+// EndSettledLease ends a lease whose last epoch x/settlement has settled:
+// a CLOSING lease takes its final status; a lease that ran its term is
+// COMPLETED, and counts as a completion in the provider's record only if
+// its last epoch was proven (or excused) — one ending on a missed epoch is
+// not a completion (the miss is already in the record).
+func (k Keeper) EndSettledLease(ctx context.Context, leaseID uint64, lastSettledWell bool) error {
+	l, err := k.Lease(ctx, leaseID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case l.Status == types.LEASE_STATUS_CLOSING:
+		return k.EndLease(ctx, leaseID, l.FinalStatus, l.Reason)
+	case lastSettledWell:
+		return k.EndLease(ctx, leaseID, types.LEASE_STATUS_COMPLETED, "every epoch settled")
+	default:
+		return k.endLease(ctx, leaseID, types.LEASE_STATUS_COMPLETED, "last epoch missed", providertypes.LEASE_OUTCOME_UNSPECIFIED)
+	}
+}
+
+func (k Keeper) endLease(ctx context.Context, leaseID uint64, status types.LeaseStatus, reason string, outcome providertypes.LeaseOutcome) error {
 	l, err := k.Lease(ctx, leaseID)
 	if err != nil {
 		return err
@@ -87,25 +146,16 @@ func (k Keeper) EndLease(ctx context.Context, leaseID uint64, status types.Lease
 	if !live(l) {
 		return errorsmod.Wrapf(types.ErrInvalidLeaseState, "lease %d already ended (%s)", leaseID, l.Status)
 	}
-	var outcome providertypes.LeaseOutcome
-	switch status {
-	case types.LEASE_STATUS_COMPLETED:
-		outcome = providertypes.LEASE_OUTCOME_COMPLETED
-	case types.LEASE_STATUS_FAILED, types.LEASE_STATUS_SLASHED:
-		outcome = providertypes.LEASE_OUTCOME_FAILED
-	case types.LEASE_STATUS_PREEMPTED:
-		outcome = providertypes.LEASE_OUTCOME_PREEMPTED
-	case types.LEASE_STATUS_CLOSED:
-	default:
-		return errorsmod.Wrapf(types.ErrInvalidLeaseState, "cannot end a lease as %s", status)
-	}
 	if l.Status == types.LEASE_STATUS_PENDING {
 		if err := k.StartQueue.Remove(ctx, collections.Join(l.StartDeadline, l.Id)); err != nil {
 			return err
 		}
 	}
-	if err := k.offers.FreeGPUs(ctx, l.OfferId, l.GpuUuids); err != nil {
-		return err
+	if running(l) { // a CLOSING lease's GPUs were freed when it stopped
+		if err := k.offers.FreeGPUs(ctx, l.OfferId, l.GpuUuids); err != nil {
+			return err
+		}
+		l.EndedAt = sdk.UnwrapSDKContext(ctx).BlockTime()
 	}
 	if err := k.refund(ctx, l.JobId, l.Id, l.Renter, l.Escrow.Sub(l.Paid)); err != nil {
 		return err
@@ -122,8 +172,7 @@ func (k Keeper) EndLease(ctx context.Context, leaseID uint64, status types.Lease
 			return err
 		}
 	}
-	l.Status, l.Reason = status, reason
-	l.EndedAt = sdk.UnwrapSDKContext(ctx).BlockTime()
+	l.Status, l.Reason, l.FinalStatus = status, reason, types.LEASE_STATUS_UNSPECIFIED
 	if err := k.Leases.Set(ctx, l.Id, l); err != nil {
 		return err
 	}
@@ -136,20 +185,47 @@ func (k Keeper) EndLease(ctx context.Context, leaseID uint64, status types.Lease
 	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeaseEnded{LeaseId: l.Id, Status: status, Reason: reason, Paid: l.Paid})
 }
 
-// leaseEnded counts the lease out of its job; the job ends with its last
-// lease: FAILED if any lease failed, COMPLETED otherwise.
+// stopLease ends a running lease early (docs/design.md#ending-a-lease-early):
+// a PENDING one ends at once (nothing ran); an ACTIVE one becomes CLOSING —
+// its clock stops now and its GPUs are freed at once, but its provider may
+// still prove the epochs up to now within proof_grace, and it takes final
+// only when x/settlement has settled them. Work that ran is always payable.
+func (k Keeper) stopLease(ctx context.Context, l types.Lease, final types.LeaseStatus, reason string, byProvider bool) error {
+	if !running(l) {
+		return errorsmod.Wrapf(types.ErrInvalidLeaseState, "lease %d is %s", l.Id, l.Status)
+	}
+	l.ClosedByProvider = byProvider
+	if l.Status == types.LEASE_STATUS_PENDING {
+		if err := k.Leases.Set(ctx, l.Id, l); err != nil {
+			return err
+		}
+		return k.EndLease(ctx, l.Id, final, reason)
+	}
+	if err := k.offers.FreeGPUs(ctx, l.OfferId, l.GpuUuids); err != nil {
+		return err
+	}
+	l.Status, l.FinalStatus, l.Reason = types.LEASE_STATUS_CLOSING, final, reason
+	l.EndedAt = sdk.UnwrapSDKContext(ctx).BlockTime()
+	if err := k.Leases.Set(ctx, l.Id, l); err != nil {
+		return err
+	}
+	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeaseClosing{
+		LeaseId: l.Id, FinalStatus: final, Reason: reason, EndedAt: l.EndedAt,
+	}); err != nil {
+		return err
+	}
+	return k.afterLeaseStopped(ctx, l) // may end it at once: nothing left to prove
+}
+
+// leaseEnded counts the lease out of its job; the job's status summarises
+// how its leases ended (types.JobStatusAfter), final with its last lease.
 func (k Keeper) leaseEnded(ctx context.Context, l types.Lease) error {
 	job, err := k.Job(ctx, l.JobId)
 	if err != nil {
 		return err
 	}
 	job.OpenLeases--
-	if l.Status == types.LEASE_STATUS_FAILED || l.Status == types.LEASE_STATUS_SLASHED {
-		job.Status = types.JOB_STATUS_FAILED
-	}
-	if job.OpenLeases == 0 && job.Status == types.JOB_STATUS_MATCHED {
-		job.Status = types.JOB_STATUS_COMPLETED
-	}
+	job.Status = types.JobStatusAfter(job.Status, l, job.OpenLeases == 0)
 	return k.Jobs.Set(ctx, job.Id, job)
 }
 
@@ -177,9 +253,11 @@ func (m msgServer) StartLease(ctx context.Context, msg *types.MsgStartLease) (*t
 	return &types.MsgStartLeaseResponse{}, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeaseStarted{LeaseId: l.Id, Provider: l.Provider})
 }
 
-// CloseLease ends a live lease early for its renter or provider. What was
-// paid stays paid; the rest is refunded. A provider closing a lease it
-// promised not to take back (not BRONZE) counts as a failed lease.
+// CloseLease ends a running lease early for its renter or provider
+// (stopLease: what ran stays payable, the rest is refunded). A provider
+// closing a lease it promised not to take back (not BRONZE) counts as a
+// failed lease and costs it reliability like a missed epoch — no slash,
+// an honest exit is allowed; a BRONZE one counts as a preemption.
 func (m msgServer) CloseLease(ctx context.Context, msg *types.MsgCloseLease) (*types.MsgCloseLeaseResponse, error) {
 	if err := types.ValidateReason(msg.Reason); err != nil {
 		return nil, err
@@ -188,31 +266,38 @@ func (m msgServer) CloseLease(ctx context.Context, msg *types.MsgCloseLease) (*t
 	if err != nil {
 		return nil, err
 	}
-	if !live(l) {
+	if !running(l) {
 		return nil, errorsmod.Wrapf(types.ErrInvalidLeaseState, "lease %d is %s", l.Id, l.Status)
 	}
 	byProvider := msg.Signer != l.Renter
-	if err := m.EndLease(ctx, l.Id, types.LEASE_STATUS_CLOSED, msg.Reason); err != nil {
+	if err := m.stopLease(ctx, l, types.LEASE_STATUS_CLOSED, msg.Reason, byProvider); err != nil {
 		return nil, err
 	}
 	if byProvider {
-		provider, err := m.storedAddress(l.Provider)
-		if err != nil {
-			return nil, err
-		}
-		outcome := providertypes.LEASE_OUTCOME_FAILED
-		if l.Tier == types.TIER_BRONZE {
-			outcome = providertypes.LEASE_OUTCOME_PREEMPTED
-		}
-		if err := m.providers.RecordLeaseOutcome(ctx, provider, outcome); err != nil {
+		if err := m.recordProviderClose(ctx, l); err != nil {
 			return nil, err
 		}
 	}
 	return &types.MsgCloseLeaseResponse{}, nil
 }
 
+// recordProviderClose is the reputation cost of a provider's early close.
+func (k Keeper) recordProviderClose(ctx context.Context, l types.Lease) error {
+	provider, err := k.storedAddress(l.Provider)
+	if err != nil {
+		return err
+	}
+	if l.Tier == types.TIER_BRONZE {
+		return k.providers.RecordLeaseOutcome(ctx, provider, providertypes.LEASE_OUTCOME_PREEMPTED)
+	}
+	if err := k.providers.RecordLeaseOutcome(ctx, provider, providertypes.LEASE_OUTCOME_FAILED); err != nil {
+		return err
+	}
+	return k.providers.RecordEpoch(ctx, provider, false)
+}
+
 // PreemptLease lets a provider take back a BRONZE lease: no slash, counted
-// as a preemption.
+// as a preemption; the time it ran stays payable.
 func (m msgServer) PreemptLease(ctx context.Context, msg *types.MsgPreemptLease) (*types.MsgPreemptLeaseResponse, error) {
 	if err := types.ValidateReason(msg.Reason); err != nil {
 		return nil, err
@@ -224,10 +309,10 @@ func (m msgServer) PreemptLease(ctx context.Context, msg *types.MsgPreemptLease)
 	if l.Tier != types.TIER_BRONZE {
 		return nil, errorsmod.Wrapf(types.ErrNotPreemptible, "lease %d is %s", l.Id, l.Tier)
 	}
-	if !live(l) {
+	if !running(l) {
 		return nil, errorsmod.Wrapf(types.ErrInvalidLeaseState, "lease %d is %s", l.Id, l.Status)
 	}
-	return &types.MsgPreemptLeaseResponse{}, m.EndLease(ctx, l.Id, types.LEASE_STATUS_PREEMPTED, msg.Reason)
+	return &types.MsgPreemptLeaseResponse{}, m.stopLease(ctx, l, types.LEASE_STATUS_PREEMPTED, msg.Reason, true)
 }
 
 // leaseFor loads a lease the signer may act on: its provider's operator or

@@ -109,7 +109,7 @@ func (s *KeeperTestSuite) TestLeaseLifecyclePaysExactly() {
 	s.Require().Equal(types.LEASE_STATUS_CLOSED, l.Status)
 	s.Require().Equal(before.SubRaw(278_055), s.renterUSDC(renter))
 	s.Require().True(s.escrowUSDC().IsZero())
-	s.Require().Equal(types.JOB_STATUS_COMPLETED, s.job(id).Status)
+	s.Require().Equal(types.JOB_STATUS_CLOSED, s.job(id).Status, "the renter ended it early")
 	// GPUs free again; no reputation effect for a renter's close.
 	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
 	s.Require().NoError(err)
@@ -222,7 +222,8 @@ func (s *KeeperTestSuite) TestStartTimeoutRefundsInFull() {
 	s.Require().Equal(types.LEASE_STATUS_PENDING, s.lease(lid).Status)
 	s.endBlock(time.Second)
 	l := s.lease(lid)
-	s.Require().Equal(types.LEASE_STATUS_CLOSED, l.Status)
+	s.Require().Equal(types.LEASE_STATUS_EXPIRED, l.Status)
+	s.Require().Equal(types.JOB_STATUS_INTERRUPTED, s.job(id).Status)
 	s.Require().Equal(before, s.renterUSDC(renter))
 	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
 	s.Require().NoError(err)

@@ -67,8 +67,9 @@ func (m msgServer) PostJob(ctx context.Context, msg *types.MsgPostJob) (*types.M
 	return &types.MsgPostJobResponse{JobId: id, Deposit: deposit}, nil
 }
 
-// CancelJob refunds an OPEN job in full; a MATCHED job's live leases are
-// closed (paid stays paid, the rest is refunded), with no reputation effect.
+// CancelJob refunds an OPEN job in full; a cleared job's running leases
+// are stopped (what ran stays payable, the rest is refunded), with no
+// reputation effect.
 func (m msgServer) CancelJob(ctx context.Context, msg *types.MsgCancelJob) (*types.MsgCancelJobResponse, error) {
 	if _, err := m.address("renter", msg.Renter); err != nil {
 		return nil, err
@@ -80,8 +81,8 @@ func (m msgServer) CancelJob(ctx context.Context, msg *types.MsgCancelJob) (*typ
 	if job.Renter != msg.Renter {
 		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "job %d belongs to %s", job.Id, job.Renter)
 	}
-	switch job.Status {
-	case types.JOB_STATUS_OPEN:
+	switch {
+	case job.Status == types.JOB_STATUS_OPEN:
 		if err := m.ClearingQueue.Remove(ctx, clearingKey(job)); err != nil {
 			return nil, err
 		}
@@ -91,15 +92,14 @@ func (m msgServer) CancelJob(ctx context.Context, msg *types.MsgCancelJob) (*typ
 		if err := m.refund(ctx, job.Id, 0, job.Renter, job.Deposit); err != nil {
 			return nil, err
 		}
-		job.Deposit = sdk.NewCoin(job.Deposit.Denom, sdkmath.ZeroInt())
-	case types.JOB_STATUS_MATCHED:
+	case job.OpenLeases > 0:
 		for _, id := range job.LeaseIds {
 			l, err := m.Lease(ctx, id)
 			if err != nil {
 				return nil, err
 			}
-			if live(l) {
-				if err := m.EndLease(ctx, id, types.LEASE_STATUS_CLOSED, "job cancelled by renter"); err != nil {
+			if running(l) {
+				if err := m.stopLease(ctx, l, types.LEASE_STATUS_CLOSED, "job cancelled by renter", false); err != nil {
 					return nil, err
 				}
 			}
@@ -110,7 +110,7 @@ func (m msgServer) CancelJob(ctx context.Context, msg *types.MsgCancelJob) (*typ
 	default:
 		return nil, errorsmod.Wrapf(types.ErrJobNotOpen, "job %d is %s", job.Id, job.Status)
 	}
-	job.Status = types.JOB_STATUS_CANCELLED
+	job.Status = types.CancelledStatus(job.Status)
 	if err := m.Jobs.Set(ctx, job.Id, job); err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ type ProviderKeeper interface {
 	IsAuthorized(ctx context.Context, provider, signer sdk.AccAddress) (bool, error)
 	Reliability(ctx context.Context, provider sdk.AccAddress) (uint32, error)
 	RecordLeaseOutcome(ctx context.Context, provider sdk.AccAddress, outcome providertypes.LeaseOutcome) error
+	RecordEpoch(ctx context.Context, provider sdk.AccAddress, proven bool) error
 }
 
 // OfferKeeper is the part of x/offer the auction uses: the market's

@@ -44,9 +44,8 @@ func (gs GenesisState) validate() error {
 		if _, ok := JobStatus_name[int32(j.Status)]; !ok || j.Status == JOB_STATUS_UNSPECIFIED {
 			return fmt.Errorf("job %d: invalid status %d", j.Id, j.Status)
 		}
-		if j.Deposit.Denom != j.Spec.MaxPrice.Denom || j.Deposit.Validate() != nil ||
-			(j.Status == JOB_STATUS_OPEN) != j.Deposit.IsPositive() {
-			return fmt.Errorf("job %d: deposit %s must be positive exactly while OPEN, in the job's denom", j.Id, j.Deposit)
+		if j.Deposit.Denom != j.Spec.MaxPrice.Denom || j.Deposit.Validate() != nil || !j.Deposit.IsPositive() {
+			return fmt.Errorf("job %d: deposit %s must be positive, in the job's denom", j.Id, j.Deposit)
 		}
 		jobs[j.Id] = j
 	}

@@ -222,10 +222,16 @@ func (s *KeeperTestSuite) TestAuditWrongAnswer() {
 // an answer one second late is refused.
 func (s *KeeperTestSuite) TestAuditTimeout() {
 	s.allowAuditor()
+	// The test jumps the block time to the deadline without blocks in
+	// between; that is no chain halt here (TestHaltMovesAuditDeadline).
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	params.HaltGapSeconds = 24 * 3600
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, params))
 	s.provider(0, 1, 3_600_000)
 	gpu := gpuUUID(1)
 	msg := s.openMsg(s.plan(3), 0, gpu)
-	_, err := s.msgServer.OpenAudit(s.ctx, msg)
+	_, err = s.msgServer.OpenAudit(s.ctx, msg)
 	s.Require().NoError(err)
 	pparams, err := s.app.ProviderKeeper.Params.Get(s.ctx)
 	s.Require().NoError(err)

@@ -129,7 +129,7 @@ func (k Keeper) stepAudits(ctx context.Context, params types.Params, limit uint3
 		}
 		switch a.Status {
 		case types.AUDIT_STATUS_OPEN:
-			_, err = k.resolve(ctx, a, types.AUDIT_STATUS_TIMED_OUT, params)
+			err = k.timeOut(ctx, a, params)
 		case types.AUDIT_STATUS_ANSWERED:
 			_, err = k.resolve(ctx, a, types.AUDIT_STATUS_UNREVEALED, params)
 		default:
@@ -142,4 +142,22 @@ func (k Keeper) stepAudits(ctx context.Context, params types.Params, limit uint3
 		}
 	}
 	return nil
+}
+
+// timeOut judges an OPEN audit whose deadline has come: TIMED_OUT, unless a
+// halt since it opened moved the deadline — then it waits (and the
+// auditor's reveal window moves with it).
+func (k Keeper) timeOut(ctx context.Context, a types.Audit, params types.Params) error {
+	by, err := k.answerBy(ctx, a)
+	if err != nil {
+		return err
+	}
+	if by.After(sdk.UnwrapSDKContext(ctx).BlockTime()) {
+		before := a
+		a.RevealBy = a.RevealBy.Add(by.Sub(a.QueueTime()))
+		a.AnswerBy = by
+		return k.saveAudit(ctx, &before, a)
+	}
+	_, err = k.resolve(ctx, a, types.AUDIT_STATUS_TIMED_OUT, params)
+	return err
 }

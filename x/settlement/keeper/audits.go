@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"cosmossdk.io/collections"
 	errorsmod "cosmossdk.io/errors"
@@ -66,7 +67,7 @@ func (m msgServer) OpenAudit(ctx context.Context, msg *types.MsgOpenAudit) (*typ
 	a := types.Audit{
 		Id: seq, Auditor: msg.Auditor, Provider: msg.Provider, GpuUuid: msg.GpuUuid, Model: model.Model,
 		Workload: msg.Workload, Seed: msg.Seed, WorkUnits: msg.WorkUnits, Commitment: msg.Commitment, Fee: msg.Fee,
-		OpenedAt: now, Deadline: msg.Deadline, RevealBy: msg.Deadline.Add(params.AuditReveal()), Status: types.AUDIT_STATUS_OPEN,
+		OpenedAt: now, Deadline: msg.Deadline, AnswerBy: msg.Deadline, RevealBy: msg.Deadline.Add(params.AuditReveal()), Status: types.AUDIT_STATUS_OPEN,
 	}
 	if offer != nil && offer.Status == offertypes.OFFER_STATUS_OPEN {
 		if err := m.offers.LeaseGPUs(ctx, offer.Id, []string{msg.GpuUuid}); err != nil {
@@ -156,11 +157,15 @@ func (m msgServer) AnswerAudit(ctx context.Context, msg *types.MsgAnswerAudit) (
 		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "%s may not act for %s", msg.Signer, a.Provider)
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	answerBy, err := m.answerBy(ctx, a)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case a.Status != types.AUDIT_STATUS_OPEN:
 		return nil, errorsmod.Wrapf(types.ErrAuditState, "audit %d is %s", a.Id, a.Status)
-	case now.After(a.Deadline):
-		return nil, errorsmod.Wrapf(types.ErrAuditState, "audit %d's deadline %s has passed", a.Id, a.Deadline)
+	case now.After(answerBy):
+		return nil, errorsmod.Wrapf(types.ErrAuditState, "audit %d's deadline %s has passed", a.Id, answerBy)
 	case len(msg.Result) != audit.ResultSize:
 		return nil, errorsmod.Wrapf(types.ErrInvalidAudit, "result must be %d bytes, got %d", audit.ResultSize, len(msg.Result))
 	}
@@ -225,4 +230,18 @@ func (k Keeper) audit(ctx context.Context, id uint64) (types.Audit, error) {
 		return a, errorsmod.Wrapf(types.ErrAuditNotFound, "audit %d", id)
 	}
 	return a, err
+}
+
+// answerBy is an audit's deadline moved by the chain's downtime since it
+// opened (docs/design.md#chain-halts): an answer is never refused, nor an
+// audit timed out, for time the chain was not making blocks.
+func (k Keeper) answerBy(ctx context.Context, a types.Audit) (time.Time, error) {
+	by, err := k.HaltExtended(ctx, a.OpenedAt, a.Deadline)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if by.Before(a.AnswerBy) {
+		by = a.AnswerBy // never earlier than already granted
+	}
+	return by, nil
 }

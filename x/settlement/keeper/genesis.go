@@ -35,6 +35,16 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 			if err := k.Due.Set(ctx, collections.Join(p.NextDue, p.LeaseId)); err != nil {
 				return err
 			}
+			if from, _, ok := p.Window(p.Start, p.NextEpoch); ok {
+				if err := k.Windows.Set(ctx, collections.Join(from, p.LeaseId)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, g := range gs.Gaps {
+		if err := k.Gaps.Set(ctx, g.End, g); err != nil {
+			return err
 		}
 	}
 	for _, r := range gs.Proofs {
@@ -107,6 +117,9 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 		return nil, err
 	}
 	if gs.Audits, err = collutil.Values(ctx, k.Audits); err != nil {
+		return nil, err
+	}
+	if gs.Gaps, err = collutil.Values(ctx, k.Gaps); err != nil {
 		return nil, err
 	}
 	if gs.NextAuditId, err = k.AuditSeq.Peek(ctx); err != nil {

@@ -51,8 +51,11 @@ func (s *KeeperTestSuite) TestQueriesFollowSettlement() {
 	prog, err := s.queryServer.LeaseProgress(s.ctx, &types.QueryLeaseProgressRequest{LeaseId: l.Id})
 	s.Require().NoError(err)
 	_, end2, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 2)
+	h100Model, _ := types.DefaultParams().GPUModel(h100)
 	s.Require().Equal(types.LeaseProgress{
-		LeaseId: l.Id, EpochSeconds: 600, NextEpoch: 2, ProvenEpochs: 2, ProvenSeconds: 1200, NextDue: end2.Add(300 * time.Second),
+		LeaseId: l.Id, Start: l.Start, EpochSeconds: 600, DurationSeconds: l.DurationSeconds, NextEpoch: 2, ProvenEpochs: 2, ProvenSeconds: 1200,
+		NextDue: end2.Add(300 * time.Second), SampleIntervalSeconds: 5, MinSamplesRatioBps: 9000, ProofGraceSeconds: 300,
+		MaxMissedEpochs: 2, GpuModels: []types.GPUModel{h100Model},
 	}, prog.Progress)
 	none, err := s.queryServer.LeaseProgress(s.ctx, &types.QueryLeaseProgressRequest{LeaseId: 99})
 	s.Require().NoError(err)

@@ -27,10 +27,40 @@ func (k Keeper) BeginBlocker(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := k.recordGap(ctx, params); err != nil {
+		return err
+	}
+	cutoff, err := k.headerCutoff(ctx, params)
+	if err != nil {
+		return err
+	}
 	// One header is added per block, so the same bound as proof pruning
 	// (max_prunes_per_block) keeps the ring at its retention, and shrinks it
 	// back quickly after a params change.
-	return k.pruneHeaders(ctx, sdkCtx.BlockTime().Add(-params.HeaderRetention()), params.MaxPrunesPerBlock)
+	return k.pruneHeaders(ctx, cutoff, params.MaxPrunesPerBlock)
+}
+
+// headerCutoff is the time before which no header is needed: the current
+// params' retention, but never past the window start of any watched
+// lease's next epoch (a live lease may have a longer epoch, or have waited
+// out a halt, and its proof still binds to a header in that window).
+func (k Keeper) headerCutoff(ctx context.Context, params types.Params) (time.Time, error) {
+	cutoff := sdk.UnwrapSDKContext(ctx).BlockTime().Add(-params.HeaderRetention())
+	it, err := k.Windows.Iterate(ctx, nil)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer it.Close()
+	if it.Valid() {
+		key, err := it.Key()
+		if err != nil {
+			return time.Time{}, err
+		}
+		if key.K1().Before(cutoff) {
+			cutoff = key.K1()
+		}
+	}
+	return cutoff, nil
 }
 
 // pruneHeaders removes, oldest first, at most limit headers from before

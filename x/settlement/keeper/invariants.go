@@ -85,6 +85,17 @@ func (k Keeper) DueIndexInvariant(ctx context.Context) error {
 	if len(keys) != want {
 		return fmt.Errorf("the liveness index holds %d entries, %d leases are watched", len(keys), want)
 	}
+	wit, err := k.Windows.Iterate(ctx, nil)
+	if err != nil {
+		return err
+	}
+	windows, err := wit.Keys()
+	if err != nil {
+		return err
+	}
+	if len(windows) != want {
+		return fmt.Errorf("the window index holds %d entries, %d leases are watched", len(windows), want)
+	}
 	return nil
 }
 

@@ -59,6 +59,11 @@ type Keeper struct {
 	LiveAudit collections.Map[sdk.AccAddress, uint64]
 	// Cooldowns maps GPU UUID → opening time of its latest audit.
 	Cooldowns collections.Map[string, time.Time]
+	// Windows holds (window start, lease id) of each watched lease's next
+	// epoch: no header a pending proof may bind to is pruned.
+	Windows collections.KeySet[collections.Pair[time.Time, uint64]]
+	// Gaps maps gap end → Gap: the chain halts deadlines move by.
+	Gaps collections.Map[time.Time, types.Gap]
 }
 
 // NewKeeper returns the x/settlement keeper. It panics on an invalid authority
@@ -95,6 +100,8 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		AuditQueue: collections.NewKeySet(sb, types.AuditQueueKey, "audit_queue", collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
 		LiveAudit:  collections.NewMap(sb, types.LiveAuditKey, "live_audit", sdk.AccAddressKey, collections.Uint64Value),
 		Cooldowns:  collections.NewMap(sb, types.CooldownKey, "cooldowns", collections.StringKey, collcodec.KeyToValueCodec(sdk.TimeKey)),
+		Windows:    collections.NewKeySet(sb, types.WindowsKey, "windows", collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
+		Gaps:       collections.NewMap(sb, types.GapsKey, "gaps", sdk.TimeKey, codec.CollValue[types.Gap](cdc)),
 	}
 
 	schema, err := sb.Build()

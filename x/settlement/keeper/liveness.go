@@ -19,19 +19,48 @@ func (k Keeper) Hooks() auctiontypes.LeaseHooks { return hooks{k} }
 
 type hooks struct{ k Keeper }
 
-// AfterLeaseStarted starts the lease's epoch clock: its epoch length is
-// fixed now, and epoch 0 falls due at its window's end + proof_grace.
+// AfterLeaseStarted starts the lease's epoch clock with the params that
+// judge it snapshotted; epoch 0 falls due at its window's end + grace.
 func (h hooks) AfterLeaseStarted(ctx context.Context, l auctiontypes.Lease) error {
 	params, err := h.k.Params.Get(ctx)
 	if err != nil {
 		return err
 	}
-	prog := types.LeaseProgress{LeaseId: l.Id, EpochSeconds: params.EpochSeconds}
-	return h.k.schedule(ctx, l, &prog, params)
+	models, err := h.k.leaseModels(ctx, l)
+	if err != nil {
+		return err
+	}
+	prog := types.NewLeaseProgress(l.Id, l.Start, l.DurationSeconds, models, params)
+	return h.k.schedule(ctx, l.Start, &prog)
 }
 
-// AfterLeaseEnded stops watching the lease (closed, preempted, failed or
-// completed): nothing more falls due.
+// AfterLeaseStopped stops a CLOSING lease's clock at its ended_at: its
+// epochs end there (the last one cut short), and the provider may still
+// prove those not yet settled. With nothing left to settle the lease ends
+// at once.
+func (h hooks) AfterLeaseStopped(ctx context.Context, l auctiontypes.Lease) error {
+	prog, err := h.k.Progress.Get(ctx, l.Id)
+	if err != nil {
+		return err
+	}
+	if err := h.k.unschedule(ctx, l.Start, &prog); err != nil {
+		return err
+	}
+	ran := uint64(0)
+	if l.EndedAt.After(l.Start) {
+		ran = uint64(l.EndedAt.Sub(l.Start) / time.Second)
+	}
+	prog.DurationSeconds = min(prog.DurationSeconds, ran)
+	if prog.NextEpoch >= prog.Epochs() {
+		if err := h.k.Progress.Set(ctx, l.Id, prog); err != nil {
+			return err
+		}
+		return h.k.auction.EndSettledLease(ctx, l.Id, true)
+	}
+	return h.k.schedule(ctx, l.Start, &prog)
+}
+
+// AfterLeaseEnded stops watching the lease: nothing more falls due.
 func (h hooks) AfterLeaseEnded(ctx context.Context, l auctiontypes.Lease) error {
 	prog, err := h.k.Progress.Get(ctx, l.Id)
 	if errors.Is(err, collections.ErrNotFound) {
@@ -40,33 +69,62 @@ func (h hooks) AfterLeaseEnded(ctx context.Context, l auctiontypes.Lease) error 
 	if err != nil {
 		return err
 	}
-	if err := h.k.unschedule(ctx, &prog); err != nil {
+	if err := h.k.unschedule(ctx, l.Start, &prog); err != nil {
 		return err
 	}
 	return h.k.Progress.Set(ctx, l.Id, prog)
 }
 
-// schedule sets prog's next due time (next_epoch's window end + grace) in
-// the liveness index and saves prog; past the last epoch nothing is due.
-func (k Keeper) schedule(ctx context.Context, l auctiontypes.Lease, prog *types.LeaseProgress, params types.Params) error {
-	if _, to, ok := types.EpochWindow(l.Start, l.DurationSeconds, prog.EpochSeconds, prog.NextEpoch); ok {
-		prog.NextDue = to.Add(params.ProofGrace())
-		if err := k.Due.Set(ctx, collections.Join(prog.NextDue, prog.LeaseId)); err != nil {
-			return err
+// leaseModels is the distinct models of a lease's GPUs.
+func (k Keeper) leaseModels(ctx context.Context, l auctiontypes.Lease) ([]string, error) {
+	var models []string
+	for _, u := range l.GpuUuids {
+		g, err := k.providers.GPU(ctx, u)
+		if err != nil {
+			return nil, err
 		}
-	} else {
+		models = append(models, g.Model)
+	}
+	return models, nil
+}
+
+// schedule puts prog's next epoch in the liveness index, due at its window
+// end + grace moved by any halt since the window began, and in the window
+// index that keeps its challenge headers; then saves prog. Past the last
+// epoch nothing is due.
+func (k Keeper) schedule(ctx context.Context, start time.Time, prog *types.LeaseProgress) error {
+	from, to, ok := prog.Window(start, prog.NextEpoch)
+	if !ok {
 		prog.NextDue = time.Time{}
+		return k.Progress.Set(ctx, prog.LeaseId, *prog)
+	}
+	due, err := k.HaltExtended(ctx, from, to.Add(prog.Grace()))
+	if err != nil {
+		return err
+	}
+	prog.NextDue = due
+	if err := k.Due.Set(ctx, collections.Join(due, prog.LeaseId)); err != nil {
+		return err
+	}
+	if err := k.Windows.Set(ctx, collections.Join(from, prog.LeaseId)); err != nil {
+		return err
 	}
 	return k.Progress.Set(ctx, prog.LeaseId, *prog)
 }
 
-// unschedule takes prog out of the liveness index.
-func (k Keeper) unschedule(ctx context.Context, prog *types.LeaseProgress) error {
+// unschedule takes prog out of the liveness and window indexes (call it
+// before changing next_epoch or the duration).
+func (k Keeper) unschedule(ctx context.Context, start time.Time, prog *types.LeaseProgress) error {
 	if prog.NextDue.IsZero() {
 		return nil
 	}
 	if err := k.Due.Remove(ctx, collections.Join(prog.NextDue, prog.LeaseId)); err != nil {
 		return err
+	}
+	if from, _, ok := prog.Window(start, prog.NextEpoch); ok {
+		if err := k.Windows.Remove(ctx, collections.Join(from, prog.LeaseId)); err != nil {
+			return err
+		}
 	}
 	prog.NextDue = time.Time{}
 	return nil
@@ -74,7 +132,7 @@ func (k Keeper) unschedule(ctx context.Context, prog *types.LeaseProgress) error
 
 // EndBlocker drops proof records past their retention (at most
 // max_prunes_per_block), runs due audit steps (timeouts, reveal expiries,
-// pruning; at most max_misses_per_block) and declares overdue epochs missed,
+// pruning; at most max_misses_per_block) and settles overdue epochs,
 // oldest first, at most max_misses_per_block.
 func (k Keeper) EndBlocker(ctx context.Context) error {
 	params, err := k.Params.Get(ctx)
@@ -104,18 +162,17 @@ func (k Keeper) EndBlocker(ctx context.Context) error {
 	}
 	it.Close()
 	for _, id := range due {
-		if err := k.miss(ctx, id, params); err != nil {
+		if err := k.overdue(ctx, id); err != nil {
 			return fmt.Errorf("lease %d: %w", id, err)
 		}
 	}
 	return nil
 }
 
-// miss declares a lease's next epoch missed: the provider's reputation
-// records it; max_missed_epochs in a row fail the lease (the renter gets
-// the unpaid rest) and slash and jail the provider; a missed last epoch
-// ends the lease as completed (what was proven stays paid).
-func (k Keeper) miss(ctx context.Context, leaseID uint64, params types.Params) error {
+// overdue settles a lease's next epoch whose due time has come without a
+// proof: moved on if a halt since its window began pushes the due time
+// later; excused if no proof of it could exist; missed otherwise.
+func (k Keeper) overdue(ctx context.Context, leaseID uint64) error {
 	prog, err := k.Progress.Get(ctx, leaseID)
 	if err != nil {
 		return err
@@ -124,15 +181,71 @@ func (k Keeper) miss(ctx context.Context, leaseID uint64, params types.Params) e
 	if err != nil {
 		return err
 	}
-	if err := k.unschedule(ctx, &prog); err != nil {
+	if err := k.unschedule(ctx, lease.Start, &prog); err != nil {
 		return err
 	}
-	provider, err := k.addressCodec.StringToBytes(lease.Provider)
+	if !settling(lease) {
+		return k.Progress.Set(ctx, leaseID, prog) // ended without the hook: just stop watching
+	}
+	from, to, _ := prog.Window(lease.Start, prog.NextEpoch)
+	due, err := k.HaltExtended(ctx, from, to.Add(prog.Grace()))
 	if err != nil {
 		return err
 	}
-	if lease.Status != auctiontypes.LEASE_STATUS_ACTIVE {
-		return k.Progress.Set(ctx, leaseID, prog) // ended without the hook: just stop watching
+	if due.After(sdk.UnwrapSDKContext(ctx).BlockTime()) {
+		return k.schedule(ctx, lease.Start, &prog) // a halt moved it
+	}
+	reason, err := k.unprovable(ctx, prog, from, to)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		return k.excuse(ctx, lease, prog, reason)
+	}
+	return k.miss(ctx, lease, prog)
+}
+
+// settling reports whether a lease's epochs are still being settled.
+func settling(l auctiontypes.Lease) bool {
+	return l.Status == auctiontypes.LEASE_STATUS_ACTIVE || l.Status == auctiontypes.LEASE_STATUS_CLOSING
+}
+
+// unprovable says why no proof of the window [from, to] can exist, or ""
+// when one can: a window shorter than a sample interval may hold no
+// sample, and one without a block (a halt) has no challenge to bind to.
+func (k Keeper) unprovable(ctx context.Context, prog types.LeaseProgress, from, to time.Time) (string, error) {
+	if !prog.Provable(from, to) {
+		return "window shorter than one sample interval", nil
+	}
+	ok, err := k.headerIn(ctx, from, to)
+	if err != nil || ok {
+		return "", err
+	}
+	return "no block in the window (chain halted)", nil
+}
+
+// excuse settles an epoch nobody could prove: neither paid nor missed, the
+// provider's record untouched; its escrow goes back to the renter when the
+// lease ends.
+func (k Keeper) excuse(ctx context.Context, lease auctiontypes.Lease, prog types.LeaseProgress, reason string) error {
+	excused := prog.NextEpoch
+	prog.NextEpoch++
+	prog.ExcusedEpochs++
+	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEpochExcused{
+		LeaseId: lease.Id, Epoch: excused, Provider: lease.Provider, Reason: reason,
+	}); err != nil {
+		return err
+	}
+	return k.advance(ctx, lease, prog, true)
+}
+
+// miss declares a lease's next epoch missed: the provider's reputation
+// records it; max_missed_epochs (the lease's) in a row fail the lease (the
+// renter gets the unpaid rest) and slash and jail the provider.
+func (k Keeper) miss(ctx context.Context, lease auctiontypes.Lease, prog types.LeaseProgress) error {
+	provider, err := k.addressCodec.StringToBytes(lease.Provider)
+	if err != nil {
+		return err
 	}
 	if err := k.providers.RecordEpoch(ctx, provider, false); err != nil {
 		return err
@@ -142,26 +255,33 @@ func (k Keeper) miss(ctx context.Context, leaseID uint64, params types.Params) e
 	prog.MissedEpochs++
 	prog.MissedInRow++
 	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEpochMissed{
-		LeaseId: leaseID, Epoch: missed, Provider: lease.Provider, MissedInRow: prog.MissedInRow,
+		LeaseId: lease.Id, Epoch: missed, Provider: lease.Provider, MissedInRow: prog.MissedInRow,
 	}); err != nil {
 		return err
 	}
-	switch {
-	case prog.MissedInRow >= params.MaxMissedEpochs:
-		if err := k.Progress.Set(ctx, leaseID, prog); err != nil {
+	if prog.MissedInRow >= prog.MaxMissedEpochs {
+		if err := k.Progress.Set(ctx, lease.Id, prog); err != nil {
 			return err
 		}
 		reason := fmt.Sprintf("%d epochs in a row without a proof", prog.MissedInRow)
-		if err := k.auction.EndLease(ctx, leaseID, auctiontypes.LEASE_STATUS_FAILED, reason); err != nil {
+		if err := k.auction.EndLease(ctx, lease.Id, auctiontypes.LEASE_STATUS_FAILED, reason); err != nil {
 			return err
 		}
 		return k.providers.PunishLiveness(ctx, provider)
-	case prog.NextEpoch == types.EpochCount(lease.DurationSeconds, prog.EpochSeconds):
-		if err := k.Progress.Set(ctx, leaseID, prog); err != nil {
-			return err
-		}
-		return k.auction.EndLease(ctx, leaseID, auctiontypes.LEASE_STATUS_COMPLETED, "last epoch missed")
-	default:
-		return k.schedule(ctx, lease, &prog, params)
 	}
+	return k.advance(ctx, lease, prog, false)
+}
+
+// advance saves prog after an epoch was settled: the next one is scheduled,
+// or, past the last, the lease ends — completed for a lease that ran its
+// term (a completion in the provider's record only if the last epoch was
+// not missed), its final status for a CLOSING one.
+func (k Keeper) advance(ctx context.Context, lease auctiontypes.Lease, prog types.LeaseProgress, lastSettledWell bool) error {
+	if prog.NextEpoch < prog.Epochs() {
+		return k.schedule(ctx, lease.Start, &prog)
+	}
+	if err := k.Progress.Set(ctx, lease.Id, prog); err != nil {
+		return err
+	}
+	return k.auction.EndSettledLease(ctx, lease.Id, lastSettledWell)
 }

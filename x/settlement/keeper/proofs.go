@@ -66,11 +66,12 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 	return &types.MsgSubmitProofsResponse{Paid: paid}, nil
 }
 
-// settleProof verifies one proof against the chain (DESIGN.md §4.4) and
-// accrues its epoch's payment and fee (the caller moves the coins: escrow →
-// this module, take_rate to the fee collector, the rest to the provider's
-// rewards). The last epoch completes the lease. provider is the message's
-// address, addr the same decoded once per message.
+// settleProof verifies one proof against the chain
+// (docs/design.md#proofs) and accrues its epoch's payment and fee (the
+// caller moves the coins: escrow → this module, take_rate to the fee
+// collector, the rest to the provider's rewards). A lease is judged by the
+// params it started with. The last epoch ends the lease. provider is the
+// message's address, addr the same decoded once per message.
 func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAddress, p types.ExecutionProof, params types.Params) (pay, fee sdk.Coin, err error) {
 	if err := p.ValidateBasic(); err != nil {
 		return sdk.Coin{}, sdk.Coin{}, err
@@ -82,18 +83,18 @@ func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAd
 	if lease.Provider != provider {
 		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrUnauthorized, "lease %d is %s's", lease.Id, lease.Provider)
 	}
-	if lease.Status != auctiontypes.LEASE_STATUS_ACTIVE {
+	if !settling(lease) {
 		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrLeaseNotActive, "lease %d is %s", lease.Id, lease.Status)
 	}
-	prog, err := k.progress(ctx, lease.Id, params)
+	prog, err := k.progress(ctx, lease, params)
 	if err != nil {
 		return sdk.Coin{}, sdk.Coin{}, err
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
-	from, to, ok := types.EpochWindow(lease.Start, lease.DurationSeconds, prog.EpochSeconds, p.Epoch)
+	from, to, ok := prog.Window(lease.Start, p.Epoch)
 	switch {
 	case !ok:
-		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "lease %d has %d epochs", lease.Id, types.EpochCount(lease.DurationSeconds, prog.EpochSeconds))
+		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "lease %d has %d epochs", lease.Id, prog.Epochs())
 	case p.Epoch < prog.NextEpoch:
 		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochProven, "lease %d is settled up to epoch %d", lease.Id, prog.NextEpoch)
 	case to.After(now):
@@ -106,30 +107,28 @@ func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAd
 	if err := k.checkChallenge(ctx, p); err != nil {
 		return sdk.Coin{}, sdk.Coin{}, err
 	}
-	if err := k.checkTelemetry(ctx, lease, p, params); err != nil {
+	if err := k.checkTelemetry(ctx, lease, p, prog); err != nil {
 		return sdk.Coin{}, sdk.Coin{}, err
 	}
 
 	// Pay the proven time, cumulatively: missed epochs are never paid, and
 	// the last payment settles the lease to the unit.
+	if err := k.unschedule(ctx, lease.Start, &prog); err != nil {
+		return sdk.Coin{}, sdk.Coin{}, err
+	}
 	prog.ProvenSeconds += uint64(to.Sub(from) / time.Second)
 	prog.ProvenEpochs++
 	prog.NextEpoch++
+	paidBefore := lease.Paid
 	paid, err := k.auction.AccrueLease(ctx, lease.Id, lease.Start.Add(time.Duration(prog.ProvenSeconds)*time.Second))
 	if err != nil {
 		return sdk.Coin{}, sdk.Coin{}, err
 	}
-	fee = sdk.NewCoin(paid.Denom, paid.Amount.MulRaw(int64(params.TakeRateBps)).QuoRaw(10_000))
+	fee = types.EpochFee(paidBefore, paid, params.TakeRateBps)
 	if err := k.providers.RecordEpoch(ctx, addr, true); err != nil {
 		return sdk.Coin{}, sdk.Coin{}, err
 	}
 	prog.MissedInRow = 0
-	if err := k.unschedule(ctx, &prog); err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
-	}
-	if err := k.schedule(ctx, lease, &prog, params); err != nil { // saves prog
-		return sdk.Coin{}, sdk.Coin{}, err
-	}
 	if err := k.storeProof(ctx, types.ProofRecord{
 		Proof: p, Provider: provider, Paid: paid, Fee: fee, SubmittedAt: now,
 	}, prog.EpochSeconds, params); err != nil {
@@ -140,23 +139,22 @@ func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAd
 	}); err != nil {
 		return sdk.Coin{}, sdk.Coin{}, err
 	}
-	if prog.NextEpoch == types.EpochCount(lease.DurationSeconds, prog.EpochSeconds) {
-		if err := k.auction.EndLease(ctx, lease.Id, auctiontypes.LEASE_STATUS_COMPLETED, "every epoch settled"); err != nil {
-			return sdk.Coin{}, sdk.Coin{}, err
-		}
-	}
-	return paid, fee, nil
+	return paid, fee, k.advance(ctx, lease, prog, true)
 }
 
 // progress returns a lease's settlement progress. x/auction's start hook
 // creates it; a lease started without the hook (none, once wired) starts
-// it here with the current epoch length.
-func (k Keeper) progress(ctx context.Context, leaseID uint64, params types.Params) (types.LeaseProgress, error) {
-	p, err := k.Progress.Get(ctx, leaseID)
+// it here with the current params, and a record from before the params
+// snapshot gets the current ones.
+func (k Keeper) progress(ctx context.Context, lease auctiontypes.Lease, params types.Params) (types.LeaseProgress, error) {
+	p, err := k.Progress.Get(ctx, lease.Id)
 	if errors.Is(err, collections.ErrNotFound) {
-		return types.LeaseProgress{LeaseId: leaseID, EpochSeconds: params.EpochSeconds}, nil
+		p = types.LeaseProgress{LeaseId: lease.Id}
+	} else if err != nil {
+		return p, err
 	}
-	return p, err
+	p.FillUnset(params, lease.DurationSeconds)
+	return p, nil
 }
 
 // checkChallenge: the challenge is a recent block's header hash, and that
@@ -181,7 +179,7 @@ func (k Keeper) checkChallenge(ctx context.Context, p types.ExecutionProof) erro
 
 // checkTelemetry: the proof covers exactly the lease's GPUs, with enough
 // samples, and figures the registered GPUs can produce.
-func (k Keeper) checkTelemetry(ctx context.Context, lease auctiontypes.Lease, p types.ExecutionProof, params types.Params) error {
+func (k Keeper) checkTelemetry(ctx context.Context, lease auctiontypes.Lease, p types.ExecutionProof, params types.LeaseProgress) error {
 	if len(p.Gpus) != len(lease.GpuUuids) {
 		return errorsmod.Wrapf(types.ErrGPUSetMismatch, "%d GPUs, the lease has %d", len(p.Gpus), len(lease.GpuUuids))
 	}

@@ -37,9 +37,11 @@ func (s *KeeperTestSuite) TestTenEpochLeasePaysExactly() {
 		rec, err := s.keeper.Proofs.Get(s.ctx, collections.Join(l.Id, k))
 		s.Require().NoError(err)
 		s.Require().Equal(res.Paid, sdk.NewCoins(rec.Paid))
-		// 2% of each payment, rounded down.
-		s.Require().Equal(rec.Paid.Amount.MulRaw(200).QuoRaw(10_000), rec.Fee.Amount)
-		paid, fees = paid.Add(rec.Paid.Amount), fees.Add(rec.Fee.Amount)
+		// 2% of the lease's cumulative payments, rounded down, less the
+		// fees already taken: the fees sum to 2% of the total exactly.
+		after := paid.Add(rec.Paid.Amount)
+		s.Require().Equal(after.MulRaw(200).QuoRaw(10_000).Sub(paid.MulRaw(200).QuoRaw(10_000)), rec.Fee.Amount)
+		paid, fees = after, fees.Add(rec.Fee.Amount)
 	}
 	total := sdkmath.NewInt(price * 2 * 6000 / 3600) // 4,115,223 (floor of 4,115,223.3)
 	s.Require().Equal(int64(4_115_223), total.Int64())

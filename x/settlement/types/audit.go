@@ -20,6 +20,9 @@ func (a Audit) IsLive() bool {
 func (a Audit) QueueTime() time.Time {
 	switch a.Status {
 	case AUDIT_STATUS_OPEN:
+		if a.AnswerBy.After(a.Deadline) {
+			return a.AnswerBy // a halt moved it
+		}
 		return a.Deadline
 	case AUDIT_STATUS_ANSWERED:
 		return a.RevealBy

@@ -29,6 +29,8 @@ type AuctionKeeper interface {
 	AccrueLease(ctx context.Context, leaseID uint64, until time.Time) (sdk.Coin, error)
 	ReleaseEscrow(ctx context.Context, amt sdk.Coins) error
 	EndLease(ctx context.Context, leaseID uint64, status auctiontypes.LeaseStatus, reason string) error
+	// EndSettledLease ends a lease whose last epoch was settled.
+	EndSettledLease(ctx context.Context, leaseID uint64, lastSettledWell bool) error
 	EndProviderLeases(ctx context.Context, provider sdk.AccAddress, status auctiontypes.LeaseStatus, reason string) (int, error)
 }
 

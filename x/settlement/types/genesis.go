@@ -108,6 +108,14 @@ func (gs GenesisState) validateAudits() error {
 			return fmt.Errorf("audit %d: a verdict holds no GPU and has a pruning time", a.Id)
 		}
 	}
+	if len(gs.Gaps) > MaxGaps {
+		return errorsmod.Wrapf(ErrInvalidGenesis, "%d gaps, at most %d", len(gs.Gaps), MaxGaps)
+	}
+	for i, g := range gs.Gaps {
+		if !g.Start.Before(g.End) || (i > 0 && !gs.Gaps[i-1].End.Before(g.Start)) {
+			return errorsmod.Wrapf(ErrInvalidGenesis, "gaps[%d]: gaps must be non-empty, disjoint and sorted", i)
+		}
+	}
 	for i, c := range gs.Cooldowns {
 		if c.GpuUuid == "" || (i > 0 && c.GpuUuid <= gs.Cooldowns[i-1].GpuUuid) {
 			return fmt.Errorf("cooldown %q: GPUs sorted and unique", c.GpuUuid)

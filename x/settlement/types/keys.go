@@ -38,7 +38,17 @@ var (
 	LiveAuditKey = collections.NewPrefix(10)
 	// CooldownKey holds GPU UUID → opening time of its latest audit.
 	CooldownKey = collections.NewPrefix(11)
+	// WindowsKey holds (window start, lease id) of each watched lease's next
+	// unsettled epoch: headers from the oldest one on stay as challenges.
+	WindowsKey = collections.NewPrefix(12)
+	// GapsKey holds gap end → Gap: the recent chain halts (at most MaxGaps).
+	GapsKey = collections.NewPrefix(13)
 )
+
+// MaxGaps bounds the chain halts remembered; the oldest is dropped first.
+// Halts are rare (each stops the whole chain for longer than
+// halt_gap_seconds), so a hundred covers years of them.
+const MaxGaps = 100
 
 // MaxProofsPerMsg bounds the proofs one MsgSubmitProofs carries.
 const MaxProofsPerMsg = 256

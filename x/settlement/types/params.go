@@ -26,6 +26,9 @@ const (
 	DefaultMaxPrunesPerBlock     uint32 = 500
 	DefaultAuditMaxSeconds       uint64 = 3600
 	DefaultAuditRevealSeconds    uint64 = 600
+	// DefaultHaltGapSeconds: with 1 s blocks, two minutes without one is a
+	// halt, not a slow block.
+	DefaultHaltGapSeconds uint64 = 120
 
 	// MaxModelNameLength bounds a GPU model name (NVML names are < 96 bytes).
 	MaxModelNameLength = 96
@@ -71,6 +74,7 @@ func DefaultParams() Params {
 		MaxPrunesPerBlock:     DefaultMaxPrunesPerBlock,
 		AuditMaxSeconds:       DefaultAuditMaxSeconds,
 		AuditRevealSeconds:    DefaultAuditRevealSeconds,
+		HaltGapSeconds:        DefaultHaltGapSeconds,
 	}
 }
 
@@ -92,6 +96,7 @@ func (p Params) Validate() error {
 		check.Positive("max_prunes_per_block", p.MaxPrunesPerBlock),
 		check.Seconds("audit_max_seconds", p.AuditMaxSeconds),
 		check.Seconds("audit_reveal_seconds", p.AuditRevealSeconds),
+		check.Seconds("halt_gap_seconds", p.HaltGapSeconds),
 		validateAuditors(p.Auditors),
 	} {
 		if err != nil {
@@ -219,7 +224,14 @@ func (p Params) GPUModel(model string) (GPUModel, bool) {
 // MinSamples is the samples a GPU needs in a window of the given length:
 // ceil(min_samples_ratio × window / sample_interval), at least 1.
 func (p Params) MinSamples(window time.Duration) uint64 {
-	intervals := uint64(window / p.SampleInterval())
-	need := (intervals*uint64(p.MinSamplesRatioBps) + 9999) / 10_000
+	return minSamples(window, p.SampleInterval(), p.MinSamplesRatioBps)
+}
+
+func minSamples(window, interval time.Duration, ratioBps uint32) uint64 {
+	intervals := uint64(window / interval)
+	need := (intervals*uint64(ratioBps) + 9999) / 10_000
 	return max(need, 1)
 }
+
+// HaltGap is the longest pause between blocks that is not a chain halt.
+func (p Params) HaltGap() time.Duration { return check.Duration(p.HaltGapSeconds) }

@@ -1,0 +1,203 @@
+package keeper_test
+
+import (
+	"time"
+
+	sdkmath "cosmossdk.io/math"
+
+	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
+
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+	"github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// halt ends the current block and begins the next one d later: the chain
+// made no block for d.
+func (s *KeeperTestSuite) halt(d time.Duration) {
+	s.T().Helper()
+	s.Require().NoError(s.app.AuctionKeeper.EndBlocker(s.ctx))
+	s.Require().NoError(s.keeper.EndBlocker(s.ctx))
+	s.ctx = s.ctx.WithBlockHeight(s.ctx.BlockHeight() + 1).WithBlockTime(s.ctx.BlockTime().Add(d))
+	s.beginBlock()
+}
+
+// usdcDue is floor(price × gpus × seconds / 3600).
+func usdcDue(price, gpus, seconds int64) sdkmath.Int {
+	return sdkmath.NewInt(price).MulRaw(gpus).MulRaw(seconds).QuoRaw(3600)
+}
+
+// TestHaltNeverSlashes: a 40-minute halt in the middle of a proven lease.
+// The epoch the halt cut into is still proven after the restart (its due
+// time moved by the downtime); the epoch whose window held no block is
+// excused — neither paid nor missed. Nobody is slashed or jailed, and the
+// renter pays exactly the proven time.
+func (s *KeeperTestSuite) TestHaltNeverSlashes() {
+	const price = 1_000_000
+	s.provider(0, 1, price)
+	renterBefore := s.usdc(s.accs[3].Address)
+	l := s.lease(3, 1, 1800*time.Second, 2_000_000) // 3 epochs
+	stake := s.providerState(0).Stake.Amount
+
+	_, end0, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 0)
+	s.until(end0)
+	_, err := s.submit(agent, 0, s.proof(l, 0, 500))
+	s.Require().NoError(err)
+
+	s.until(end0.Add(120 * time.Second)) // two blocks into epoch 1
+	s.halt(40 * time.Minute)             // past epoch 1's due time and all of epoch 2
+	s.nextBlock()
+	s.Require().Equal(auctiontypes.LEASE_STATUS_ACTIVE, s.getLease(l.Id).Status, "the halt counts against nobody")
+	s.Require().Zero(s.progress(l.Id).MissedEpochs)
+
+	_, err = s.submit(agent, 0, s.proof(l, 1, 500)) // the agent catches up after the restart
+	s.Require().NoError(err)
+	s.until(s.progress(l.Id).NextDue)
+	s.nextBlock()
+
+	final := s.getLease(l.Id)
+	s.Require().Equal(auctiontypes.LEASE_STATUS_COMPLETED, final.Status)
+	prog := s.progress(l.Id)
+	s.Require().EqualValues(2, prog.ProvenEpochs)
+	s.Require().EqualValues(1, prog.ExcusedEpochs, "epoch 2 held no block")
+	s.Require().Zero(prog.MissedEpochs)
+	paid := usdcDue(price, 1, 1200)
+	s.Require().Equal(paid, final.Paid.Amount)
+	s.Require().Equal(renterBefore.Sub(paid), s.usdc(s.accs[3].Address), "the renter pays proven time only")
+	p := s.providerState(0)
+	s.Require().Equal(stake, p.Stake.Amount, "not slashed")
+	s.Require().Equal(providertypes.PROVIDER_STATUS_ACTIVE, p.Status, "not jailed")
+	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	s.Require().Zero(rep.MissedEpochs)
+	s.Require().EqualValues(1, rep.LeasesCompleted)
+}
+
+// TestHaltMovesAuditDeadline: an audit whose deadline passed while the
+// chain was halted is answered after the restart, and the honest answer
+// is judged CORRECT: nothing is slashed.
+func (s *KeeperTestSuite) TestHaltMovesAuditDeadline() {
+	s.allowAuditor()
+	s.provider(0, 1, 3_600_000)
+	p := s.plan(7)
+	msg := s.openMsg(p, 0, gpuUUID(1))
+	_, err := s.msgServer.OpenAudit(s.ctx, msg)
+	s.Require().NoError(err)
+	stake := s.providerState(0).Stake.Amount
+
+	s.halt(msg.Deadline.Sub(s.ctx.BlockTime()) + 120*time.Second) // the deadline passes during the halt
+	s.nextBlock()
+	s.Require().Equal(types.AUDIT_STATUS_OPEN, s.getAudit(1).Status, "no TIMED_OUT for downtime")
+	s.Require().NoError(s.answer(1, p.expected[:]))
+	res, err := s.reveal(1, p.salt[:], p.expected[:])
+	s.Require().NoError(err)
+	s.Require().Equal(types.AUDIT_STATUS_CORRECT, res.Status)
+	s.Require().Equal(stake, s.providerState(0).Stake.Amount)
+	s.Require().Equal(providertypes.PROVIDER_STATUS_ACTIVE, s.providerState(0).Status)
+}
+
+// TestRenterCloseStillPaysEndedTime: a renter closing after an epoch ended
+// (and mid-way through the next) does not get that work for free: the
+// lease is CLOSING with its GPUs free, the provider proves the ended epoch
+// and the partial one up to the close, and only then is the rest refunded.
+func (s *KeeperTestSuite) TestRenterCloseStillPaysEndedTime() {
+	const price = 1_000_000
+	s.provider(0, 1, price)
+	renterBefore := s.usdc(s.accs[3].Address)
+	l := s.lease(3, 1, 1800*time.Second, 2_000_000)
+	_, end0, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 0)
+	s.until(end0.Add(60 * time.Second))
+	closedAt := s.ctx.BlockTime()
+	_, err := s.auction.CloseLease(s.ctx, &auctiontypes.MsgCloseLease{Signer: s.operator(3), LeaseId: l.Id, Reason: "done"})
+	s.Require().NoError(err)
+	closing := s.getLease(l.Id)
+	s.Require().Equal(auctiontypes.LEASE_STATUS_CLOSING, closing.Status)
+	s.Require().Equal(auctiontypes.LEASE_STATUS_CLOSED, closing.FinalStatus)
+	s.Require().Empty(s.offerOf(l.GpuUuids[0]).LeasedGpuUuids, "the renter's GPUs are free at once")
+	ran := uint64(closedAt.Sub(l.Start) / time.Second)
+	s.Require().EqualValues(ran, s.progress(l.Id).DurationSeconds, "the clock stopped at the close")
+
+	cut := l
+	cut.DurationSeconds = ran
+	_, err = s.submit(agent, 0, s.proof(cut, 0, 500))
+	s.Require().NoError(err, "the ended epoch is still provable")
+	s.nextBlock()
+	_, err = s.submit(agent, 0, s.proof(cut, 1, 500))
+	s.Require().NoError(err, "so is the partial one up to the close")
+
+	final := s.getLease(l.Id)
+	s.Require().Equal(auctiontypes.LEASE_STATUS_CLOSED, final.Status)
+	paid := usdcDue(price, 1, int64(ran))
+	s.Require().Equal(paid, final.Paid.Amount)
+	s.Require().Equal(renterBefore.Sub(paid), s.usdc(s.accs[3].Address))
+	job, err := s.app.AuctionKeeper.Job(s.ctx, final.JobId)
+	s.Require().NoError(err)
+	s.Require().Equal(auctiontypes.JOB_STATUS_CLOSED, job.Status)
+	s.Require().True(job.Deposit.IsPositive(), "the deposit stays readable")
+}
+
+// TestSmallEpochFeesAreExact: fifty epochs paying 30 units each take
+// exactly 2 % of the 1,500 in fees (floored per epoch they took 0).
+func (s *KeeperTestSuite) TestSmallEpochFeesAreExact() {
+	s.provider(0, 1, 180) // 180 per GPU-hour: 30 per 600 s epoch
+	feeAddr := authtypes.NewModuleAddress(authtypes.FeeCollectorName)
+	feesBefore := s.usdc(feeAddr)
+	l := s.lease(3, 1, 50*600*time.Second, 180)
+	for k := range uint64(50) {
+		_, to, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, k)
+		s.until(to)
+		_, err := s.submit(agent, 0, s.proof(l, k, 500))
+		s.Require().NoError(err, "epoch %d", k)
+	}
+	s.Require().Equal(auctiontypes.LEASE_STATUS_COMPLETED, s.getLease(l.Id).Status)
+	s.Require().Equal(sdkmath.NewInt(1500), s.getLease(l.Id).Paid.Amount)
+	s.Require().Equal(sdkmath.NewInt(30), s.usdc(feeAddr).Sub(feesBefore))
+	s.Require().Equal(sdkmath.NewInt(1470), s.rewards(0).AmountOf("uusdc"))
+}
+
+// TestProviderEarlyCloseCostsReliability: a provider walking away from a
+// SILVER lease is not slashed, but its reliability drops like a missed
+// epoch and the lease counts as failed.
+func (s *KeeperTestSuite) TestProviderEarlyCloseCostsReliability() {
+	s.provider(0, 1, 1_000_000)
+	l := s.lease(3, 1, 1800*time.Second, 2_000_000)
+	stake := s.providerState(0).Stake.Amount
+	before, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	_, err = s.auction.CloseLease(s.ctx, &auctiontypes.MsgCloseLease{Signer: s.operator(agent), LeaseId: l.Id, Reason: "need the GPU"})
+	s.Require().NoError(err)
+	after, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	s.Require().Equal(before.ReliabilityBps-before.ReliabilityBps/64, after.ReliabilityBps)
+	s.Require().Equal(before.MissedEpochs+1, after.MissedEpochs)
+	s.Require().Equal(before.LeasesFailed+1, after.LeasesFailed)
+	s.Require().Equal(stake, s.providerState(0).Stake.Amount, "an honest exit is not slashed")
+	job, err := s.app.AuctionKeeper.Job(s.ctx, l.JobId)
+	s.Require().NoError(err)
+	s.Require().Equal(auctiontypes.JOB_STATUS_INTERRUPTED, job.Status)
+}
+
+// TestParamChangeDoesNotStrandLease: governance shortens epochs, grace and
+// sampling while a lease runs; the lease is judged by the params it
+// started with, and its proofs still find their challenge headers.
+func (s *KeeperTestSuite) TestParamChangeDoesNotStrandLease() {
+	s.provider(0, 1, 1_000_000)
+	l := s.lease(3, 1, 1200*time.Second, 2_000_000)
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	short := params
+	short.EpochSeconds, short.ProofGraceSeconds, short.SampleIntervalSeconds, short.MinSamplesRatioBps = 60, 10, 1, 10_000
+	_, err = s.msgServer.UpdateParams(s.ctx, &types.MsgUpdateParams{Authority: s.authority, Params: short})
+	s.Require().NoError(err)
+	for k := range uint64(2) {
+		_, to, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, k)
+		s.until(to.Add(4 * blockStep)) // well past the new grace, inside the lease's own
+		s.Require().NoError(s.keeper.Params.Set(s.ctx, params))
+		proof := s.proof(l, k, 500) // built with the lease's 5 s sampling
+		s.Require().NoError(s.keeper.Params.Set(s.ctx, short))
+		_, err = s.submit(agent, 0, proof)
+		s.Require().NoError(err, "epoch %d", k)
+	}
+	s.Require().Equal(auctiontypes.LEASE_STATUS_COMPLETED, s.getLease(l.Id).Status)
+	s.Require().Zero(s.progress(l.Id).MissedEpochs)
+}
