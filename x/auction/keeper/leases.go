@@ -185,7 +185,7 @@ func (k Keeper) endLease(ctx context.Context, leaseID uint64, status types.Lease
 	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeaseEnded{LeaseId: l.Id, Status: status, Reason: reason, Paid: l.Paid})
 }
 
-// stopLease ends a running lease early (docs/design.md#ending-a-lease-early):
+// stopLease ends a running lease early (x/auction/README.md, "Ending a lease early"):
 // a PENDING one ends at once (nothing ran); an ACTIVE one becomes CLOSING —
 // its clock stops now and its GPUs are freed at once, but its provider may
 // still prove the epochs up to now within proof_grace, and it takes final

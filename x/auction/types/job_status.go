@@ -1,7 +1,7 @@
 package types
 
 // JobStatusAfter is a job's status once lease l has ended for good
-// (docs/design.md#job-status): the job reads what happened to its leases,
+// (x/auction/README.md, "Job status"): the job reads what happened to its leases,
 // the worst outcome winning — FAILED (a lease failed or was slashed) over
 // INTERRUPTED (one ended early on the provider's side: closed by it,
 // preempted, or never started) over CLOSED (the renter ended one early;

@@ -233,7 +233,7 @@ func (k Keeper) audit(ctx context.Context, id uint64) (types.Audit, error) {
 }
 
 // answerBy is an audit's deadline moved by the chain's downtime since it
-// opened (docs/design.md#chain-halts): an answer is never refused, nor an
+// opened (x/settlement/README.md, "Chain halts"): an answer is never refused, nor an
 // audit timed out, for time the chain was not making blocks.
 func (k Keeper) answerBy(ctx context.Context, a types.Audit) (time.Time, error) {
 	by, err := k.HaltExtended(ctx, a.OpenedAt, a.Deadline)

@@ -12,7 +12,7 @@ import (
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
-// Chain halts (docs/design.md#chain-halts): downtime never counts against
+// Chain halts (x/settlement/README.md, "Chain halts"): downtime never counts against
 // a provider. A gap between consecutive blocks longer than halt_gap_seconds
 // is recorded; every deadline a provider must meet is moved by the part of
 // each recorded gap that fell after the deadline's clock started

@@ -67,7 +67,7 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 }
 
 // settleProof verifies one proof against the chain
-// (docs/design.md#proofs) and accrues its epoch's payment and fee (the
+// (x/settlement/README.md, "Messages") and accrues its epoch's payment and fee (the
 // caller moves the coins: escrow → this module, take_rate to the fee
 // collector, the rest to the provider's rewards). A lease is judged by the
 // params it started with. The last epoch ends the lease. provider is the

@@ -10,7 +10,7 @@ import (
 // paidBefore: floor((paidBefore + pay) × rate) − floor(paidBefore × rate).
 // Computed on the lease's cumulative payments, the fees of all its epochs
 // sum to floor(total paid × rate) exactly, whatever the epoch size: small
-// epochs cannot round the fee away (docs/design.md#fees).
+// epochs cannot round the fee away (x/settlement/README.md, "Epochs and payment").
 func EpochFee(paidBefore, pay sdk.Coin, rateBps uint32) sdk.Coin {
 	after := paidBefore.Amount.Add(pay.Amount)
 	owed := after.MulRaw(int64(rateBps)).QuoRaw(check.MaxBps)

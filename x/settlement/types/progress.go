@@ -7,7 +7,7 @@ import (
 )
 
 // NewLeaseProgress starts a lease's settlement record with the params that
-// judge its proofs and misses snapshotted (docs/design.md#params-judge-by-start):
+// judge its proofs and misses snapshotted (x/settlement/README.md, "Params"):
 // a governance change later never strands a live lease. models are the
 // lease's GPU models; their plausibility entries are kept.
 func NewLeaseProgress(leaseID uint64, start time.Time, durationSeconds uint64, models []string, p Params) LeaseProgress {
