@@ -15,9 +15,10 @@ import (
 // challenge: x/settlement accepts only the header hash of a block whose time
 // lies inside the epoch's window, from its own ring of recent headers.
 type Headers struct {
-	mu   sync.Mutex
-	keep time.Duration
-	list []proof.Header // ascending height
+	mu    sync.Mutex
+	keep  time.Duration
+	floor time.Time      // never forget headers from here on (zero: none)
+	list  []proof.Header // ascending height
 }
 
 // NewHeaders keeps headers for keep (epoch length + proof grace is enough).
@@ -31,9 +32,23 @@ func (h *Headers) Add(hd proof.Header) {
 		return // already seen (a catch-up replay)
 	}
 	h.list = append(h.list, hd)
-	// Drop the expired prefix; reslicing lets append reuse the array.
-	cut := sort.Search(len(h.list), func(i int) bool { return !h.list[i].Time.Before(hd.Time.Add(-h.keep)) })
+	// Drop the expired prefix, but nothing an unproven epoch still needs;
+	// reslicing lets append reuse the array.
+	cutoff := hd.Time.Add(-h.keep)
+	if !h.floor.IsZero() && h.floor.Before(cutoff) {
+		cutoff = h.floor
+	}
+	cut := sort.Search(len(h.list), func(i int) bool { return !h.list[i].Time.Before(cutoff) })
 	h.list = h.list[cut:]
+}
+
+// KeepFrom keeps every header from t on, whatever its age: the oldest
+// window an unproven epoch has. After a chain halt longer than keep, the
+// epoch the halt cut into is still proven with a header from before it.
+func (h *Headers) KeepFrom(t time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.floor = t
 }
 
 // In returns the first header whose time lies in [from, to]. Block times

@@ -22,11 +22,18 @@ import (
 func (d *Daemon) prove(ctx context.Context, now time.Time) error {
 	d.mu.Lock()
 	active := map[uint64]bool{}
+	var floor time.Time // the oldest window still to prove: its headers stay
 	for id, l := range d.leases {
 		// A CLOSING lease was ended early: its ended epochs are still proven.
 		active[id] = (l.Status == auctiontypes.LEASE_STATUS_ACTIVE || l.Status == auctiontypes.LEASE_STATUS_CLOSING) && d.tracked[id]
+		if tl, ok := d.prover.Lease(id); ok && active[id] {
+			if from, _, inLease := tl.Window(d.nextEpoch[id]); inLease && (floor.IsZero() || from.Before(floor)) {
+				floor = from
+			}
+		}
 	}
 	d.mu.Unlock()
+	d.headers.KeepFrom(floor)
 	next := func(id uint64) (uint64, error) {
 		if !active[id] {
 			return math.MaxUint64, nil // ended, or not ours to prove: nothing due

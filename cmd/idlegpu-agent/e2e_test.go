@@ -82,8 +82,10 @@ func TestAgentEndToEnd(t *testing.T) {
 	}
 	c := harness.NewChain(t, bins, root, harness.GenesisEdits{
 		// 20 s epochs, 1 s samples, 70 % of the samples needed (an agent
-		// restart costs a few), 30 s to submit a proof.
-		"settlement": {"epoch_seconds": "20", "sample_interval_seconds": "1", "min_samples_ratio_bps": 7000, "proof_grace_seconds": "30"},
+		// restart costs a few), 30 s to submit a proof; 10 s without a
+		// block is a chain halt.
+		"settlement": {"epoch_seconds": "20", "sample_interval_seconds": "1", "min_samples_ratio_bps": 7000, "proof_grace_seconds": "30",
+			"halt_gap_seconds": "10"},
 	})
 	a := harness.NewAgent(t, c, bins, harness.AgentOptions{GPUs: 2, Seed: 7, Edit: func(cfg *config.Config) {
 		cfg.Policy.PreemptAfter = 3
@@ -239,7 +241,8 @@ func TestAgentEndToEnd(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(a.Control, hot, 0o600))
 
-		l = c.WaitLease(3, "LEASE_STATUS_PREEMPTED", 30*time.Second)
+		// CLOSING until the time it ran is settled, then PREEMPTED.
+		l = c.WaitLease(3, "LEASE_STATUS_PREEMPTED", 90*time.Second)
 		require.Contains(t, l.Reason, "thermal")
 		var after = before
 		c.Query(&after, "provider", "provider", a.Addr)
@@ -259,5 +262,53 @@ func TestAgentEndToEnd(t *testing.T) {
 			c.Query(&offers, "offer", "provider-offers", a.Addr)
 			return offers.Offers[0].Status == "OFFER_STATUS_OPEN"
 		})
+	})
+
+	t.Run("the chain halts longer than an epoch plus grace mid-lease: nothing failed, slashed or jailed, the renter pays proven time only", func(t *testing.T) {
+		var before struct {
+			Provider struct {
+				Status string `json:"status"`
+				Stake  struct {
+					Amount string `json:"amount"`
+				} `json:"stake"`
+			} `json:"provider"`
+		}
+		c.Query(&before, "provider", "provider", a.Addr)
+		repBefore := reputationOf(c, a.Addr)
+		renterBefore := c.Balance(alice, "uusdc")
+		manifest := postJob(t, c, 2, "60s")
+		require.Contains(t, string(c.CLI("lease", "send-manifest", "4", manifest, "--from", "alice")), "manifest accepted for lease 4")
+		l := c.WaitLease(4, "LEASE_STATUS_ACTIVE", 30*time.Second)
+
+		// Into epoch 1, the chain stops for 70 s: past epoch 1's due time
+		// (its end + 30 s of grace) and over all of epoch 2's window.
+		time.Sleep(time.Until(l.Start.Add(25 * time.Second)))
+		c.Node.Stop(t, syscall.SIGTERM)
+		time.Sleep(70 * time.Second)
+		c.Start()
+		c.WaitHeight(c.Height()+2, 60*time.Second)
+
+		l = c.WaitLease(4, "LEASE_STATUS_COMPLETED", 180*time.Second)
+		var prog struct {
+			Progress struct {
+				ProvenEpochs  string `json:"proven_epochs"`
+				MissedEpochs  string `json:"missed_epochs"`
+				ExcusedEpochs string `json:"excused_epochs"`
+			} `json:"progress"`
+		}
+		c.Query(&prog, "settlement", "progress", "4")
+		require.Equal(t, "2", prog.Progress.ProvenEpochs, "epochs 0 and 1 proven, epoch 1 after the restart")
+		require.Equal(t, "1", prog.Progress.ExcusedEpochs, "epoch 2 held no block")
+		require.Empty(t, strings.TrimLeft(prog.Progress.MissedEpochs, "0"))
+		require.Equal(t, due(2, 40), l.Paid.Int(), "paid = floor(p × 2 GPUs × 40 proven s / 3600)")
+		require.Equal(t, renterBefore-l.Paid.Int(), c.Balance(alice, "uusdc"), "the renter pays proven time only")
+
+		var after = before
+		c.Query(&after, "provider", "provider", a.Addr)
+		require.Equal(t, before.Provider.Stake.Amount, after.Provider.Stake.Amount, "not slashed")
+		require.Equal(t, "PROVIDER_STATUS_ACTIVE", after.Provider.Status, "not jailed")
+		rep := reputationOf(c, a.Addr)
+		require.Equal(t, atoi(t, repBefore.Missed), atoi(t, rep.Missed), "no epoch missed")
+		require.Equal(t, atoi(t, repBefore.Completed)+1, atoi(t, rep.Completed))
 	})
 }

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	appconfig.RegisterModule(&modulev1.Module{}, appconfig.Provide(ProvideModule), appconfig.Invoke(InvokeSetAuctionHooks))
+	appconfig.RegisterModule(&modulev1.Module{}, appconfig.Provide(ProvideModule), appconfig.Invoke(InvokeSetAuctionHooks, InvokeSetOfferHolds))
 }
 
 // ModuleInputs are what the app container gives the module.
@@ -64,4 +64,10 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 // epoch clock starts with the lease and stops when it ends.
 func InvokeSetAuctionHooks(auction types.AuctionHooksSetter, k keeper.Keeper) {
 	auction.SetHooks(k.Hooks())
+}
+
+// InvokeSetOfferHolds gives x/offer settlement's audit holds: a GPU under
+// audit cannot enter a new offer before its verdict.
+func InvokeSetOfferHolds(offers types.OfferHoldsSetter, k keeper.Keeper) {
+	offers.SetGPUHolds(k)
 }

@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"cosmossdk.io/collections"
@@ -357,4 +358,28 @@ func (k Keeper) EndProviderLeases(ctx context.Context, provider sdk.AccAddress, 
 		}
 	}
 	return len(keys), nil
+}
+
+// RunningLeaseOfGPU returns the provider's running (PENDING or ACTIVE)
+// lease holding a GPU. Bounded: the provider's live leases each hold at
+// least one of its GPUs.
+func (k Keeper) RunningLeaseOfGPU(ctx context.Context, provider sdk.AccAddress, uuid string) (types.Lease, bool, error) {
+	it, err := k.LiveLeases.Iterate(ctx, collections.NewPrefixedPairRange[sdk.AccAddress, uint64](provider))
+	if err != nil {
+		return types.Lease{}, false, err
+	}
+	keys, err := it.Keys()
+	if err != nil {
+		return types.Lease{}, false, err
+	}
+	for _, key := range keys {
+		l, err := k.Lease(ctx, key.K2())
+		if err != nil {
+			return types.Lease{}, false, err
+		}
+		if running(l) && slices.Contains(l.GpuUuids, uuid) {
+			return l, true, nil
+		}
+	}
+	return types.Lease{}, false, nil
 }

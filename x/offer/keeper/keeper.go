@@ -19,6 +19,8 @@ type Keeper struct {
 	cdc          codec.BinaryCodec
 	addressCodec address.Codec
 	providers    types.ProviderKeeper
+	// holds is set once at wiring (x/settlement's audits).
+	holds *gpuHolds
 
 	// authority may change the params (the gov module account by default).
 	authority string
@@ -55,6 +57,7 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		cdc:          cdc,
 		addressCodec: addressCodec,
 		providers:    providers,
+		holds:        &gpuHolds{},
 		authority:    authority,
 		Params:       collections.NewItem(sb, types.ParamsKey, "params", codec.CollValue[types.Params](cdc)),
 		Offers:       collections.NewMap(sb, types.OffersKey, "offers", collections.Uint64Key, codec.CollValue[types.Offer](cdc)),

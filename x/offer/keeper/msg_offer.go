@@ -29,6 +29,9 @@ func (m msgServer) CreateOffer(ctx context.Context, msg *types.MsgCreateOffer) (
 	if err := types.ValidateGPUList(msg.GpuUuids, params.MaxGpusPerOffer); err != nil {
 		return nil, err
 	}
+	if err := m.checkNotHeld(ctx, msg.GpuUuids); err != nil {
+		return nil, err
+	}
 	if err := validateTerms(ctx, msg.Terms, params); err != nil {
 		return nil, err
 	}

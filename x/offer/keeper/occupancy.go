@@ -24,6 +24,11 @@ func (k Keeper) LeaseGPUs(ctx context.Context, offerID uint64, uuids []string) e
 	if before.Status != types.OFFER_STATUS_OPEN {
 		return errorsmod.Wrapf(types.ErrOfferNotOpen, "offer %d is %s", offerID, before.Status)
 	}
+	return k.occupy(ctx, before, uuids)
+}
+
+// occupy marks free GPUs of the offer as occupied (leased or reserved).
+func (k Keeper) occupy(ctx context.Context, before types.Offer, uuids []string) error {
 	if err := checkGPUs(before, uuids, false); err != nil {
 		return err
 	}
@@ -32,7 +37,7 @@ func (k Keeper) LeaseGPUs(ctx context.Context, offerID uint64, uuids []string) e
 	if err := k.saveOffer(ctx, &before, &after); err != nil {
 		return err
 	}
-	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventGPUsLeased{OfferId: offerID, GpuUuids: uuids})
+	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventGPUsLeased{OfferId: before.Id, GpuUuids: uuids})
 }
 
 // FreeGPUs marks leased GPUs of an offer free again (x/auction calls it when

@@ -61,4 +61,7 @@ var (
 	ErrGPUNotLeased = errorsmod.Register(ModuleName, 28, "gpu not leased")
 	// ErrInvalidQuery is returned for a candidate walk or search with malformed filters.
 	ErrInvalidQuery = errorsmod.Register(ModuleName, 29, "invalid market query")
+	// ErrGPUHeld is returned when offering a GPU held out of the market
+	// (under audit until its verdict).
+	ErrGPUHeld = errorsmod.Register(ModuleName, 30, "gpu held out of the market")
 )

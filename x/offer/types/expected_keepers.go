@@ -21,3 +21,9 @@ type ProviderKeeper interface {
 	CommitGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error
 	ReleaseGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error
 }
+
+// GPUHolds says whether a GPU is held out of the market (x/settlement: a GPU
+// under audit until its verdict), so no new offer may take it.
+type GPUHolds interface {
+	GPUHeld(ctx context.Context, uuid string) (bool, error)
+}

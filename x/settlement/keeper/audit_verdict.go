@@ -76,8 +76,11 @@ func (k Keeper) resolve(ctx context.Context, a types.Audit, verdict types.AuditS
 	})
 }
 
-// unreserve gives an audited GPU back to its offer's market.
+// unreserve gives an audited GPU back to the market.
 func (k Keeper) unreserve(ctx context.Context, a *types.Audit) error {
+	if err := k.Held.Remove(ctx, a.GpuUuid); err != nil {
+		return err
+	}
 	if a.ReservedOfferId == 0 {
 		return nil
 	}
@@ -160,4 +163,10 @@ func (k Keeper) timeOut(ctx context.Context, a types.Audit, params types.Params)
 	}
 	_, err = k.resolve(ctx, a, types.AUDIT_STATUS_TIMED_OUT, params)
 	return err
+}
+
+// GPUHeld reports whether a GPU is under an OPEN audit (x/offer's
+// GPUHolds): held out of the market until the answer.
+func (k Keeper) GPUHeld(ctx context.Context, uuid string) (bool, error) {
+	return k.Held.Has(ctx, uuid)
 }

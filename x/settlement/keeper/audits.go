@@ -69,11 +69,16 @@ func (m msgServer) OpenAudit(ctx context.Context, msg *types.MsgOpenAudit) (*typ
 		Workload: msg.Workload, Seed: msg.Seed, WorkUnits: msg.WorkUnits, Commitment: msg.Commitment, Fee: msg.Fee,
 		OpenedAt: now, Deadline: msg.Deadline, AnswerBy: msg.Deadline, RevealBy: msg.Deadline.Add(params.AuditReveal()), Status: types.AUDIT_STATUS_OPEN,
 	}
-	if offer != nil && offer.Status == offertypes.OFFER_STATUS_OPEN {
-		if err := m.offers.LeaseGPUs(ctx, offer.Id, []string{msg.GpuUuid}); err != nil {
+	// The GPU is held out of the market until the answer, whatever its
+	// offer's state: occupied in its offer, and barred from new offers.
+	if offer != nil {
+		if err := m.offers.ReserveGPUs(ctx, offer.Id, []string{msg.GpuUuid}); err != nil {
 			return nil, err
 		}
 		a.ReservedOfferId = offer.Id
+	}
+	if err := m.Held.Set(ctx, msg.GpuUuid); err != nil {
+		return nil, err
 	}
 	if err := m.LiveAudit.Set(ctx, provider, a.Id); err != nil {
 		return nil, err
@@ -134,9 +139,34 @@ func (k Keeper) auditable(ctx context.Context, provider sdk.AccAddress, msg *typ
 		return model, nil, err
 	}
 	if slices.Contains(o.LeasedGpuUuids, msg.GpuUuid) {
-		return types.GPUModel{}, nil, errorsmod.Wrapf(types.ErrNotAuditable, "GPU %s is in a lease", msg.GpuUuid)
+		// A renter's GPU is busy with its job; but a provider renting its
+		// own GPUs would stay out of audits forever, so a self-lease is
+		// auditable (the GPU stays in the lease; nothing to reserve).
+		self, err := k.selfLeased(ctx, provider, msg.GpuUuid)
+		if err != nil || !self {
+			return types.GPUModel{}, nil, errors.Join(err, errorsmod.Wrapf(types.ErrNotAuditable, "GPU %s is in a renter's lease", msg.GpuUuid))
+		}
+		return model, nil, nil
+	}
+	if o.Status != offertypes.OFFER_STATUS_OPEN && o.Status != offertypes.OFFER_STATUS_PAUSED {
+		return model, nil, nil // a CLOSED offer keeps only leased GPUs
 	}
 	return model, &o, nil
+}
+
+// selfLeased reports whether the running lease holding the provider's GPU
+// was rented by the provider's own operator or one of its agents
+// (x/settlement/README.md, "Audits").
+func (k Keeper) selfLeased(ctx context.Context, provider sdk.AccAddress, uuid string) (bool, error) {
+	l, found, err := k.auction.RunningLeaseOfGPU(ctx, provider, uuid)
+	if err != nil || !found {
+		return false, err
+	}
+	renter, err := k.addressCodec.StringToBytes(l.Renter)
+	if err != nil {
+		return false, err
+	}
+	return k.providers.IsAuthorized(ctx, provider, renter)
 }
 
 // AnswerAudit records the provider's result; the GPU returns to the market.

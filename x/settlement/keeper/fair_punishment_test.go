@@ -1,13 +1,18 @@
 package keeper_test
 
 import (
+	"fmt"
 	"time"
 
 	sdkmath "cosmossdk.io/math"
 
+	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	offerkeeper "github.com/idlegpu/idlegpu/x/offer/keeper"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+	providerkeeper "github.com/idlegpu/idlegpu/x/provider/keeper"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -200,4 +205,86 @@ func (s *KeeperTestSuite) TestParamChangeDoesNotStrandLease() {
 	}
 	s.Require().Equal(auctiontypes.LEASE_STATUS_COMPLETED, s.getLease(l.Id).Status)
 	s.Require().Zero(s.progress(l.Id).MissedEpochs)
+}
+
+// TestAuditHoldsGPUWhateverItsOffer: an audited GPU in a PAUSED offer is
+// held there (reopening the offer cannot match it), and one in no offer
+// cannot enter a new offer, until the answer.
+func (s *KeeperTestSuite) TestAuditHoldsGPUWhateverItsOffer() {
+	s.allowAuditor()
+	s.provider(0, 1, 3_600_000)
+	gpu := gpuUUID(1)
+	offers := offerkeeper.NewMsgServerImpl(s.app.OfferKeeper)
+	offer := s.offerOf(gpu)
+	_, err := offers.UpdateOffer(s.ctx, &offertypes.MsgUpdateOffer{Signer: s.operator(0), OfferId: offer.Id, Terms: offer.Terms, Status: offertypes.OFFER_STATUS_PAUSED})
+	s.Require().NoError(err)
+	p := s.plan(9)
+	_, err = s.msgServer.OpenAudit(s.ctx, s.openMsg(p, 0, gpu))
+	s.Require().NoError(err)
+	s.Require().Contains(s.offerOf(gpu).LeasedGpuUuids, gpu, "held in its paused offer")
+	_, err = offers.UpdateOffer(s.ctx, &offertypes.MsgUpdateOffer{Signer: s.operator(0), OfferId: offer.Id, Terms: offer.Terms, Status: offertypes.OFFER_STATUS_OPEN})
+	s.Require().NoError(err)
+	res, err := s.auction.PostJob(s.ctx, &auctiontypes.MsgPostJob{Renter: s.operator(3), Spec: auctiontypes.JobSpec{
+		Image: "ghcr.io/acme/train:1.4", ImageDigest: digest, ManifestHash: manifest, Workload: offertypes.WORKLOAD_TRAINING,
+		GpuCount: 1, Models: []string{h100}, Tier: auctiontypes.TIER_SILVER, DurationSeconds: 600,
+		MaxPrice: sdk.NewInt64Coin("uusdc", 4_000_000),
+	}})
+	s.Require().NoError(err)
+	s.nextBlock()
+	job, err := s.app.AuctionKeeper.Job(s.ctx, res.JobId)
+	s.Require().NoError(err)
+	s.Require().Equal(auctiontypes.JOB_STATUS_EXPIRED, job.Status, "the audited GPU is not matched after the offer reopens")
+	s.Require().NoError(s.answer(1, p.expected[:]))
+	s.Require().NotContains(s.offerOf(gpu).LeasedGpuUuids, gpu, "back on the market with the answer")
+
+	// A GPU in no offer: registered, audited, then offered.
+	free := s.registerSpareGPU(0)
+	s.until(s.ctx.BlockTime().Add(25 * time.Hour)) // past the provider's audit cooldown
+	p2 := s.plan(10)
+	_, err = s.msgServer.OpenAudit(s.ctx, s.openMsg(p2, 0, free))
+	s.Require().NoError(err)
+	onDemand, pre := sdk.NewInt64Coin("uusdc", 1_000_000), sdk.NewInt64Coin("uusdc", 500_000)
+	create := &offertypes.MsgCreateOffer{Signer: s.operator(0), Provider: s.operator(0), GpuUuids: []string{free},
+		Terms: offertypes.OfferTerms{PriceOnDemand: &onDemand, PricePreemptible: &pre, Lanes: offertypes.AllLanes, Workloads: offertypes.AllWorkloads}}
+	_, err = offers.CreateOffer(s.ctx, create)
+	s.Require().ErrorIs(err, offertypes.ErrGPUHeld)
+	s.Require().NoError(s.answer(2, p2.expected[:]))
+	_, err = offers.CreateOffer(s.ctx, create)
+	s.Require().NoError(err, "offerable again after the answer")
+}
+
+// registerSpareGPU registers one more H100 for provider i, in no offer.
+func (s *KeeperTestSuite) registerSpareGPU(i int) string {
+	s.T().Helper()
+	s.nextGPU++
+	info := providertypes.GPUInfo{
+		Uuid: gpuUUID(s.nextGPU), Model: h100, MemoryMib: 81559,
+		PciBusId: fmt.Sprintf("00000000:%02X:00.0", s.nextGPU), DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01",
+	}
+	providers := providerkeeper.NewMsgServerImpl(s.app.ProviderKeeper)
+	_, err := providers.RegisterGPUs(s.ctx, &providertypes.MsgRegisterGPUs{Signer: s.operator(i), Provider: s.operator(i), Gpus: []providertypes.GPUInfo{info}})
+	s.Require().NoError(err)
+	params, err := s.app.ProviderKeeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	_, err = providers.Bond(s.ctx, &providertypes.MsgBond{Operator: s.operator(i), Amount: sdk.NewCoin(params.MinStakePerGpu.Denom, params.MinStakePerGpu.Amount)})
+	s.Require().NoError(err)
+	return info.Uuid
+}
+
+// TestSelfLeasedGPUIsAuditable: a provider renting its own GPU does not
+// escape audits; a GPU in a renter's lease stays unauditable.
+func (s *KeeperTestSuite) TestSelfLeasedGPUIsAuditable() {
+	s.allowAuditor()
+	s.provider(0, 2, 1_000_000)
+	s.lease(3, 1, 3600*time.Second, 2_000_000) // a real renter's
+	self := s.lease(0, 1, 3600*time.Second, 2_000_000)
+	var renters []string
+	for _, id := range []uint64{1, 2} {
+		renters = append(renters, s.getLease(id).GpuUuids[0])
+	}
+	_, err := s.msgServer.OpenAudit(s.ctx, s.openMsg(s.plan(11), 0, renters[0]))
+	s.Require().ErrorIs(err, types.ErrNotAuditable, "a renter's GPU is busy with its job")
+	_, err = s.msgServer.OpenAudit(s.ctx, s.openMsg(s.plan(11), 0, self.GpuUuids[0]))
+	s.Require().NoError(err, "a self-lease is auditable")
+	s.Require().Equal(auctiontypes.LEASE_STATUS_ACTIVE, s.getLease(self.Id).Status, "the lease is untouched")
 }

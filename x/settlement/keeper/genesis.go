@@ -91,6 +91,11 @@ func (k Keeper) initAudits(ctx context.Context, gs *types.GenesisState) error {
 				return err
 			}
 		}
+		if a.Status == types.AUDIT_STATUS_OPEN {
+			if err := k.Held.Set(ctx, a.GpuUuid); err != nil {
+				return err
+			}
+		}
 	}
 	for _, c := range gs.Cooldowns {
 		if err := k.Cooldowns.Set(ctx, c.GpuUuid, c.LastAudit); err != nil {

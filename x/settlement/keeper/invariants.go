@@ -134,7 +134,7 @@ func (k Keeper) RewardsBackedInvariant(ctx context.Context) error {
 // its QueueTime; the live-audit index names exactly the live audits, one per
 // provider.
 func (k Keeper) AuditIndexInvariant(ctx context.Context) error {
-	audits, live := 0, 0
+	audits, live, open := 0, 0, 0
 	err := k.Audits.Walk(ctx, nil, func(id uint64, a types.Audit) (bool, error) {
 		audits++
 		has, err := k.AuditQueue.Has(ctx, collections.Join(a.QueueTime(), id))
@@ -145,6 +145,12 @@ func (k Keeper) AuditIndexInvariant(ctx context.Context) error {
 			return err != nil, err
 		}
 		live++
+		if a.Status == types.AUDIT_STATUS_OPEN {
+			open++
+			if held, err := k.Held.Has(ctx, a.GpuUuid); err != nil || !held {
+				return true, fmt.Errorf("open audit %d's GPU %s is not held (%v)", id, a.GpuUuid, err)
+			}
+		}
 		provider, err := k.addressCodec.StringToBytes(a.Provider)
 		if err != nil {
 			return true, err
@@ -157,7 +163,13 @@ func (k Keeper) AuditIndexInvariant(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	queued, indexed := 0, 0
+	queued, indexed, held := 0, 0, 0
+	if err := k.Held.Walk(ctx, nil, func(string) (bool, error) { held++; return false, nil }); err != nil {
+		return err
+	}
+	if held != open {
+		return fmt.Errorf("%d GPUs held for %d open audits", held, open)
+	}
 	if err := k.AuditQueue.Walk(ctx, nil, func(collections.Pair[time.Time, uint64]) (bool, error) { queued++; return false, nil }); err != nil {
 		return err
 	}

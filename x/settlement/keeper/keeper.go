@@ -64,6 +64,8 @@ type Keeper struct {
 	Windows collections.KeySet[collections.Pair[time.Time, uint64]]
 	// Gaps maps gap end → Gap: the chain halts deadlines move by.
 	Gaps collections.Map[time.Time, types.Gap]
+	// Held holds the GPUs under an OPEN audit, out of the market.
+	Held collections.KeySet[string]
 }
 
 // NewKeeper returns the x/settlement keeper. It panics on an invalid authority
@@ -102,6 +104,7 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		Cooldowns:  collections.NewMap(sb, types.CooldownKey, "cooldowns", collections.StringKey, collcodec.KeyToValueCodec(sdk.TimeKey)),
 		Windows:    collections.NewKeySet(sb, types.WindowsKey, "windows", collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
 		Gaps:       collections.NewMap(sb, types.GapsKey, "gaps", sdk.TimeKey, codec.CollValue[types.Gap](cdc)),
+		Held:       collections.NewKeySet(sb, types.HeldKey, "held", collections.StringKey),
 	}
 
 	schema, err := sb.Build()

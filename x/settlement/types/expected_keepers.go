@@ -32,6 +32,8 @@ type AuctionKeeper interface {
 	// EndSettledLease ends a lease whose last epoch was settled.
 	EndSettledLease(ctx context.Context, leaseID uint64, lastSettledWell bool) error
 	EndProviderLeases(ctx context.Context, provider sdk.AccAddress, status auctiontypes.LeaseStatus, reason string) (int, error)
+	// RunningLeaseOfGPU is the provider's running lease holding a GPU.
+	RunningLeaseOfGPU(ctx context.Context, provider sdk.AccAddress, uuid string) (auctiontypes.Lease, bool, error)
 }
 
 // ProviderKeeper is the part of x/provider settlement uses: who may act for
@@ -52,8 +54,15 @@ type ProviderKeeper interface {
 type OfferKeeper interface {
 	OfferOfGPU(ctx context.Context, uuid string) (offertypes.Offer, bool, error)
 	AcceptsDenom(ctx context.Context, denom string) (bool, error)
-	LeaseGPUs(ctx context.Context, offerID uint64, uuids []string) error
+	// ReserveGPUs holds GPUs of an OPEN or PAUSED offer out of the market.
+	ReserveGPUs(ctx context.Context, offerID uint64, uuids []string) error
 	FreeGPUs(ctx context.Context, offerID uint64, uuids []string) error
+}
+
+// OfferHoldsSetter is x/offer's keeper as the app wires settlement's audit
+// holds into it: a GPU under audit may not enter a new offer.
+type OfferHoldsSetter interface {
+	SetGPUHolds(h offertypes.GPUHolds)
 }
 
 // AuctionHooksSetter is x/auction's keeper as the app wires settlement's

@@ -43,6 +43,9 @@ var (
 	WindowsKey = collections.NewPrefix(12)
 	// GapsKey holds gap end → Gap: the recent chain halts (at most MaxGaps).
 	GapsKey = collections.NewPrefix(13)
+	// HeldKey holds the UUIDs of GPUs under an OPEN audit: no new offer may
+	// take them (x/offer asks GPUHeld).
+	HeldKey = collections.NewPrefix(14)
 )
 
 // MaxGaps bounds the chain halts remembered; the oldest is dropped first.

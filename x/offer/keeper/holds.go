@@ -1,0 +1,54 @@
+package keeper
+
+import (
+	"context"
+
+	errorsmod "cosmossdk.io/errors"
+
+	"github.com/idlegpu/idlegpu/x/offer/types"
+)
+
+type gpuHolds struct{ h types.GPUHolds }
+
+// SetGPUHolds installs what holds GPUs out of the market (x/settlement's
+// audits); once, at wiring.
+func (k Keeper) SetGPUHolds(h types.GPUHolds) {
+	if k.holds.h != nil {
+		panic("x/offer GPU holds set twice")
+	}
+	k.holds.h = h
+}
+
+// checkNotHeld refuses GPUs held out of the market: an audited GPU in no
+// offer may not enter one before its verdict (one in an offer is held
+// there, marked occupied).
+func (k Keeper) checkNotHeld(ctx context.Context, uuids []string) error {
+	if k.holds.h == nil {
+		return nil
+	}
+	for _, u := range uuids {
+		held, err := k.holds.h.GPUHeld(ctx, u)
+		if err != nil {
+			return err
+		}
+		if held {
+			return errorsmod.Wrapf(types.ErrGPUHeld, "%s is under audit until its verdict", u)
+		}
+	}
+	return nil
+}
+
+// ReserveGPUs marks free GPUs of an OPEN or PAUSED offer occupied, as
+// LeaseGPUs does for a lease: an audit holds its GPU out of the market
+// whatever the offer's state, so reopening the offer cannot match it.
+// FreeGPUs gives them back.
+func (k Keeper) ReserveGPUs(ctx context.Context, offerID uint64, uuids []string) error {
+	before, err := k.Offer(ctx, offerID)
+	if err != nil {
+		return err
+	}
+	if before.Status != types.OFFER_STATUS_OPEN && before.Status != types.OFFER_STATUS_PAUSED {
+		return errorsmod.Wrapf(types.ErrOfferNotOpen, "offer %d is %s", offerID, before.Status)
+	}
+	return k.occupy(ctx, before, uuids)
+}
