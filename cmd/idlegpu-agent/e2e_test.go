@@ -105,7 +105,8 @@ func TestAgentEndToEnd(t *testing.T) {
 		} `json:"params"`
 	}
 	c.Query(&sp, "settlement", "params")
-	fee := func(epochPay int64) int64 { return epochPay * int64(sp.Params.TakeRateBps) / 10_000 }
+	// The take rate applies to a lease's cumulative payments.
+	feeUpTo := func(paid int64) int64 { return paid * int64(sp.Params.TakeRateBps) / 10_000 }
 
 	// The operator runs its own agent: fund its key, register and bond.
 	c.Tx("alice", "bank", "send", "alice", a.Addr, "500000000ugpu")
@@ -157,9 +158,7 @@ func TestAgentEndToEnd(t *testing.T) {
 
 		// Every epoch's payment minus the take is the provider's; the agent
 		// claims it on its schedule into the operator's account.
-		e0 := due(2, 20)
-		e1 := due(2, 40) - e0
-		earned := e0 - fee(e0) + e1 - fee(e1)
+		earned := due(2, 40) - feeUpTo(due(2, 40))
 		harness.WaitFor(t, 30*time.Second, "rewards claimed", func() bool { return c.Balance(a.Addr, "uusdc") == earned })
 		rep := reputationOf(c, a.Addr)
 		require.Equal(t, "2", rep.Proven)

@@ -150,8 +150,11 @@ func run(d *harness.Program, root string, bins harness.Binaries) bool {
 		p := proofs[k]
 		due := func(s int64) int64 { return wantPrice * jobGPUs * s / 3600 }
 		wantPay := due((k+1)*epochSecs) - due(k*epochSecs)
+		// The fee is the take rate of the lease's cumulative payments, less
+		// what earlier epochs took: the fees sum to the rate of the total.
+		feeUpTo := func(s int64) int64 { return due(s) * takeRate(c) / 10_000 }
 		checks = append(checks, check{fmt.Sprintf("epoch %d payment", k), wantPay, p.Paid},
-			check{fmt.Sprintf("epoch %d fee", k), wantPay * takeRate(c) / 10_000, p.Fee})
+			check{fmt.Sprintf("epoch %d fee", k), feeUpTo((k+1)*epochSecs) - feeUpTo(k*epochSecs), p.Fee})
 		fees += p.Fee
 		sumPaid += p.Paid
 	}

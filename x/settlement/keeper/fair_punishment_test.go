@@ -288,3 +288,36 @@ func (s *KeeperTestSuite) TestSelfLeasedGPUIsAuditable() {
 	s.Require().NoError(err, "a self-lease is auditable")
 	s.Require().Equal(auctiontypes.LEASE_STATUS_ACTIVE, s.getLease(self.Id).Status, "the lease is untouched")
 }
+
+// TestSelfDealingBuysNoFreeReliability: a provider renting its own GPU in
+// tiny epochs pays the exact fee and gains no reliability (each epoch
+// weighs what it paid); gaining a full step takes an epoch paying
+// reliability_step_payment, whose fee is the take rate of it.
+func (s *KeeperTestSuite) TestSelfDealingBuysNoFreeReliability() {
+	s.provider(0, 1, 180) // 30 uusdc per 600 s epoch
+	feeAddr := authtypes.NewModuleAddress(authtypes.FeeCollectorName)
+	feesBefore := s.usdc(feeAddr)
+	l := s.lease(0, 1, 50*600*time.Second, 180) // the provider rents its own GPU
+	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	rep.ReliabilityBps = 9000 // below a perfect record: room to gain
+	s.Require().NoError(s.app.ProviderKeeper.Reputations.Set(s.ctx, s.accs[0].Address, rep))
+	for k := range uint64(50) {
+		_, to, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, k)
+		s.until(to)
+		_, err := s.submit(agent, 0, s.proof(l, k, 500))
+		s.Require().NoError(err, "epoch %d", k)
+	}
+	rep, err = s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	s.Require().EqualValues(9000, rep.ReliabilityBps, "50 epochs paying 30 units each buy nothing")
+	s.Require().EqualValues(50, rep.ProvenEpochs)
+	s.Require().Equal(sdkmath.NewInt(30), s.usdc(feeAddr).Sub(feesBefore), "and cost the exact fee")
+
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	step := params.ReliabilityStepPayment.AmountOf("uusdc")
+	s.Require().Equal(uint32(10_000), params.ReliabilityWeight(sdk.NewCoin("uusdc", step)))
+	s.Require().Equal(uint32(5_000), params.ReliabilityWeight(sdk.NewCoin("uusdc", step.QuoRaw(2))))
+	s.Require().Equal(uint32(10_000), params.ReliabilityWeight(sdk.NewInt64Coin("unlisted", 1)))
+}

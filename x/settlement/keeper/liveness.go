@@ -247,7 +247,16 @@ func (k Keeper) miss(ctx context.Context, lease auctiontypes.Lease, prog types.L
 	if err != nil {
 		return err
 	}
-	if err := k.providers.RecordEpoch(ctx, provider, false); err != nil {
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return err
+	}
+	// Weighed by what the epoch would have paid, like a proven one.
+	from, to, _ := prog.Window(lease.Start, prog.NextEpoch)
+	gpus := uint32(len(lease.GpuUuids))
+	owed := auctiontypes.Due(lease.Price, gpus, uint64(to.Sub(lease.Start)/time.Second)).
+		Sub(auctiontypes.Due(lease.Price, gpus, uint64(from.Sub(lease.Start)/time.Second)))
+	if err := k.providers.RecordEpochWeighted(ctx, provider, false, params.ReliabilityWeight(owed)); err != nil {
 		return err
 	}
 	missed := prog.NextEpoch

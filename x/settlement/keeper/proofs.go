@@ -125,7 +125,7 @@ func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAd
 		return sdk.Coin{}, sdk.Coin{}, err
 	}
 	fee = types.EpochFee(paidBefore, paid, params.TakeRateBps)
-	if err := k.providers.RecordEpoch(ctx, addr, true); err != nil {
+	if err := k.providers.RecordEpochWeighted(ctx, addr, true, params.ReliabilityWeight(paid)); err != nil {
 		return sdk.Coin{}, sdk.Coin{}, err
 	}
 	prog.MissedInRow = 0

@@ -45,6 +45,8 @@ type ProviderKeeper interface {
 	// GPUs is used by the simulator only, to find GPUs to audit.
 	GPUs(ctx context.Context, provider sdk.AccAddress) ([]providertypes.GPU, error)
 	RecordEpoch(ctx context.Context, provider sdk.AccAddress, proven bool) error
+	// RecordEpochWeighted moves reliability weightBps of a full step.
+	RecordEpochWeighted(ctx context.Context, provider sdk.AccAddress, proven bool, weightBps uint32) error
 	PunishLiveness(ctx context.Context, provider sdk.AccAddress) error
 	PunishFraud(ctx context.Context, provider, reporter sdk.AccAddress) (sdk.Coin, error)
 }

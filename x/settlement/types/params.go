@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/internal/check"
 )
 
@@ -56,25 +57,33 @@ func DefaultGPUModels() []GPUModel {
 	}
 }
 
+// DefaultReliabilityStepPayment is 10 of each market currency the chain
+// starts with (GPU tokens and USDC, both 10^6 base units): about five
+// GPU-hours of an H100 per full reliability step.
+func DefaultReliabilityStepPayment() sdk.Coins {
+	return sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 10_000_000), sdk.NewInt64Coin(chaincfg.USDCDenom, 10_000_000))
+}
+
 // DefaultParams returns the default x/settlement parameters.
 func DefaultParams() Params {
 	return Params{
-		EpochSeconds:          DefaultEpochSeconds,
-		SampleIntervalSeconds: DefaultSampleIntervalSeconds,
-		MinSamplesRatioBps:    DefaultMinSamplesRatioBps,
-		ProofGraceSeconds:     DefaultProofGraceSeconds,
-		MaxMissedEpochs:       DefaultMaxMissedEpochs,
-		TakeRateBps:           DefaultTakeRateBps,
-		ProofRetention:        DefaultProofRetention,
-		GpuModels:             DefaultGPUModels(),
-		AuditSlack:            DefaultAuditSlack,
-		AuditLatencySeconds:   DefaultAuditLatencySeconds,
-		AuditCooldownSeconds:  DefaultAuditCooldownSeconds,
-		MaxMissesPerBlock:     DefaultMaxMissesPerBlock,
-		MaxPrunesPerBlock:     DefaultMaxPrunesPerBlock,
-		AuditMaxSeconds:       DefaultAuditMaxSeconds,
-		AuditRevealSeconds:    DefaultAuditRevealSeconds,
-		HaltGapSeconds:        DefaultHaltGapSeconds,
+		EpochSeconds:           DefaultEpochSeconds,
+		SampleIntervalSeconds:  DefaultSampleIntervalSeconds,
+		MinSamplesRatioBps:     DefaultMinSamplesRatioBps,
+		ProofGraceSeconds:      DefaultProofGraceSeconds,
+		MaxMissedEpochs:        DefaultMaxMissedEpochs,
+		TakeRateBps:            DefaultTakeRateBps,
+		ProofRetention:         DefaultProofRetention,
+		GpuModels:              DefaultGPUModels(),
+		AuditSlack:             DefaultAuditSlack,
+		AuditLatencySeconds:    DefaultAuditLatencySeconds,
+		AuditCooldownSeconds:   DefaultAuditCooldownSeconds,
+		MaxMissesPerBlock:      DefaultMaxMissesPerBlock,
+		MaxPrunesPerBlock:      DefaultMaxPrunesPerBlock,
+		AuditMaxSeconds:        DefaultAuditMaxSeconds,
+		AuditRevealSeconds:     DefaultAuditRevealSeconds,
+		HaltGapSeconds:         DefaultHaltGapSeconds,
+		ReliabilityStepPayment: DefaultReliabilityStepPayment(),
 	}
 }
 
@@ -97,6 +106,7 @@ func (p Params) Validate() error {
 		check.Seconds("audit_max_seconds", p.AuditMaxSeconds),
 		check.Seconds("audit_reveal_seconds", p.AuditRevealSeconds),
 		check.Seconds("halt_gap_seconds", p.HaltGapSeconds),
+		validateStepPayment(p.ReliabilityStepPayment),
 		validateAuditors(p.Auditors),
 	} {
 		if err != nil {
@@ -231,6 +241,29 @@ func minSamples(window, interval time.Duration, ratioBps uint32) uint64 {
 	intervals := uint64(window / interval)
 	need := (intervals*uint64(ratioBps) + 9999) / 10_000
 	return max(need, 1)
+}
+
+// validateStepPayment requires valid, sorted, positive coins.
+func validateStepPayment(c sdk.Coins) error {
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("reliability_step_payment: %w", err)
+	}
+	return nil
+}
+
+// ReliabilityWeight is the share, in bps, of a full reliability step an
+// epoch paying payment moves (x/settlement/README.md, "Reliability"):
+// payment / reliability_step_payment in its denom, at most one step; a
+// denom not listed moves a full step.
+func (p Params) ReliabilityWeight(payment sdk.Coin) uint32 {
+	step := p.ReliabilityStepPayment.AmountOf(payment.Denom)
+	if !step.IsPositive() {
+		return check.MaxBps
+	}
+	if payment.Amount.GTE(step) {
+		return check.MaxBps
+	}
+	return uint32(payment.Amount.MulRaw(check.MaxBps).Quo(step).Uint64())
 }
 
 // HaltGap is the longest pause between blocks that is not a chain halt.
