@@ -24,6 +24,8 @@ import (
 	"github.com/cosmos/cosmos-sdk/types/module"
 	"github.com/cosmos/cosmos-sdk/x/auth"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
+
+	"github.com/idlegpu/idlegpu/app/ante"
 )
 
 // DefaultNodeHome is where idlegpud keeps its config and data (~/.idlegpu).
@@ -86,6 +88,14 @@ func New(
 	}
 
 	app.App = appBuilder.Build(db, baseAppOptions...)
+
+	// An amount must be signed in the one form the chain prints it (no
+	// octal, hex, "+" or "_"), checked on the tx bytes before the SDK's ante
+	// chain: the runtime built that chain; ours goes in front of it.
+	app.SetAnteHandler(ante.Prepend(
+		ante.NewCanonicalNumbersDecorator(app.txConfig.SigningContext().FileResolver()),
+		app.AnteHandler(),
+	))
 
 	// The simulation manager sees every module. Auth is overridden because
 	// its default genesis generator makes vesting accounts, a module this

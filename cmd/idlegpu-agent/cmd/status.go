@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/daemon"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
 // StatusReport is what `status --json` prints.
@@ -149,7 +151,7 @@ func buildStatus(ctx context.Context, cfg config.Config, provider string) (Statu
 		return rep, err
 	}
 	rep.Unclaimed = rewards.String()
-	for _, st := range []auctiontypes.LeaseStatus{auctiontypes.LEASE_STATUS_PENDING, auctiontypes.LEASE_STATUS_ACTIVE} {
+	for _, st := range []auctiontypes.LeaseStatus{auctiontypes.LEASE_STATUS_PENDING, auctiontypes.LEASE_STATUS_ACTIVE, auctiontypes.LEASE_STATUS_CLOSING} {
 		leases, err := q.ProviderLeases(ctx, provider, st)
 		if err != nil {
 			return rep, err
@@ -157,12 +159,12 @@ func buildStatus(ctx context.Context, cfg config.Config, provider string) (Statu
 		for _, l := range leases {
 			ls := LeaseStatus{ID: l.Id, Status: strings.TrimPrefix(l.Status.String(), "LEASE_STATUS_"), GPUs: len(l.GpuUuids),
 				Price: l.Price.String(), Paid: l.Paid.String(), LocalJob: local[l.Id]}
-			if l.Status == auctiontypes.LEASE_STATUS_ACTIVE {
+			if l.Status != auctiontypes.LEASE_STATUS_PENDING {
 				ls.Start = l.Start
 				if p, err := q.Progress(ctx, l.Id); err == nil {
 					ls.Proven, ls.NextEpoch = p.ProvenEpochs, p.NextEpoch
 					if p.EpochSeconds > 0 {
-						ls.Epochs = (l.DurationSeconds + p.EpochSeconds - 1) / p.EpochSeconds
+						ls.Epochs = settlementtypes.EpochCount(cmp.Or(p.DurationSeconds, l.DurationSeconds), p.EpochSeconds)
 					}
 				}
 			}

@@ -3,6 +3,8 @@
 package simulation
 
 import (
+	"github.com/idlegpu/idlegpu/x/internal/check"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	"math/rand"
 
 	"github.com/cosmos/cosmos-sdk/types/module"
@@ -18,8 +20,9 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		rule = types.CLEARING_RULE_FIRST_PRICE
 	}
 	bronze := uint32(r.Intn(5001))
-	silver := bronze + uint32(r.Intn(int(10_000-bronze)+1))
-	gold := silver + uint32(r.Intn(int(10_000-silver)+1))
+	ceiling := int(providertypes.MaxReachableReliabilityBps)
+	silver := bronze + uint32(r.Intn(ceiling-int(bronze)+1))
+	gold := silver + uint32(r.Intn(ceiling-int(silver)+1))
 	return types.Params{
 		MaxClearingsPerBlock: uint32(r.Intn(1000) + 1),
 		MaxBidsPerJob:        uint32(r.Intn(200) + 1),
@@ -31,7 +34,7 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		MaxJobDurationSeconds:  uint64(r.Intn(2000*3600) + 1),
 		StartTimeoutSeconds:    uint64(r.Intn(3600) + 1),
 		TierMinReliability:     types.TierMinReliability{GoldBps: gold, SilverBps: silver, BronzeBps: bronze},
-		MaxGpusPerJob:          uint32(r.Intn(128) + 1),
+		MaxGpusPerJob:          uint32(r.Intn(check.MaxGPUsPerLease) + 1),
 	}
 }
 

@@ -23,7 +23,8 @@ var (
 	ErrDenomNotAccepted = errorsmod.Register(ModuleName, 9, "denom not accepted")
 	// ErrInvalidTier is returned for an unknown tier, or preemptible not matching BRONZE.
 	ErrInvalidTier = errorsmod.Register(ModuleName, 10, "invalid tier")
-	// ErrInvalidImage is returned for an image without a sha256 digest.
+	// ErrInvalidImage is returned for an image without a sha256 digest, or
+	// whose reference pins a digest other than image_digest.
 	ErrInvalidImage = errorsmod.Register(ModuleName, 11, "invalid image")
 	// ErrInvalidManifestHash is returned for a manifest hash that is not 64 hex digits.
 	ErrInvalidManifestHash = errorsmod.Register(ModuleName, 12, "invalid manifest hash")

@@ -7,6 +7,7 @@ import (
 	errorsmod "cosmossdk.io/errors"
 
 	"github.com/idlegpu/idlegpu/x/internal/check"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 // Default parameter values (DESIGN.md §4.3).
@@ -22,11 +23,7 @@ const (
 	DefaultGoldMinReliabilityBps   uint32 = 9900
 	DefaultSilverMinReliabilityBps uint32 = 9500
 	DefaultBronzeMinReliabilityBps uint32 = 0
-	DefaultMaxGPUsPerJob           uint32 = 64
-
-	// MaxGPUsPerJobCap bounds max_gpus_per_job: clearing builds one lease
-	// per provider of a job, and the escrow arithmetic stays far from overflow.
-	MaxGPUsPerJobCap uint32 = 1024
+	DefaultMaxGPUsPerJob           uint32 = check.MaxGPUsPerLease
 )
 
 // DefaultParams returns the default x/auction parameters.
@@ -59,14 +56,13 @@ func (p Params) Validate() error {
 		check.Seconds("max_job_duration_seconds", p.MaxJobDurationSeconds),
 		check.Seconds("start_timeout_seconds", p.StartTimeoutSeconds),
 		p.TierMinReliability.Validate(),
-		check.Positive("max_gpus_per_job", p.MaxGpusPerJob),
+		// A job no bigger than a lease can always be proven, whether it
+		// clears with one provider or is split.
+		check.GPUsPerLease("max_gpus_per_job", p.MaxGpusPerJob),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
 		}
-	}
-	if p.MaxGpusPerJob > MaxGPUsPerJobCap {
-		return errorsmod.Wrapf(ErrInvalidParams, "max_gpus_per_job must be at most %d, got %d", MaxGPUsPerJobCap, p.MaxGpusPerJob)
 	}
 	return nil
 }
@@ -98,13 +94,15 @@ func validateClearingRule(r ClearingRule) error {
 	}
 }
 
-// Validate checks each floor is in bps and that a better tier never asks for
-// less reliability than a lower one.
+// Validate checks each floor is one a provider can reach (at most
+// x/provider's MaxReachableReliabilityBps: a higher floor would close the
+// tier to every provider that ever started or fell below it) and that a
+// better tier never asks for less reliability than a lower one.
 func (t TierMinReliability) Validate() error {
 	for _, err := range []error{
-		check.Bps("tier_min_reliability.gold_bps", t.GoldBps),
-		check.Bps("tier_min_reliability.silver_bps", t.SilverBps),
-		check.Bps("tier_min_reliability.bronze_bps", t.BronzeBps),
+		reachableFloor("tier_min_reliability.gold_bps", t.GoldBps),
+		reachableFloor("tier_min_reliability.silver_bps", t.SilverBps),
+		reachableFloor("tier_min_reliability.bronze_bps", t.BronzeBps),
 	} {
 		if err != nil {
 			return err
@@ -113,6 +111,18 @@ func (t TierMinReliability) Validate() error {
 	if t.GoldBps < t.SilverBps || t.SilverBps < t.BronzeBps {
 		return fmt.Errorf("tier_min_reliability must satisfy gold >= silver >= bronze, got %d, %d, %d",
 			t.GoldBps, t.SilverBps, t.BronzeBps)
+	}
+	return nil
+}
+
+// reachableFloor checks a tier's floor: in bps and at most MaxReachableReliabilityBps.
+func reachableFloor(field string, bps uint32) error {
+	if err := check.Bps(field, bps); err != nil {
+		return err
+	}
+	if bps > providertypes.MaxReachableReliabilityBps {
+		return fmt.Errorf("%s must be at most %d bps (the most a provider's reliability can climb to), got %d",
+			field, providertypes.MaxReachableReliabilityBps, bps)
 	}
 	return nil
 }

@@ -7,6 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/internal/check"
+	providerkeeper "github.com/idlegpu/idlegpu/x/provider/keeper"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 func TestDefaultParams(t *testing.T) {
@@ -42,6 +45,15 @@ func TestParamsValidate(t *testing.T) {
 		{"gold above 100%", func(p *types.Params) { p.TierMinReliability.GoldBps = 10_001 }, "tier_min_reliability.gold_bps must be at most 10000 bps"},
 		{"silver above gold", func(p *types.Params) { p.TierMinReliability.SilverBps = 9950 }, "tier_min_reliability must satisfy gold >= silver >= bronze, got 9900, 9950, 0"},
 		{"bronze above silver", func(p *types.Params) { p.TierMinReliability.BronzeBps = 9600 }, "gold >= silver >= bronze, got 9900, 9500, 9600"},
+		{"gold above the reachable reliability", func(p *types.Params) { p.TierMinReliability.GoldBps = 9985 },
+			"tier_min_reliability.gold_bps must be at most 9984 bps (the most a provider's reliability can climb to), got 9985"},
+		{"every floor above the reachable reliability", func(p *types.Params) {
+			p.TierMinReliability = types.TierMinReliability{GoldBps: 10_000, SilverBps: 10_000, BronzeBps: 10_000}
+		}, "tier_min_reliability.gold_bps must be at most 9984 bps"},
+		{"no gpus per job", func(p *types.Params) { p.MaxGpusPerJob = 0 }, "max_gpus_per_job must be greater than 0"},
+		{"more gpus per job than a proof carries", func(p *types.Params) { p.MaxGpusPerJob = 65 },
+			"max_gpus_per_job must be at most 64 (the GPUs one lease's proof can carry), got 65"},
+		{"the old cap", func(p *types.Params) { p.MaxGpusPerJob = 1024 }, "max_gpus_per_job must be at most 64"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,6 +70,35 @@ func TestParamsValidate(t *testing.T) {
 	p.DefaultBidWindowBlocks = 0
 	p.TierMinReliability = types.TierMinReliability{GoldBps: 9000, SilverBps: 9000, BronzeBps: 9000}
 	require.NoError(t, p.Validate())
+
+	// The highest reachable floor and the GPUs of the largest provable lease are allowed.
+	p = types.DefaultParams()
+	p.TierMinReliability = types.TierMinReliability{GoldBps: 9984, SilverBps: 9984, BronzeBps: 9984}
+	p.MaxGpusPerJob = 64
+	require.NoError(t, p.Validate())
+}
+
+// TestMaxReachableReliability pins x/provider's ceiling to its EMA: from
+// every start below it, proving every epoch climbs to exactly the ceiling and
+// never past it, so a tier floor above it would shut out every provider that
+// ever started lower. Starts at or above it stay where they are.
+func TestMaxReachableReliability(t *testing.T) {
+	ceiling := providertypes.MaxReachableReliabilityBps
+	for start := uint32(0); start <= check.MaxBps; start++ {
+		want, r := start, start
+		if start < ceiling {
+			want = ceiling
+		}
+		for next := providerkeeper.NextReliability(r, check.MaxBps); next != r; next = providerkeeper.NextReliability(r, check.MaxBps) {
+			if next < r || next > want {
+				t.Fatalf("from %d: %d -> %d", start, r, next)
+			}
+			r = next
+		}
+		if r != want {
+			t.Fatalf("from %d: settles at %d, want %d", start, r, want)
+		}
+	}
 }
 
 func TestGenesisValidate(t *testing.T) {

@@ -44,6 +44,9 @@ func (s JobSpec) Validate(params Params) error {
 	if !isDigest(s.ImageDigest) {
 		return errorsmod.Wrapf(ErrInvalidImage, "image_digest %q: want sha256: and 64 lowercase hex digits", s.ImageDigest)
 	}
+	if err := validateImagePin(s.Image, s.ImageDigest); err != nil {
+		return err
+	}
 	if len(s.ManifestHash) != 64 || !offertypes.IsLowerHex(s.ManifestHash) {
 		return errorsmod.Wrapf(ErrInvalidManifestHash, "%q: want the manifest's sha256 as 64 lowercase hex digits", s.ManifestHash)
 	}
@@ -105,6 +108,26 @@ func ValidatePrice(p sdk.Coin) error {
 func ValidateReason(r string) error {
 	if len(r) > MaxReasonLength || !printable(r) {
 		return errorsmod.Wrapf(ErrInvalidReason, "at most %d printable bytes", MaxReasonLength)
+	}
+	return nil
+}
+
+// validateImagePin requires an image reference that pins a digest to pin
+// image_digest: offers admit a job by image_digest (x/offer's allowlist) but
+// the agent pulls image, so two digests would run an image the provider
+// never agreed to. In a reference ([host[:port]/]path[:tag][@digest]) no
+// name, port or tag may hold an '@', so the digest is all after the first
+// one; a tag beside it is ignored by Docker. The comparison is exact: an
+// upper-case, sha512 or second digest is not image_digest.
+func validateImagePin(image, digest string) error {
+	name, pinned, ok := strings.Cut(image, "@")
+	switch {
+	case !ok:
+		return nil
+	case name == "":
+		return errorsmod.Wrapf(ErrInvalidImage, "image %q has a digest but no name", image)
+	case pinned != digest:
+		return errorsmod.Wrapf(ErrInvalidImage, "image %q is pinned to %q, not to image_digest %q", image, pinned, digest)
 	}
 	return nil
 }

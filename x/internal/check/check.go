@@ -66,3 +66,22 @@ func Positive[T ~uint32 | ~uint64](field string, v T) error {
 	}
 	return nil
 }
+
+// MaxGPUsPerLease is the most GPUs one lease may hold: x/settlement's proof
+// of a lease's epoch carries one entry per GPU and refuses more than this,
+// so a larger lease could never be proven and its honest provider would be
+// slashed. Every param that sizes a lease (x/auction's max_gpus_per_job,
+// x/offer's max_gpus_per_offer, whose offers leases are cut from) is bounded
+// by it.
+const MaxGPUsPerLease = 64
+
+// GPUsPerLease checks a param that bounds the GPUs of a lease: 1..MaxGPUsPerLease.
+func GPUsPerLease(field string, v uint32) error {
+	if v == 0 {
+		return fmt.Errorf("%s must be greater than 0", field)
+	}
+	if v > MaxGPUsPerLease {
+		return fmt.Errorf("%s must be at most %d (the GPUs one lease's proof can carry), got %d", field, MaxGPUsPerLease, v)
+	}
+	return nil
+}

@@ -49,6 +49,13 @@ func TestPositive(t *testing.T) {
 	require.EqualError(t, check.Positive("n", uint64(0)), "n must be greater than 0")
 }
 
+func TestGPUsPerLease(t *testing.T) {
+	require.NoError(t, check.GPUsPerLease("g", 1))
+	require.NoError(t, check.GPUsPerLease("g", check.MaxGPUsPerLease))
+	require.EqualError(t, check.GPUsPerLease("g", 0), "g must be greater than 0")
+	require.EqualError(t, check.GPUsPerLease("g", 65), "g must be at most 64 (the GPUs one lease's proof can carry), got 65")
+}
+
 var errAuth = errorsmod.Register("checktest", 2, "not the authority")
 
 func TestAuthority(t *testing.T) {

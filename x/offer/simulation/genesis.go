@@ -4,6 +4,7 @@
 package simulation
 
 import (
+	"github.com/idlegpu/idlegpu/x/internal/check"
 	"math/rand"
 	"sort"
 
@@ -23,7 +24,7 @@ func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 		PaymentDenoms:        denoms,
 		MaxWindows:           uint32(r.Intn(64) + 1),
 		MaxOffersPerProvider: uint32(r.Intn(1024) + 1),
-		MaxGpusPerOffer:      uint32(r.Intn(128) + 1),
+		MaxGpusPerOffer:      uint32(r.Intn(check.MaxGPUsPerLease) + 1),
 	}
 }
 

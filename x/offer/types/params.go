@@ -18,11 +18,7 @@ const (
 	DefaultMaxOffersPerProvider uint32 = 256
 
 	// DefaultMaxGPUsPerOffer bounds one offer's GPUs.
-	DefaultMaxGPUsPerOffer uint32 = 64
-
-	// MaxGPUsPerOfferCap bounds max_gpus_per_offer itself: clearing loads
-	// whole offers, so their size must stay small.
-	MaxGPUsPerOfferCap uint32 = 1024
+	DefaultMaxGPUsPerOffer uint32 = check.MaxGPUsPerLease
 
 	// MaxWindowsCap bounds max_windows itself: window checks run inside
 	// clearing, so governance may raise the limit only this far.
@@ -46,7 +42,9 @@ func (p Params) Validate() error {
 		validatePaymentDenoms(p.PaymentDenoms),
 		check.Positive("max_windows", p.MaxWindows),
 		check.Positive("max_offers_per_provider", p.MaxOffersPerProvider),
-		check.Positive("max_gpus_per_offer", p.MaxGpusPerOffer),
+		// Clearing loads whole offers, and a lease's GPUs come from one
+		// offer: an offer no bigger than a lease keeps every lease provable.
+		check.GPUsPerLease("max_gpus_per_offer", p.MaxGpusPerOffer),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
@@ -54,9 +52,6 @@ func (p Params) Validate() error {
 	}
 	if p.MaxWindows > MaxWindowsCap {
 		return errorsmod.Wrapf(ErrInvalidParams, "max_windows must be at most %d, got %d", MaxWindowsCap, p.MaxWindows)
-	}
-	if p.MaxGpusPerOffer > MaxGPUsPerOfferCap {
-		return errorsmod.Wrapf(ErrInvalidParams, "max_gpus_per_offer must be at most %d, got %d", MaxGPUsPerOfferCap, p.MaxGpusPerOffer)
 	}
 	return nil
 }

@@ -34,7 +34,9 @@ func TestParamsValidate(t *testing.T) {
 		{"windows over the cap", func(p *types.Params) { p.MaxWindows = types.MaxWindowsCap + 1 }, "max_windows must be at most 1024, got 1025"},
 		{"no offers", func(p *types.Params) { p.MaxOffersPerProvider = 0 }, "max_offers_per_provider must be greater than 0"},
 		{"no gpus per offer", func(p *types.Params) { p.MaxGpusPerOffer = 0 }, "max_gpus_per_offer must be greater than 0"},
-		{"gpus per offer over the cap", func(p *types.Params) { p.MaxGpusPerOffer = 1025 }, "max_gpus_per_offer must be at most 1024, got 1025"},
+		{"more gpus per offer than a proof carries", func(p *types.Params) { p.MaxGpusPerOffer = 65 },
+			"max_gpus_per_offer must be at most 64 (the GPUs one lease's proof can carry), got 65"},
+		{"the old cap", func(p *types.Params) { p.MaxGpusPerOffer = 1024 }, "max_gpus_per_offer must be at most 64"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,6 +47,11 @@ func TestParamsValidate(t *testing.T) {
 			require.ErrorContains(t, err, tc.expErr)
 		})
 	}
+
+	// A lease takes its GPUs from one offer: the largest offer is the largest provable lease.
+	p := types.DefaultParams()
+	p.MaxGpusPerOffer = 64
+	require.NoError(t, p.Validate())
 }
 
 func TestAcceptsDenom(t *testing.T) {

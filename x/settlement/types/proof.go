@@ -1,6 +1,7 @@
 package types
 
 import (
+	"github.com/idlegpu/idlegpu/x/internal/check"
 	"strings"
 	"time"
 
@@ -10,8 +11,9 @@ import (
 )
 
 const (
-	// MaxProofGPUs bounds the GPUs one proof summarises (a lease's GPUs).
-	MaxProofGPUs = 64
+	// MaxProofGPUs bounds the GPUs one proof summarises (a lease's GPUs);
+	// the market caps every lease at it (x/auction and x/offer params).
+	MaxProofGPUs = check.MaxGPUsPerLease
 	// MaxAgentVersionLength bounds agent_version.
 	MaxAgentVersionLength = 64
 )

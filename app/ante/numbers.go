@@ -1,0 +1,344 @@
+package ante
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	cosmos_proto "github.com/cosmos/cosmos-proto"
+	"github.com/cosmos/gogoproto/gogoproto"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	txv1beta1 "cosmossdk.io/api/cosmos/tx/v1beta1"
+	errorsmod "cosmossdk.io/errors"
+
+	sdkerrors "github.com/cosmos/cosmos-sdk/types/errors"
+)
+
+// numberKind is how the chain reads a string field, and so which text of it
+// is canonical.
+type numberKind uint8
+
+const (
+	// notNumber: any text.
+	notNumber numberKind = iota
+	// integerText: a math.Int, math.Uint or math.LegacyDec custom type, or a
+	// cosmos.Int string; read as Go base-0 integer text (a LegacyDec's wire
+	// text is its integer count of 10^-18 units).
+	integerText
+	// decimalText: a cosmos.Dec string, read by math.LegacyNewDecFromStr.
+	decimalText
+)
+
+// maxDepth bounds nesting, as the SDK's tx decoder does (so a tx that
+// decoded never reaches it).
+const maxDepth = 10_000
+
+var (
+	scalarOption     = cosmos_proto.E_Scalar.TypeDescriptor().Number()
+	customTypeOption = protowire.Number(gogoproto.E_Customtype.Field)
+
+	anyName      = (&anypb.Any{}).ProtoReflect().Descriptor().FullName()
+	txBodyDesc   = (&txv1beta1.TxBody{}).ProtoReflect().Descriptor()
+	authInfoDesc = (&txv1beta1.AuthInfo{}).ProtoReflect().Descriptor()
+)
+
+// integerCustomTypes are the gogoproto custom types whose Unmarshal reads
+// base-0 integer text (math's, and the SDK's old aliases of them).
+var integerCustomTypes = map[string]bool{
+	"cosmossdk.io/math.Int":                   true,
+	"cosmossdk.io/math.Uint":                  true,
+	"cosmossdk.io/math.LegacyDec":             true,
+	"github.com/cosmos/cosmos-sdk/types.Int":  true,
+	"github.com/cosmos/cosmos-sdk/types.Uint": true,
+	"github.com/cosmos/cosmos-sdk/types.Dec":  true,
+}
+
+// NumberChecker finds amounts in a tx's bytes that are not spelled the way
+// the chain prints them. It reads the protobuf wire format of the tx body
+// and auth info against the message descriptors, into every nested message
+// and every google.protobuf.Any, so it covers every message type (bank,
+// authz MsgExec, gov proposals, this chain's modules) and the fee. Each byte
+// is read once, so the work is linear in the tx's size. Safe for concurrent
+// use.
+type NumberChecker struct {
+	resolver protodesc.Resolver
+	kinds    sync.Map // protoreflect.FieldDescriptor → numberKind
+}
+
+// NewNumberChecker returns a checker that resolves the messages packed in
+// Anys with resolver: the tx decoder's (TxConfig's signing context), so every
+// Any a decoded tx holds is found.
+func NewNumberChecker(resolver protodesc.Resolver) *NumberChecker {
+	return &NumberChecker{resolver: resolver}
+}
+
+// CheckTxBytes returns ErrNonCanonicalNumber, naming the field, for the first
+// number in txBytes (a TxRaw) that is not canonical; sdkerrors.ErrTxDecode if
+// the bytes do not parse, or name an Any type the resolver does not know.
+func (c *NumberChecker) CheckTxBytes(txBytes []byte) error {
+	if len(txBytes) == 0 {
+		return errorsmod.Wrap(sdkerrors.ErrTxDecode, "no tx bytes to check")
+	}
+	for bz := txBytes; len(bz) > 0; {
+		num, value, delimited, rest, err := nextField(bz)
+		if err != nil {
+			return err
+		}
+		bz = rest
+		var fe *fieldError
+		switch {
+		case !delimited:
+		case num == 1: // TxRaw.body_bytes
+			fe = under("body", c.message(value, txBodyDesc, maxDepth))
+		case num == 2: // TxRaw.auth_info_bytes
+			fe = under("auth_info", c.message(value, authInfoDesc, maxDepth))
+		}
+		if fe != nil {
+			return fe.finish()
+		}
+	}
+	return nil
+}
+
+// message checks bz, an encoding of desc.
+func (c *NumberChecker) message(bz []byte, desc protoreflect.MessageDescriptor, depth int) *fieldError {
+	if depth == 0 {
+		return &fieldError{err: errorsmod.Wrap(sdkerrors.ErrTxDecode, "messages nested too deep")}
+	}
+	fields := desc.Fields()
+	var seen map[protowire.Number]int // occurrences of repeated fields, for paths
+	for len(bz) > 0 {
+		num, value, delimited, rest, err := nextField(bz)
+		if err != nil {
+			return &fieldError{err: err}
+		}
+		bz = rest
+		if !delimited {
+			continue
+		}
+		fd := fields.ByNumber(num)
+		if fd == nil { // unknown: the decoder refuses or ignores it
+			continue
+		}
+		index := -1
+		if fd.IsList() || fd.IsMap() {
+			if seen == nil {
+				seen = make(map[protowire.Number]int)
+			}
+			index = seen[num]
+			seen[num]++
+		}
+		if fe := c.field(value, fd, depth); fe != nil {
+			return fe.in(fd.Name(), index)
+		}
+	}
+	return nil
+}
+
+// field checks one length-delimited field: a number's text, or a message.
+func (c *NumberChecker) field(value []byte, fd protoreflect.FieldDescriptor, depth int) *fieldError {
+	switch fd.Kind() {
+	case protoreflect.StringKind, protoreflect.BytesKind:
+		return c.number(value, c.kind(fd))
+	case protoreflect.MessageKind:
+		md := fd.Message()
+		if md.IsPlaceholder() {
+			d, err := c.resolver.FindDescriptorByName(md.FullName())
+			if err != nil {
+				return &fieldError{err: errorsmod.Wrapf(sdkerrors.ErrTxDecode, "message %s: %v", md.FullName(), err)}
+			}
+			resolved, ok := d.(protoreflect.MessageDescriptor)
+			if !ok {
+				return &fieldError{err: errorsmod.Wrapf(sdkerrors.ErrTxDecode, "%s is not a message", md.FullName())}
+			}
+			md = resolved
+		}
+		if md.FullName() == anyName {
+			return c.any(value, depth-1)
+		}
+		return c.message(value, md, depth-1)
+	default:
+		return nil // a packed repeated scalar
+	}
+}
+
+// any checks the message an Any packs. As in protobuf, the last type_url and
+// value given are the ones that count.
+func (c *NumberChecker) any(bz []byte, depth int) *fieldError {
+	var typeURL string
+	var value []byte
+	for len(bz) > 0 {
+		num, v, delimited, rest, err := nextField(bz)
+		if err != nil {
+			return &fieldError{err: err}
+		}
+		bz = rest
+		if !delimited {
+			continue
+		}
+		switch num {
+		case 1:
+			typeURL = string(v)
+		case 2:
+			value = v
+		}
+	}
+	if typeURL == "" && len(value) == 0 {
+		return nil
+	}
+	name := protoreflect.FullName(typeURL[strings.LastIndexByte(typeURL, '/')+1:])
+	d, err := c.resolver.FindDescriptorByName(name)
+	if err != nil {
+		return &fieldError{err: errorsmod.Wrapf(sdkerrors.ErrTxDecode, "Any of type %q: %v", typeURL, err)}
+	}
+	md, ok := d.(protoreflect.MessageDescriptor)
+	if !ok {
+		return &fieldError{err: errorsmod.Wrapf(sdkerrors.ErrTxDecode, "Any of type %q: not a message", typeURL)}
+	}
+	return c.message(value, md, depth)
+}
+
+// number checks a field's text against its kind.
+func (c *NumberChecker) number(text []byte, kind numberKind) *fieldError {
+	switch kind {
+	case integerText:
+		if !CanonicalInt(string(text)) {
+			return &fieldError{text: string(text), want: "a canonical decimal integer"}
+		}
+	case decimalText:
+		if !CanonicalDecimal(string(text)) {
+			return &fieldError{text: string(text), want: "a canonical decimal number"}
+		}
+	}
+	return nil
+}
+
+// kind classifies fd once by its options.
+func (c *NumberChecker) kind(fd protoreflect.FieldDescriptor) numberKind {
+	if k, ok := c.kinds.Load(fd); ok {
+		return k.(numberKind)
+	}
+	k := classify(fd)
+	c.kinds.Store(fd, k)
+	return k
+}
+
+// classify reads a string or bytes field's cosmos_proto.scalar and
+// gogoproto.customtype options. They are read from the options' encoding
+// so that it does not matter whether the gogoproto extension is registered
+// with the protobuf runtime that built the descriptor.
+func classify(fd protoreflect.FieldDescriptor) numberKind {
+	opts := fd.Options()
+	if opts == nil || !opts.ProtoReflect().IsValid() {
+		return notNumber
+	}
+	bz, err := proto.MarshalOptions{Deterministic: true}.Marshal(opts)
+	if err != nil {
+		return notNumber
+	}
+	var scalar, customType string
+	for len(bz) > 0 {
+		num, typ, n := protowire.ConsumeTag(bz)
+		if n < 0 {
+			return notNumber
+		}
+		bz = bz[n:]
+		if typ == protowire.BytesType && (num == scalarOption || num == customTypeOption) {
+			v, m := protowire.ConsumeBytes(bz)
+			if m < 0 {
+				return notNumber
+			}
+			if num == scalarOption {
+				scalar = string(v)
+			} else {
+				customType = string(v)
+			}
+			bz = bz[m:]
+			continue
+		}
+		if n = protowire.ConsumeFieldValue(num, typ, bz); n < 0 {
+			return notNumber
+		}
+		bz = bz[n:]
+	}
+	switch {
+	case integerCustomTypes[customType]:
+		return integerText
+	case scalar == "cosmos.Int":
+		return integerText
+	case scalar == "cosmos.Dec" && customType == "":
+		return decimalText
+	default:
+		return notNumber
+	}
+}
+
+// fieldError is a refusal on its way up from the field it names: the path is
+// built from the innermost field out.
+type fieldError struct {
+	path []string // innermost first
+	text string   // the refused text; empty for err
+	want string
+	err  error // a decode error instead of a non-canonical number
+}
+
+// in adds the field that holds the failing one (index ≥ 0 for an element of
+// a repeated field).
+func (e *fieldError) in(name protoreflect.Name, index int) *fieldError {
+	seg := string(name)
+	if index >= 0 {
+		seg += "[" + strconv.Itoa(index) + "]"
+	}
+	e.path = append(e.path, seg)
+	return e
+}
+
+// under is in for the top level, where err may be nil.
+func under(name string, err *fieldError) *fieldError {
+	if err == nil {
+		return nil
+	}
+	err.path = append(err.path, name)
+	return err
+}
+
+// finish turns the refusal into a registered error naming the field path,
+// e.g. body.messages[0].spec.max_price.amount.
+func (e *fieldError) finish() error {
+	path := make([]string, len(e.path))
+	for i, seg := range e.path {
+		path[len(path)-1-i] = seg
+	}
+	if e.err != nil {
+		return errorsmod.Wrap(e.err, strings.Join(path, "."))
+	}
+	return errorsmod.Wrapf(ErrNonCanonicalNumber, "%s: %q is not %s", strings.Join(path, "."), e.text, e.want)
+}
+
+// nextField reads the first field of bz: its number and, when it is
+// length-delimited, its bytes (any other wire type is only skipped).
+func nextField(bz []byte) (num protowire.Number, value []byte, delimited bool, rest []byte, err error) {
+	num, typ, n := protowire.ConsumeTag(bz)
+	if n < 0 {
+		return 0, nil, false, nil, decodeError(n)
+	}
+	bz = bz[n:]
+	if typ == protowire.BytesType {
+		value, n = protowire.ConsumeBytes(bz)
+	} else {
+		n = protowire.ConsumeFieldValue(num, typ, bz)
+	}
+	if n < 0 {
+		return 0, nil, false, nil, decodeError(n)
+	}
+	return num, value, typ == protowire.BytesType, bz[n:], nil
+}
+
+func decodeError(n int) error {
+	return errorsmod.Wrap(sdkerrors.ErrTxDecode, protowire.ParseError(n).Error())
+}
