@@ -88,6 +88,9 @@ func New(
 	}
 
 	app.App = appBuilder.Build(db, baseAppOptions...)
+	// x/provider bounds a registered GPU by the model table x/settlement
+	// keeps (x/settlement depends on x/provider, so the table is set here).
+	app.ProviderKeeper.SetGPUModels(gpuModelTable{app.SettlementKeeper})
 
 	// An amount must be signed in the one form the chain prints it (no
 	// octal, hex, "+" or "_"), checked on the tx bytes before the SDK's ante

@@ -31,6 +31,10 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "uuid"}},
 				},
 				{
+					RpcMethod: "GPUHistory", Use: "gpu-history <uuid>", Short: "Show the record a deregistered GPU carries to its next provider",
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "uuid"}},
+				},
+				{
 					RpcMethod: "ProviderGPUs", Use: "gpus <provider>", Short: "List a provider's GPUs",
 					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "provider"}},
 				},

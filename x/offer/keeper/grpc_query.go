@@ -49,10 +49,16 @@ func (q querier) Offer(ctx context.Context, req *types.QueryOfferRequest) (*type
 	if err != nil {
 		return nil, grpcErr(err)
 	}
-	return &types.QueryOfferResponse{Offer: o}, nil
+	can, err := newWorkCache(q.Keeper).of(ctx, o.Provider)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &types.QueryOfferResponse{Offer: o, ProviderCanTakeWork: can}, nil
 }
 
-// ProviderOffers pages through one provider's offers by id.
+// ProviderOffers pages through one provider's offers by id, and says
+// whether the provider can take new work now (its OPEN offers are on sale
+// only then).
 func (q querier) ProviderOffers(ctx context.Context, req *types.QueryProviderOffersRequest) (*types.QueryProviderOffersResponse, error) {
 	if req == nil {
 		return nil, status.Error(codes.InvalidArgument, "empty request")
@@ -69,10 +75,16 @@ func (q querier) ProviderOffers(ctx context.Context, req *types.QueryProviderOff
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	return &types.QueryProviderOffersResponse{Offers: offers, Pagination: page}, nil
+	can, err := q.canTakeWork(ctx, addr)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &types.QueryProviderOffersResponse{Offers: offers, Pagination: page, ProviderCanTakeWork: can}, nil
 }
 
 // Search pages through the offers, by id, that match every filter given.
+// OPEN (the default) keeps only offers whose provider can take new work
+// now: what a job can be matched with.
 func (q querier) Search(ctx context.Context, req *types.QuerySearchRequest) (*types.QuerySearchResponse, error) {
 	if req == nil {
 		return nil, status.Error(codes.InvalidArgument, "empty request")
@@ -81,8 +93,17 @@ func (q querier) Search(ctx context.Context, req *types.QuerySearchRequest) (*ty
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
+	work := newWorkCache(q.Keeper)
 	offers, page, err := query.CollectionFilteredPaginate(ctx, q.Offers, req.Pagination,
-		func(_ uint64, o types.Offer) (bool, error) { return match(o), nil },
+		func(_ uint64, o types.Offer) (bool, error) {
+			if !match(o) {
+				return false, nil
+			}
+			if o.Status != types.OFFER_STATUS_OPEN {
+				return true, nil
+			}
+			return work.of(ctx, o.Provider)
+		},
 		func(_ uint64, o types.Offer) (types.Offer, error) { return o, nil })
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
@@ -131,7 +152,8 @@ func searchFilter(req *types.QuerySearchRequest) (func(types.Offer) bool, error)
 // MaxCandidatesLimit bounds one Candidates query's answer.
 const MaxCandidatesLimit = 100
 
-// Candidates runs WalkCandidates for a job shape at the current block time.
+// Candidates runs WalkCandidates for a job shape at the current block time,
+// skipping offers whose provider cannot take new work (as x/auction does).
 func (q querier) Candidates(ctx context.Context, req *types.QueryCandidatesRequest) (*types.QueryCandidatesResponse, error) {
 	if req == nil {
 		return nil, status.Error(codes.InvalidArgument, "empty request")
@@ -151,7 +173,11 @@ func (q querier) Candidates(ctx context.Context, req *types.QueryCandidatesReque
 		MaxScan: 100 * MaxCandidatesLimit,
 	}
 	var out []types.CandidateInfo
+	work := newWorkCache(q.Keeper)
 	scanned, err := q.WalkCandidates(ctx, cq, func(c types.Candidate) (bool, error) {
+		if can, err := work.of(ctx, c.Offer.Provider); err != nil || !can {
+			return err != nil, err
+		}
 		out = append(out, types.CandidateInfo{
 			OfferId: c.Offer.Id, Provider: c.Offer.Provider, Model: c.Offer.Model, Region: c.Offer.Region,
 			Price: c.Price, FreeGpuUuids: c.FreeGPUs,
@@ -167,7 +193,8 @@ func (q querier) Candidates(ctx context.Context, req *types.QueryCandidatesReque
 	return &types.QueryCandidatesResponse{Candidates: out, Scanned: scanned}, nil
 }
 
-// FillRate returns a provider's offered and leased GPU-seconds to now.
+// FillRate returns a provider's offered and leased GPU-seconds to now, and
+// whether it can take new work (Keeper.FillRate).
 func (q querier) FillRate(ctx context.Context, req *types.QueryFillRateRequest) (*types.QueryFillRateResponse, error) {
 	if req == nil {
 		return nil, status.Error(codes.InvalidArgument, "empty request")
@@ -176,11 +203,11 @@ func (q querier) FillRate(ctx context.Context, req *types.QueryFillRateRequest) 
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "provider %q: %s", req.Provider, err)
 	}
-	st, bps, err := q.Keeper.FillRate(ctx, addr)
+	st, bps, can, err := q.fillRate(ctx, addr)
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	return &types.QueryFillRateResponse{Stats: st, FillRateBps: bps}, nil
+	return &types.QueryFillRateResponse{Stats: st, FillRateBps: bps, ProviderCanTakeWork: can}, nil
 }
 
 // grpcErr maps not-found errors to codes.NotFound so clients can tell them apart.

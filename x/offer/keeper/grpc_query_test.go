@@ -66,7 +66,7 @@ func (s *KeeperTestSuite) TestQueryOffers() {
 	s.Require().NoError(err)
 	s.Require().Len(cands.Candidates, 2)
 	s.Require().Equal(types.CandidateInfo{
-		OfferId: 4, Provider: s.operator(1), Model: a100, Region: "na-us", Price: *usdc(1_000_000),
+		OfferId: 4, Provider: s.operator(1), Model: l40s, Region: "na-us", Price: *usdc(1_000_000),
 		FreeGpuUuids: []string{gpuUUID(20), gpuUUID(21)},
 	}, cands.Candidates[0])
 	s.Require().Equal(uint64(1), cands.Candidates[1].OfferId)

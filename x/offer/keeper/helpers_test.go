@@ -15,7 +15,7 @@ import (
 
 const (
 	h100 = "NVIDIA H100 80GB HBM3"
-	a100 = "NVIDIA A100-SXM4-40GB"
+	l40s = "NVIDIA L40S"
 
 	// certHash is a valid certificate pin for https endpoints.
 	certHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"

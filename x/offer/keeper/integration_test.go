@@ -38,10 +38,15 @@ func TestSignedOffersSurviveExportAndImport(t *testing.T) {
 			DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01"}
 		uuids = append(uuids, infos[i].Uuid)
 	}
+	// The provider's setup, then its offers: two transactions, each well
+	// inside apptesting.DefaultGas.
 	res := apptesting.DeliverTx(t, a, accs[0],
 		&providertypes.MsgRegisterProvider{Operator: op, Moniker: "rack", Region: "eu-de", Endpoint: "https://gpu.example.com", TlsCertSha256: certHash},
 		&providertypes.MsgRegisterGPUs{Signer: op, Provider: op, Gpus: infos},
 		&providertypes.MsgBond{Operator: op, Amount: ugpu(3 * stakePerGPU)},
+	)
+	require.Zero(t, res.Code, res.Log)
+	res = apptesting.DeliverTx(t, a, accs[0],
 		&types.MsgCreateOffer{Signer: op, Provider: op, GpuUuids: uuids[:2], Terms: terms(2_000_000)},
 		&types.MsgCreateOffer{Signer: op, Provider: op, GpuUuids: uuids[2:], Terms: terms(1_500_000)},
 	)
@@ -67,7 +72,7 @@ func TestSignedOffersSurviveExportAndImport(t *testing.T) {
 	o, err := a.OfferKeeper.Offer(ctx, 1)
 	require.NoError(t, err)
 	require.Equal(t, "2000000uusdc", o.Terms.PriceOnDemand.String(), "the rolled-back update left the price")
-	require.Equal(t, apptesting.GenesisTime.Add(2*apptesting.BlockInterval), o.CreatedAt, "block 2's time")
+	require.Equal(t, apptesting.GenesisTime.Add(3*apptesting.BlockInterval), o.CreatedAt, "block 3's time (the offers tx)")
 	require.NoError(t, a.OfferKeeper.CheckInvariants(ctx))
 
 	exported, err := a.ExportAppStateAndValidators(false, nil, nil)

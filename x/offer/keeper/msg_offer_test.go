@@ -139,7 +139,7 @@ func (s *KeeperTestSuite) TestCreateOfferRejects() {
 		},
 		{
 			name:   "mixed models",
-			setup:  func([]string) { s.provide(0, a100, 40960, 60, 1, 1) },
+			setup:  func([]string) { s.provide(0, l40s, 46068, 60, 1, 1) },
 			gpus:   func(u []string) []string { return []string{u[0], gpuUUID(60)} },
 			expErr: types.ErrMixedModels,
 		},

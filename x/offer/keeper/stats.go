@@ -68,14 +68,32 @@ func (k Keeper) updateStats(ctx context.Context, provider sdk.AccAddress, before
 }
 
 // FillRate returns a provider's stats accrued to the block time (without
-// writing them) and leased / offered GPU-seconds in bps.
+// writing them) and leased / offered GPU-seconds in bps. When the provider
+// cannot take new work, its OPEN offers' free GPUs are not on sale: only
+// its leased GPUs count as offered, and the GPU-seconds since the last
+// offer change accrue at that count. (Its status changes in x/provider
+// without a write here, so the stored counters, accrued at each offer
+// change, cannot know when it stopped; the time since is counted as it
+// stands now.)
 func (k Keeper) FillRate(ctx context.Context, provider sdk.AccAddress) (types.ProviderStats, uint32, error) {
+	st, bps, _, err := k.fillRate(ctx, provider)
+	return st, bps, err
+}
+
+func (k Keeper) fillRate(ctx context.Context, provider sdk.AccAddress) (types.ProviderStats, uint32, bool, error) {
 	st, err := k.stats(ctx, provider)
 	if err != nil {
-		return st, 0, err
+		return st, 0, false, err
+	}
+	can, err := k.canTakeWork(ctx, provider)
+	if err != nil {
+		return st, 0, false, err
+	}
+	if !can {
+		st.OfferedGpus = st.LeasedGpus
 	}
 	accrue(&st, sdk.UnwrapSDKContext(ctx).BlockTime())
-	return st, FillRateBps(st), nil
+	return st, FillRateBps(st), can, nil
 }
 
 // FillRateBps is leased / offered GPU-seconds in bps, rounded down; 0 when

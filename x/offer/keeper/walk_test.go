@@ -38,7 +38,7 @@ func (s *KeeperTestSuite) walk(q types.CandidateQuery) ([]uint64, uint32) {
 func (s *KeeperTestSuite) market() []string {
 	p0 := s.provide(0, h100, 81559, 0, 3, 3)
 	p1 := s.provide(1, h100, 81559, 10, 5, 9)
-	p1a := s.provide(1, a100, 40960, 20, 2, 0)
+	p1a := s.provide(1, l40s, 46068, 20, 2, 0)
 	now := s.ctx.BlockTime()
 
 	s.create(0, p0[:2], terms(3_000_000))
@@ -84,7 +84,7 @@ func (s *KeeperTestSuite) TestWalkCandidatesCheapestFirstWithEveryFilter() {
 		// has not begun; offer 5 is priced in ugpu.
 		{"any model", base, []uint64{4, 2, 1}},
 		{"one model", with(func(q *types.CandidateQuery) { q.Models = []string{h100} }), []uint64{2, 1}},
-		{"two models merged", with(func(q *types.CandidateQuery) { q.Models = []string{h100, a100} }), []uint64{4, 2, 1}},
+		{"two models merged", with(func(q *types.CandidateQuery) { q.Models = []string{h100, l40s} }), []uint64{4, 2, 1}},
 		{"unknown model", with(func(q *types.CandidateQuery) { q.Models = []string{"NVIDIA B200"} }), nil},
 		{"max price is inclusive", with(func(q *types.CandidateQuery) { q.MaxPrice = *usdc(2_000_000) }), []uint64{4, 2}},
 		{"below every price", with(func(q *types.CandidateQuery) { q.MaxPrice = *usdc(999_999) }), nil},
@@ -201,7 +201,7 @@ func (s *KeeperTestSuite) TestWalkCandidatesScansOnlyTheJobsContinents() {
 
 	// 9 models × 2 continents > MaxWalkIterators: one every-region range per
 	// model, the region filter does the rest.
-	q.Models = []string{h100, a100}
+	q.Models = []string{h100, l40s}
 	for i := range 7 {
 		q.Models = append(q.Models, "NVIDIA X"+string(rune('0'+i)))
 	}

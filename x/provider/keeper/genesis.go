@@ -57,6 +57,11 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 			return err
 		}
 	}
+	for _, h := range gs.GpuHistories {
+		if err := k.GPUHistories.Set(ctx, h.Uuid, h); err != nil {
+			return err
+		}
+	}
 	return k.UnbondingSeq.Set(ctx, gs.NextUnbondingId)
 }
 
@@ -86,6 +91,12 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 	}
 	if err := k.Unbondings.Walk(ctx, nil, func(_ uint64, u types.UnbondingEntry) (bool, error) {
 		gs.Unbondings = append(gs.Unbondings, u)
+		return false, nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := k.GPUHistories.Walk(ctx, nil, func(_ string, h types.GPUHistory) (bool, error) {
+		gs.GpuHistories = append(gs.GpuHistories, h)
 		return false, nil
 	}); err != nil {
 		return nil, err

@@ -17,7 +17,8 @@ func (s *KeeperTestSuite) TestGenesisRoundTrip() {
 	s.bond(0, 300_000_000)
 	s.bond(2, 100_000_000)
 	uuids := s.registerGPUs(0, 0, 3)
-	s.registerGPUs(2, 10, 1)
+	s.registerGPUs(2, 10, 2)
+	s.Require().NoError(s.deregister(2, gpu(11).Uuid))
 	s.Require().NoError(s.keeper.CommitGPUs(s.ctx, s.accs[0].Address, uuids[:2]))
 	_, err := s.msgServer.Unbond(s.ctx, &types.MsgUnbond{Operator: s.operator(0), Amount: ugpu(50_000_000)})
 	s.Require().NoError(err)
@@ -29,6 +30,7 @@ func (s *KeeperTestSuite) TestGenesisRoundTrip() {
 	s.Require().NoError(exported.Validate())
 	s.Require().Len(exported.Providers, 2)
 	s.Require().Len(exported.Gpus, 4)
+	s.Require().Equal([]types.GPUHistory{{Uuid: gpu(11).Uuid, Provider: s.operator(2), ReliabilityBps: 9000}}, exported.GpuHistories)
 	s.Require().Len(exported.Unbondings, 1)
 	s.Require().EqualValues(2, exported.NextUnbondingId)
 

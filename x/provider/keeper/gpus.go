@@ -31,7 +31,7 @@ func (k Keeper) GPUs(ctx context.Context, provider sdk.AccAddress) ([]types.GPU,
 // covers min_stake_per_gpu × (its committed GPUs + n); otherwise
 // ErrProviderNotActive or ErrInsufficientStake saying by how much.
 func (k Keeper) CanCommitGPUs(ctx context.Context, provider sdk.AccAddress, n uint32) error {
-	p, err := k.Provider(ctx, provider)
+	p, err := k.provider(ctx, provider)
 	if err != nil {
 		return err
 	}
@@ -42,9 +42,11 @@ func (k Keeper) CanCommitGPUs(ctx context.Context, provider sdk.AccAddress, n ui
 	return canCommit(p, params, n)
 }
 
+// canCommit is CanCommitGPUs on a provider as stored: its status is taken
+// under the current params, so a raise of min_stake_per_gpu stops it at once.
 func canCommit(p types.Provider, params types.Params, n uint32) error {
-	if p.Status != types.PROVIDER_STATUS_ACTIVE {
-		return errorsmod.Wrapf(types.ErrProviderNotActive, "%s is %s", p.Operator, p.Status)
+	if status := stakeStatus(p, params); status != types.PROVIDER_STATUS_ACTIVE {
+		return errorsmod.Wrapf(types.ErrProviderNotActive, "%s is %s", p.Operator, status)
 	}
 	need := params.RequiredStake(p.CommittedGpus + n)
 	if p.Stake.Amount.LT(need) {
@@ -60,7 +62,7 @@ func canCommit(p types.Provider, params types.Params, n uint32) error {
 // their number.
 // x/offer calls it when GPUs enter an offer.
 func (k Keeper) CommitGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error {
-	p, err := k.Provider(ctx, provider)
+	p, err := k.provider(ctx, provider)
 	if err != nil {
 		return err
 	}
@@ -94,7 +96,7 @@ func (k Keeper) CommitGPUs(ctx context.Context, provider sdk.AccAddress, uuids [
 // their offer and have no lease). Releasing is allowed in any status, so a
 // jailed or tombstoned provider's GPUs can be freed as their leases end.
 func (k Keeper) ReleaseGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error {
-	p, err := k.Provider(ctx, provider)
+	p, err := k.provider(ctx, provider)
 	if err != nil {
 		return err
 	}
@@ -152,10 +154,12 @@ func (k Keeper) gpu(ctx context.Context, uuid string) (types.GPU, error) {
 }
 
 // registerGPUs binds validated inventories to the provider (the msg server
-// has checked the signer, the count and the UUIDs).
+// has checked the signer, the count and the UUIDs); the provider takes the
+// lowest reliability the GPUs' records carry.
 func (k Keeper) registerGPUs(ctx context.Context, provider sdk.AccAddress, p types.Provider, infos []types.GPUInfo) ([]string, error) {
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	fingerprints := make([]string, len(infos))
+	uuids := make([]string, len(infos))
 	for i, info := range infos {
 		g := types.GPU{
 			Uuid:          info.Uuid,
@@ -175,15 +179,23 @@ func (k Keeper) registerGPUs(ctx context.Context, provider sdk.AccAddress, p typ
 			return nil, err
 		}
 		fingerprints[i] = g.Fingerprint
+		uuids[i] = g.Uuid
+	}
+	if err := k.inheritGPUHistories(ctx, provider, p, uuids); err != nil {
+		return nil, err
 	}
 	p.GpuCount += uint32(len(infos))
 	return fingerprints, k.setProvider(ctx, provider, p)
 }
 
-// deregisterGPU unbinds a GPU that is not committed.
+// deregisterGPU unbinds a GPU that is not committed and remembers the
+// reliability of the provider it leaves.
 func (k Keeper) deregisterGPU(ctx context.Context, provider sdk.AccAddress, p types.Provider, g types.GPU) error {
 	if g.Committed {
 		return errorsmod.Wrapf(types.ErrGPUCommitted, "%s: close its offer first", g.Uuid)
+	}
+	if err := k.rememberGPU(ctx, provider, g); err != nil {
+		return err
 	}
 	if err := k.GPUsByUUID.Remove(ctx, g.Uuid); err != nil {
 		return err

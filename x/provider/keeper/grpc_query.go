@@ -58,13 +58,21 @@ func (q querier) Provider(ctx context.Context, req *types.QueryProviderRequest) 
 	return &types.QueryProviderResponse{Provider: p, Reputation: rep}, nil
 }
 
-// Providers pages through all providers by operator address.
+// Providers pages through all providers by operator address, each with
+// the status the current params give it.
 func (q querier) Providers(ctx context.Context, req *types.QueryProvidersRequest) (*types.QueryProvidersResponse, error) {
 	if req == nil {
 		return nil, status.Error(codes.InvalidArgument, "empty request")
 	}
+	params, err := q.Keeper.Params.Get(ctx)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
 	providers, page, err := query.CollectionPaginate(ctx, q.Keeper.Providers, req.Pagination,
-		func(_ sdk.AccAddress, p types.Provider) (types.Provider, error) { return p, nil })
+		func(_ sdk.AccAddress, p types.Provider) (types.Provider, error) {
+			p.Status = stakeStatus(p, params) // as Keeper.Provider reports it
+			return p, nil
+		})
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
@@ -84,6 +92,22 @@ func (q querier) GPU(ctx context.Context, req *types.QueryGPURequest) (*types.Qu
 		return nil, grpcErr(err)
 	}
 	return &types.QueryGPUResponse{Gpu: g}, nil
+}
+
+// GPUHistory returns a deregistered GPU's record (NotFound: no record, the
+// GPU is registered or was never deregistered).
+func (q querier) GPUHistory(ctx context.Context, req *types.QueryGPUHistoryRequest) (*types.QueryGPUHistoryResponse, error) {
+	if req == nil {
+		return nil, status.Error(codes.InvalidArgument, "empty request")
+	}
+	if err := types.ValidateGPUUUID(req.Uuid); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	h, err := q.GPUHistories.Get(ctx, req.Uuid)
+	if err != nil {
+		return nil, grpcErr(err)
+	}
+	return &types.QueryGPUHistoryResponse{History: h}, nil
 }
 
 // ProviderGPUs pages through one provider's GPUs by UUID.

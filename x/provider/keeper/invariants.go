@@ -28,6 +28,7 @@ func (k Keeper) Invariants() []Invariant {
 		{"stake-backed", k.StakeBackedInvariant},
 		{"gpu-owners", k.GPUOwnersInvariant},
 		{"reliability-bounds", k.ReliabilityBoundsInvariant},
+		{"gpu-histories", k.GPUHistoriesInvariant},
 	}
 }
 
@@ -121,6 +122,28 @@ func (k Keeper) ReliabilityBoundsInvariant(ctx context.Context) error {
 	return k.Reputations.Walk(ctx, nil, func(addr sdk.AccAddress, r types.Reputation) (bool, error) {
 		if r.ReliabilityBps > check.MaxBps {
 			return true, fmt.Errorf("provider %s: reliability %d bps", k.str(addr), r.ReliabilityBps)
+		}
+		return false, nil
+	})
+}
+
+// GPUHistoriesInvariant: every record is of a GPU not registered now (a
+// registration spends it), left by an existing provider, with a reliability
+// in [0, 10000] bps.
+func (k Keeper) GPUHistoriesInvariant(ctx context.Context) error {
+	return k.GPUHistories.Walk(ctx, nil, func(uuid string, h types.GPUHistory) (bool, error) {
+		if h.Uuid != uuid || h.ReliabilityBps > check.MaxBps {
+			return true, fmt.Errorf("gpu history %s: record %v", uuid, h)
+		}
+		if has, err := k.GPUsByUUID.Has(ctx, uuid); err != nil || has {
+			return true, fmt.Errorf("gpu history %s: the GPU is registered (%v)", uuid, err)
+		}
+		left, err := k.operator(h.Provider)
+		if err != nil {
+			return true, err
+		}
+		if has, err := k.Providers.Has(ctx, left); err != nil || !has {
+			return true, fmt.Errorf("gpu history %s: provider %s does not exist (%v)", uuid, h.Provider, err)
 		}
 		return false, nil
 	})

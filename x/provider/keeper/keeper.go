@@ -44,6 +44,12 @@ type Keeper struct {
 	ProviderUnbondings collections.KeySet[collections.Pair[sdk.AccAddress, uint64]]
 	// UnbondingSeq gives unbonding ids.
 	UnbondingSeq collections.Sequence
+	// GPUHistories maps UUID → the record of a deregistered GPU.
+	GPUHistories collections.Map[string, types.GPUHistory]
+
+	// gpuModels is shared by every copy of the keeper, so SetGPUModels
+	// after the app is wired reaches the copies other modules hold.
+	gpuModels *gpuModelTable
 }
 
 // NewKeeper returns the x/provider keeper. It panics on an invalid authority
@@ -71,6 +77,8 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		ProviderUnbondings: collections.NewKeySet(sb, types.ProviderUnbondingsKey, "provider_unbondings",
 			collections.PairKeyCodec(sdk.AccAddressKey, collections.Uint64Key)),
 		UnbondingSeq: collections.NewSequence(sb, types.UnbondingSeqKey, "unbonding_seq"),
+		GPUHistories: collections.NewMap(sb, types.GPUHistoriesKey, "gpu_histories", collections.StringKey, codec.CollValue[types.GPUHistory](cdc)),
+		gpuModels:    &gpuModelTable{},
 	}
 
 	schema, err := sb.Build()

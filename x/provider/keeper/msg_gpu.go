@@ -11,8 +11,9 @@ import (
 )
 
 // RegisterGPUs binds 1..max_gpus_per_msg GPUs to the provider; the signer is
-// its operator or an agent. Fingerprints are computed here, never taken from
-// the sender.
+// its operator or an agent. Each GPU's model must be in the GPU model table
+// and its memory within MemoryToleranceBps of the entry. Fingerprints are
+// computed here, never taken from the sender.
 func (m msgServer) RegisterGPUs(ctx context.Context, msg *types.MsgRegisterGPUs) (*types.MsgRegisterGPUsResponse, error) {
 	provider, p, err := m.actingFor(ctx, msg.Signer, msg.Provider)
 	if err != nil {
@@ -38,6 +39,9 @@ func (m msgServer) RegisterGPUs(ctx context.Context, msg *types.MsgRegisterGPUs)
 		if err := g.Validate(); err != nil {
 			return nil, err
 		}
+		if err := m.checkGPUModel(ctx, g); err != nil {
+			return nil, err
+		}
 		if seen[g.Uuid] {
 			return nil, errorsmod.Wrapf(types.ErrDuplicateGPU, "%s listed twice", g.Uuid)
 		}
@@ -61,6 +65,8 @@ func (m msgServer) RegisterGPUs(ctx context.Context, msg *types.MsgRegisterGPUs)
 }
 
 // DeregisterGPU unbinds a GPU of the provider that is in no offer or lease.
+// A jailed provider's GPUs stay bound until it unjails, so they cannot
+// leave under the jail.
 func (m msgServer) DeregisterGPU(ctx context.Context, msg *types.MsgDeregisterGPU) (*types.MsgDeregisterGPUResponse, error) {
 	provider, p, err := m.actingFor(ctx, msg.Signer, msg.Provider)
 	if err != nil {
@@ -68,6 +74,10 @@ func (m msgServer) DeregisterGPU(ctx context.Context, msg *types.MsgDeregisterGP
 	}
 	if err := notTombstoned(p); err != nil {
 		return nil, err
+	}
+	if p.Status == types.PROVIDER_STATUS_JAILED {
+		return nil, errorsmod.Wrapf(types.ErrStillJailed, "%s is jailed until %s: its GPUs stay bound until it unjails",
+			msg.Provider, p.JailedUntil.UTC().Format("2006-01-02T15:04:05Z"))
 	}
 	if err := types.ValidateGPUUUID(msg.Uuid); err != nil {
 		return nil, err

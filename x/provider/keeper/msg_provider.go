@@ -99,7 +99,7 @@ func (m msgServer) Unjail(ctx context.Context, msg *types.MsgUnjail) (*types.Msg
 	if err := m.setProvider(ctx, operator, p); err != nil {
 		return nil, err
 	}
-	p, err = m.Provider(ctx, operator)
+	p, err = m.provider(ctx, operator)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,30 @@ import (
 )
 
 // Provider returns the provider operated by addr, or ErrProviderNotFound.
+// Its status is the one the current params give it (stakeStatus): a
+// params change moves providers between ACTIVE and INACTIVE at once,
+// without a write to each, so whoever reads the status to decide whether
+// the provider may take work (CanCommitGPUs, x/auction, x/settlement,
+// queries) sees it. The stored status catches up on the provider's next write.
 func (k Keeper) Provider(ctx context.Context, addr sdk.AccAddress) (types.Provider, error) {
+	p, err := k.provider(ctx, addr)
+	if err != nil {
+		return p, err
+	}
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return p, err
+	}
+	p.Status = stakeStatus(p, params)
+	return p, nil
+}
+
+// provider returns the provider as stored, or ErrProviderNotFound. Its
+// JAILED and TOMBSTONED are exact; ACTIVE/INACTIVE may be stale after a
+// params change, so code that decides eligibility from it applies
+// stakeStatus with the current params (canCommit), and every write
+// refreshes it (setProvider).
+func (k Keeper) provider(ctx context.Context, addr sdk.AccAddress) (types.Provider, error) {
 	p, err := k.Providers.Get(ctx, addr)
 	if errors.Is(err, collections.ErrNotFound) {
 		return p, errorsmod.Wrapf(types.ErrProviderNotFound, "%s", k.str(addr))
@@ -26,7 +49,7 @@ func (k Keeper) Provider(ctx context.Context, addr sdk.AccAddress) (types.Provid
 // operator or one of its agents. A provider that does not exist authorizes
 // nobody (ErrProviderNotFound).
 func (k Keeper) IsAuthorized(ctx context.Context, provider, signer sdk.AccAddress) (bool, error) {
-	p, err := k.Provider(ctx, provider)
+	p, err := k.provider(ctx, provider)
 	if err != nil {
 		return false, err
 	}

@@ -19,16 +19,7 @@ const ReliabilityWindow = 64
 // r ← r − r/64 + outcome/64 in integer bps, outcome 10000 when proven and 0
 // when missed.
 func (k Keeper) RecordEpoch(ctx context.Context, provider sdk.AccAddress, proven bool) error {
-	return k.updateReputation(ctx, provider, func(r *types.Reputation) {
-		var outcome uint32
-		if proven {
-			outcome = check.MaxBps
-			r.ProvenEpochs++
-		} else {
-			r.MissedEpochs++
-		}
-		r.ReliabilityBps = NextReliability(r.ReliabilityBps, outcome)
-	})
+	return k.RecordEpochWeighted(ctx, provider, proven, check.MaxBps)
 }
 
 // NextReliability is one step of the reliability EMA.
@@ -64,7 +55,7 @@ func (k Keeper) Reliability(ctx context.Context, provider sdk.AccAddress) (uint3
 }
 
 func (k Keeper) reputation(ctx context.Context, provider sdk.AccAddress) (types.Reputation, error) {
-	if _, err := k.Provider(ctx, provider); err != nil {
+	if _, err := k.provider(ctx, provider); err != nil {
 		return types.Reputation{}, err
 	}
 	return k.Reputations.Get(ctx, provider)

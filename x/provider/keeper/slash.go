@@ -15,10 +15,12 @@ import (
 
 // Slash takes fractionBps of the provider's bonded stake and of each of its
 // unbonding entries (unbonding does not escape a slash), each part rounded
-// down. Of the total, fraud_reporter_share_bps goes to beneficiary and the
-// rest is burned; with no beneficiary everything is burned. It returns the
-// total taken. A fraud slash also counts in the provider's reputation;
-// tombstoning is a separate call (Tombstone).
+// down, and burns it: the penalty. With a beneficiary, it also takes
+// fraud_reporter_share_bps of the penalty on top, from what is left
+// (bonded first, then unbonding entries oldest first), and pays it to the
+// beneficiary (types.SplitSlash). It returns the total taken. A fraud
+// slash also counts in the provider's reputation; tombstoning is a
+// separate call (Tombstone).
 func (k Keeper) Slash(ctx context.Context, provider sdk.AccAddress, fractionBps uint32, reason types.SlashReason, beneficiary sdk.AccAddress) (sdk.Coin, error) {
 	if err := check.NonZeroBps("fraction", fractionBps); err != nil {
 		return sdk.Coin{}, errorsmod.Wrap(types.ErrInvalidSlash, err.Error())
@@ -26,7 +28,7 @@ func (k Keeper) Slash(ctx context.Context, provider sdk.AccAddress, fractionBps 
 	if reason != types.SLASH_REASON_LIVENESS && reason != types.SLASH_REASON_FRAUD {
 		return sdk.Coin{}, errorsmod.Wrapf(types.ErrInvalidSlash, "reason %s", reason)
 	}
-	p, err := k.Provider(ctx, provider)
+	p, err := k.provider(ctx, provider)
 	if err != nil {
 		return sdk.Coin{}, err
 	}
@@ -36,20 +38,23 @@ func (k Keeper) Slash(ctx context.Context, provider sdk.AccAddress, fractionBps 
 	}
 	denom := p.Stake.Denom
 
-	fromStake := bpsOf(p.Stake.Amount, fractionBps)
-	p.Stake.Amount = p.Stake.Amount.Sub(fromStake)
-	total := fromStake
-
 	entries, err := k.providerUnbondings(ctx, provider)
 	if err != nil {
 		return sdk.Coin{}, err
 	}
+	parts := make([]math.Int, 0, 1+len(entries))
+	parts = append(parts, p.Stake.Amount)
 	for _, e := range entries {
-		cut := bpsOf(e.Amount.Amount, fractionBps)
+		parts = append(parts, e.Amount.Amount)
+	}
+	split := types.SplitSlash(parts, fractionBps, params.FraudReporterShareBps, !beneficiary.Empty())
+
+	p.Stake.Amount = p.Stake.Amount.Sub(split.Cuts[0])
+	for i, e := range entries {
+		cut := split.Cuts[i+1]
 		if cut.IsZero() {
 			continue
 		}
-		total = total.Add(cut)
 		p.Unbonding.Amount = p.Unbonding.Amount.Sub(cut)
 		e.Amount.Amount = e.Amount.Amount.Sub(cut)
 		if e.Amount.IsZero() {
@@ -62,11 +67,7 @@ func (k Keeper) Slash(ctx context.Context, provider sdk.AccAddress, fractionBps 
 		}
 	}
 
-	reward := math.ZeroInt()
-	if !beneficiary.Empty() {
-		reward = bpsOf(total, params.FraudReporterShareBps)
-	}
-	burned := total.Sub(reward)
+	reward, burned := split.Reward, split.Burned
 	if reward.IsPositive() {
 		if err := k.bank.SendCoinsFromModuleToAccount(ctx, types.ModuleName, beneficiary, sdk.NewCoins(sdk.NewCoin(denom, reward))); err != nil {
 			return sdk.Coin{}, errorsmod.Wrap(err, "paying the slash beneficiary")
@@ -86,7 +87,7 @@ func (k Keeper) Slash(ctx context.Context, provider sdk.AccAddress, fractionBps 
 		}
 	}
 
-	slashed := sdk.NewCoin(denom, total)
+	slashed := sdk.NewCoin(denom, split.Total())
 	var beneficiaryStr string
 	if !beneficiary.Empty() {
 		beneficiaryStr = k.str(beneficiary)
@@ -105,7 +106,7 @@ func (k Keeper) Slash(ctx context.Context, provider sdk.AccAddress, fractionBps 
 // Jail stops the provider from taking new work until `until` (a later jail
 // extends an earlier one). A tombstoned provider stays tombstoned.
 func (k Keeper) Jail(ctx context.Context, provider sdk.AccAddress, until time.Time) error {
-	p, err := k.Provider(ctx, provider)
+	p, err := k.provider(ctx, provider)
 	if err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ func (k Keeper) Jail(ctx context.Context, provider sdk.AccAddress, until time.Ti
 // the same hardware cannot come back under a new name; what is left of its
 // stake can still be unbonded.
 func (k Keeper) Tombstone(ctx context.Context, provider sdk.AccAddress) error {
-	p, err := k.Provider(ctx, provider)
+	p, err := k.provider(ctx, provider)
 	if err != nil {
 		return err
 	}
@@ -143,11 +144,6 @@ func (k Keeper) Tombstone(ctx context.Context, provider sdk.AccAddress) error {
 	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventTombstoned{Provider: p.Operator})
 }
 
-// bpsOf is floor(amount × bps / 10000).
-func bpsOf(amount math.Int, bps uint32) math.Int {
-	return amount.MulRaw(int64(bps)).QuoRaw(check.MaxBps)
-}
-
 // PunishLiveness is the penalty for a lease failed on missed proofs:
 // slash_liveness_bps of the stake burned (nobody reported it) and a jail of
 // jail_duration. A tombstoned provider is only slashed.
@@ -159,7 +155,7 @@ func (k Keeper) PunishLiveness(ctx context.Context, provider sdk.AccAddress) err
 	if _, err := k.Slash(ctx, provider, params.SlashLivenessBps, types.SLASH_REASON_LIVENESS, nil); err != nil {
 		return err
 	}
-	p, err := k.Provider(ctx, provider)
+	p, err := k.provider(ctx, provider)
 	if err != nil {
 		return err
 	}
@@ -170,8 +166,9 @@ func (k Keeper) PunishLiveness(ctx context.Context, provider sdk.AccAddress) err
 }
 
 // PunishFraud is the penalty for proven fraud: slash_fraud_bps of the stake
-// (fraud_reporter_share_bps of it to the reporter, the rest burned), then
-// the provider is tombstoned for good. It returns the total slashed.
+// burned, fraud_reporter_share_bps of that taken on top for the reporter
+// (types.SplitSlash: reporting yourself never pays), then the provider is
+// tombstoned for good. It returns the total slashed.
 func (k Keeper) PunishFraud(ctx context.Context, provider, reporter sdk.AccAddress) (sdk.Coin, error) {
 	params, err := k.Params.Get(ctx)
 	if err != nil {

@@ -29,25 +29,26 @@ func (s *KeeperTestSuite) TestSlashReachesBondedAndUnbondingStake() {
 	slashed, err := s.keeper.Slash(s.ctx, s.accs[0].Address, 5_000, types.SLASH_REASON_FRAUD, reporter)
 	s.Require().NoError(err)
 
-	// 50% of 1,000 + 50% of 300 + floor(50% of 201) = 500 + 150 + 100.
-	s.Require().Equal(ugpu(750), slashed)
+	// Penalty: 50% of 1,000 + 50% of 300 + floor(50% of 201) = 500 + 150
+	// + 100 = 750, burned; the reporter's 50% of it, 375, is taken on top
+	// from the bonded stake.
+	s.Require().Equal(ugpu(1_125), slashed)
 	p := s.provider(0)
-	s.Require().Equal(ugpu(500), p.Stake)
+	s.Require().Equal(ugpu(125), p.Stake)
 	s.Require().Equal(ugpu(251), p.Unbonding)
 	entries, err := s.queryServer.Unbondings(s.ctx, &types.QueryUnbondingsRequest{Provider: s.operator(0)})
 	s.Require().NoError(err)
 	s.Require().Equal([]sdk.Coin{ugpu(150), ugpu(101)}, []sdk.Coin{entries.Unbondings[0].Amount, entries.Unbondings[1].Amount})
 
-	// fraud_reporter_share 50%: 375 to the reporter, 375 burned.
 	s.Require().Equal(reporterBefore.AddRaw(375), s.balance(reporter))
-	s.Require().Equal(supply.SubRaw(375), s.supply(), "supply drops by exactly the burned amount")
-	s.Require().Equal(sdkmath.NewInt(500+251), s.moduleBalance())
+	s.Require().Equal(supply.SubRaw(750), s.supply(), "supply drops by exactly the burned amount")
+	s.Require().Equal(sdkmath.NewInt(125+251), s.moduleBalance())
 	rep, err := s.keeper.Reputations.Get(s.ctx, s.accs[0].Address)
 	s.Require().NoError(err)
 	s.Require().EqualValues(1, rep.Frauds)
 	s.requireEvent(&types.EventSlashed{
-		Provider: s.operator(0), Reason: types.SLASH_REASON_FRAUD, FractionBps: 5_000, Slashed: ugpu(750),
-		Beneficiary: s.operator(3), Reward: ugpu(375), Burned: ugpu(375),
+		Provider: s.operator(0), Reason: types.SLASH_REASON_FRAUD, FractionBps: 5_000, Slashed: ugpu(1_125),
+		Beneficiary: s.operator(3), Reward: ugpu(375), Burned: ugpu(750),
 	})
 
 	// The unbonding entries pay out what the slash left.

@@ -134,7 +134,7 @@ func (k Keeper) completeUnbonding(ctx context.Context, id uint64) error {
 	if err != nil {
 		return err
 	}
-	p, err := k.Provider(ctx, operator)
+	p, err := k.provider(ctx, operator)
 	if err != nil {
 		return err
 	}

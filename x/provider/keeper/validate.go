@@ -17,7 +17,7 @@ func (k Keeper) operatorProvider(ctx context.Context, operator string) (sdk.AccA
 	if err != nil {
 		return nil, types.Provider{}, err
 	}
-	p, err := k.Provider(ctx, addr)
+	p, err := k.provider(ctx, addr)
 	return addr, p, err
 }
 

@@ -22,7 +22,7 @@ func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 		SlashFraudBps:          uint32(r.Intn(10_000) + 1),
 		SlashLivenessBps:       uint32(r.Intn(1_000) + 1),
 		FraudReporterShareBps:  uint32(r.Intn(10_001)),
-		InitialReliabilityBps:  uint32(r.Intn(10_001)),
+		InitialReliabilityBps:  uint32(r.Intn(10_000) + 1),
 		MaxGpusPerProvider:     uint32(r.Intn(4096) + 1),
 		MaxGpusPerMsg:          uint32(r.Intn(128) + 1),
 		MaxAgents:              uint32(r.Intn(16)),

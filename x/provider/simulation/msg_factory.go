@@ -112,10 +112,11 @@ func MsgRegisterGPUsFactory(k keeper.Keeper) simsx.SimMsgFactoryFn[*types.MsgReg
 	}
 }
 
-// MsgDeregisterGPUFactory unbinds one of a provider's uncommitted GPUs.
+// MsgDeregisterGPUFactory unbinds one of a provider's uncommitted GPUs (a
+// jailed provider's GPUs stay bound).
 func MsgDeregisterGPUFactory(k keeper.Keeper) simsx.SimMsgFactoryFn[*types.MsgDeregisterGPU] {
 	return func(ctx context.Context, testData *simsx.ChainDataSource, reporter simsx.SimulationReporter) ([]simsx.SimAccount, *types.MsgDeregisterGPU) {
-		operator := anyProvider(testData, reporter, liveProvider(ctx, k))
+		operator := anyProvider(testData, reporter, freeProvider(ctx, k))
 		if reporter.IsSkipped() {
 			return nil, nil
 		}
@@ -209,6 +210,15 @@ func liveProvider(ctx context.Context, k keeper.Keeper) simsx.SimAccountFilter {
 	return simsx.SimAccountFilterFn(func(a simsx.SimAccount) bool {
 		p, err := k.Provider(ctx, a.Address)
 		return err == nil && p.Status != types.PROVIDER_STATUS_TOMBSTONED
+	})
+}
+
+// freeProvider keeps providers that may move their GPUs: neither
+// tombstoned nor jailed.
+func freeProvider(ctx context.Context, k keeper.Keeper) simsx.SimAccountFilter {
+	return simsx.SimAccountFilterFn(func(a simsx.SimAccount) bool {
+		p, err := k.Provider(ctx, a.Address)
+		return err == nil && p.Status != types.PROVIDER_STATUS_TOMBSTONED && p.Status != types.PROVIDER_STATUS_JAILED
 	})
 }
 

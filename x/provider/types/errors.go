@@ -63,4 +63,6 @@ var (
 	ErrInvalidLeaseOutcome = errorsmod.Register(ModuleName, 29, "invalid lease outcome")
 	// ErrGPUNotCommitted is returned when releasing a GPU that is not committed.
 	ErrGPUNotCommitted = errorsmod.Register(ModuleName, 30, "gpu not committed")
+	// ErrUnknownGPUModel is returned for a GPU whose model the GPU model table does not list.
+	ErrUnknownGPUModel = errorsmod.Register(ModuleName, 31, "unknown gpu model")
 )

@@ -14,3 +14,10 @@ type BankKeeper interface {
 	BurnCoins(ctx context.Context, moduleName string, amt sdk.Coins) error
 	GetBalance(ctx context.Context, addr sdk.AccAddress, denom string) sdk.Coin
 }
+
+// GPUModelTable is the chain's table of known GPU models (x/settlement's
+// gpu_models param, wired in by the app): the memory NVML reports for a
+// model, and whether the table lists it at all.
+type GPUModelTable interface {
+	GPUModel(ctx context.Context, name string) (memoryMib uint64, known bool, err error)
+}

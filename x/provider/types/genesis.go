@@ -105,6 +105,26 @@ func (gs GenesisState) validate() error {
 		unbonding[u.Provider] = sum.Add(u.Amount.Amount)
 	}
 
+	histories := make(map[string]bool, len(gs.GpuHistories))
+	for _, h := range gs.GpuHistories {
+		if err := ValidateGPUUUID(h.Uuid); err != nil {
+			return fmt.Errorf("gpu_histories: %w", err)
+		}
+		if histories[h.Uuid] {
+			return fmt.Errorf("gpu history %s listed twice", h.Uuid)
+		}
+		histories[h.Uuid] = true
+		if seen[h.Uuid] {
+			return fmt.Errorf("gpu history %s: the GPU is registered (its record is spent when it is)", h.Uuid)
+		}
+		if providers[h.Provider] == nil {
+			return fmt.Errorf("gpu history %s: provider %s does not exist", h.Uuid, h.Provider)
+		}
+		if err := check.Bps("reliability_bps", h.ReliabilityBps); err != nil {
+			return fmt.Errorf("gpu history %s: %w", h.Uuid, err)
+		}
+	}
+
 	reps := make(map[string]bool, len(gs.Reputations))
 	for _, r := range gs.Reputations {
 		if providers[r.Provider] == nil || reps[r.Provider] {

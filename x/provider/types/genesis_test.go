@@ -34,6 +34,7 @@ func validGenesis() *types.GenesisState {
 	gs.Reputations = []types.ProviderReputation{{Provider: op, Reputation: types.Reputation{ReliabilityBps: 9000}}}
 	gs.Unbondings = []types.UnbondingEntry{{Id: 1, Provider: op, Amount: sdk.NewInt64Coin("stake", 7), CompletesAt: time.Unix(1, 0).UTC()}}
 	gs.NextUnbondingId = 2
+	gs.GpuHistories = []types.GPUHistory{{Uuid: "GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ad", Provider: op, ReliabilityBps: 3008}}
 	return gs
 }
 
@@ -71,6 +72,11 @@ func TestGenesisValidate(t *testing.T) {
 		{"missing reputation", func(gs *types.GenesisState) { gs.Reputations = nil }, "has no reputation"},
 		{"reputation twice", func(gs *types.GenesisState) { gs.Reputations = append(gs.Reputations, gs.Reputations[0]) }, "listed twice"},
 		{"reliability above 100%", func(gs *types.GenesisState) { gs.Reputations[0].Reputation.ReliabilityBps = 10_001 }, "reliability_bps"},
+		{"history of a malformed UUID", func(gs *types.GenesisState) { gs.GpuHistories[0].Uuid = "GPU-1" }, "gpu_histories"},
+		{"history twice", func(gs *types.GenesisState) { gs.GpuHistories = append(gs.GpuHistories, gs.GpuHistories[0]) }, "listed twice"},
+		{"history of a registered GPU", func(gs *types.GenesisState) { gs.GpuHistories[0].Uuid = gs.Gpus[1].Uuid }, "the GPU is registered"},
+		{"history of nobody", func(gs *types.GenesisState) { gs.GpuHistories[0].Provider = addr(9) }, "does not exist"},
+		{"history above 100%", func(gs *types.GenesisState) { gs.GpuHistories[0].ReliabilityBps = 10_001 }, "reliability_bps"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gs := validGenesis()

@@ -32,4 +32,8 @@ var (
 	ProviderUnbondingsKey = collections.NewPrefix(7)
 	// UnbondingSeqKey is the next unbonding id (Sequence).
 	UnbondingSeqKey = collections.NewPrefix(8)
+	// GPUHistoriesKey maps GPU UUID → GPUHistory: the provider a deregistered
+	// GPU left and its reliability then. One entry per GPU deregistered and
+	// not registered again, removed when it is.
+	GPUHistoriesKey = collections.NewPrefix(9)
 )

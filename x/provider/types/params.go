@@ -70,7 +70,8 @@ func (p Params) Validate() error {
 		check.NonZeroBps("slash_fraud_bps", p.SlashFraudBps),
 		check.NonZeroBps("slash_liveness_bps", p.SlashLivenessBps),
 		check.Bps("fraud_reporter_share_bps", p.FraudReporterShareBps),
-		check.Bps("initial_reliability_bps", p.InitialReliabilityBps),
+		// 0 would start every new provider below every tier for good.
+		check.NonZeroBps("initial_reliability_bps", p.InitialReliabilityBps),
 		check.Positive("max_gpus_per_provider", p.MaxGpusPerProvider),
 		check.Positive("max_gpus_per_msg", p.MaxGpusPerMsg),
 		check.Positive("max_unbonding_entries", p.MaxUnbondingEntries),
@@ -79,6 +80,22 @@ func (p Params) Validate() error {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
 		}
+	}
+	return nil
+}
+
+// ValidateUpdate checks next as the params that replace p: valid, and
+// staked in the same denom. Every provider's stake and unbonding entries
+// are coins of the stake denom (zero coins too, from registration on), so
+// a new denom would make bonding, unbonding and slashing mix denoms;
+// changing it needs a chain upgrade that migrates them.
+func (p Params) ValidateUpdate(next Params) error {
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	if next.StakeDenom() != p.StakeDenom() {
+		return errorsmod.Wrapf(ErrInvalidParams, "min_stake_per_gpu: the stake denom is %s and cannot change to %s",
+			p.StakeDenom(), next.StakeDenom())
 	}
 	return nil
 }

@@ -29,7 +29,8 @@ const _ = proto.GoGoProtoPackageIsVersion3 // please upgrade the proto package
 // (governance) through MsgUpdateParams.
 type Params struct {
 	// min_stake_per_gpu is the stake a provider must hold for every GPU it offers
-	// or has leased: stake >= min_stake_per_gpu x committed GPUs.
+	// or has leased: stake >= min_stake_per_gpu x committed GPUs. Its denom is
+	// the stake denom, fixed at genesis (MsgUpdateParams may change the amount only).
 	MinStakePerGpu types.Coin `protobuf:"bytes,1,opt,name=min_stake_per_gpu,json=minStakePerGpu,proto3" json:"min_stake_per_gpu"`
 	// unbonding_period_seconds is how long unbonded stake stays slashable before it is
 	// paid back to the operator, in seconds.
@@ -42,10 +43,14 @@ type Params struct {
 	// slash_liveness_bps is the share of stake taken when a lease fails for
 	// missed proofs, in basis points (1..10000).
 	SlashLivenessBps uint32 `protobuf:"varint,5,opt,name=slash_liveness_bps,json=slashLivenessBps,proto3" json:"slash_liveness_bps,omitempty"`
-	// fraud_reporter_share_bps is the share of a slash paid to the beneficiary
-	// (reporter or harmed renter), in basis points (0..10000); the rest is burned.
+	// fraud_reporter_share_bps is the beneficiary's (reporter's or harmed
+	// renter's) reward as a share of a slash's penalty, in basis points
+	// (0..10000): the penalty is burned in full and the reward taken on top of
+	// it, from what the penalty left.
 	FraudReporterShareBps uint32 `protobuf:"varint,6,opt,name=fraud_reporter_share_bps,json=fraudReporterShareBps,proto3" json:"fraud_reporter_share_bps,omitempty"`
-	// initial_reliability_bps is the reliability a new provider starts with (0..10000).
+	// initial_reliability_bps is the reliability a new provider starts with
+	// (1..10000), lowered to the record of any GPU it registers that another
+	// provider left.
 	InitialReliabilityBps uint32 `protobuf:"varint,7,opt,name=initial_reliability_bps,json=initialReliabilityBps,proto3" json:"initial_reliability_bps,omitempty"`
 	// max_gpus_per_provider bounds the GPUs one provider may register.
 	MaxGpusPerProvider uint32 `protobuf:"varint,8,opt,name=max_gpus_per_provider,json=maxGpusPerProvider,proto3" json:"max_gpus_per_provider,omitempty"`

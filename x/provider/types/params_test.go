@@ -46,6 +46,7 @@ func TestParamsValidate(t *testing.T) {
 		{"liveness slash above 100%", func(p *types.Params) { p.SlashLivenessBps = 10_001 }, "slash_liveness_bps must be at most 10000 bps"},
 		{"reporter share above 100%", func(p *types.Params) { p.FraudReporterShareBps = 20_000 }, "fraud_reporter_share_bps must be at most 10000 bps, got 20000"},
 		{"reliability above 100%", func(p *types.Params) { p.InitialReliabilityBps = 10_001 }, "initial_reliability_bps must be at most 10000 bps"},
+		{"reliability 0: no new provider could ever be matched", func(p *types.Params) { p.InitialReliabilityBps = 0 }, "initial_reliability_bps must be greater than 0"},
 		{"no gpus allowed", func(p *types.Params) { p.MaxGpusPerProvider = 0 }, "max_gpus_per_provider must be greater than 0"},
 	}
 	for _, tc := range testCases {
@@ -64,4 +65,20 @@ func TestParamsValidate(t *testing.T) {
 	p.SlashFraudBps = 10_000    // take everything
 	p.InitialReliabilityBps = 10_000
 	require.NoError(t, p.Validate())
+}
+
+func TestParamsValidateUpdate(t *testing.T) {
+	current := types.DefaultParams()
+	next := current
+	next.MinStakePerGpu.Amount = math.NewInt(250_000_000)
+	require.NoError(t, current.ValidateUpdate(next), "the amount may change")
+
+	next.MinStakePerGpu.Denom = "uusdc"
+	err := current.ValidateUpdate(next)
+	require.ErrorIs(t, err, types.ErrInvalidParams)
+	require.ErrorContains(t, err, "the stake denom is stake and cannot change to uusdc")
+
+	next = current
+	next.MaxGpusPerMsg = 0
+	require.ErrorIs(t, current.ValidateUpdate(next), types.ErrInvalidParams, "the new params must be valid too")
 }

@@ -204,12 +204,13 @@ func (s *KeeperTestSuite) TestAuditWrongAnswer() {
 	out, err := s.reveal(1, p.salt[:], p.expected[:])
 	s.Require().NoError(err)
 	s.Require().Equal(types.AUDIT_STATUS_WRONG, out.Status)
-	slashed := stake.MulRaw(int64(pparams.SlashFraudBps)).QuoRaw(10_000)
-	s.Require().Equal(slashed, out.Slashed.Amount)
+	// The penalty is burned in full; the auditor's share is taken on top.
+	penalty := stake.MulRaw(int64(pparams.SlashFraudBps)).QuoRaw(10_000)
+	share := penalty.MulRaw(int64(pparams.FraudReporterShareBps)).QuoRaw(10_000)
+	s.Require().Equal(penalty.Add(share), out.Slashed.Amount)
 	pr := s.providerState(0)
 	s.Require().Equal(providertypes.PROVIDER_STATUS_TOMBSTONED, pr.Status)
-	s.Require().Equal(stake.Sub(slashed), pr.Stake.Amount)
-	share := slashed.MulRaw(int64(pparams.FraudReporterShareBps)).QuoRaw(10_000)
+	s.Require().Equal(stake.Sub(penalty).Sub(share), pr.Stake.Amount)
 	s.Require().Equal(auditorStake.Add(share), s.app.BankKeeper.GetBalance(s.ctx, s.accs[auditor].Address, pparams.StakeDenom()).Amount)
 	s.Require().Equal(auditorUSDC.Add(auditFee.Amount), s.usdc(s.accs[auditor].Address), "the fee goes back")
 	s.Require().Equal(auctiontypes.LEASE_STATUS_SLASHED, s.getLease(l.Id).Status)
@@ -249,7 +250,9 @@ func (s *KeeperTestSuite) TestAuditTimeout() {
 	s.Require().Equal(types.AUDIT_STATUS_TIMED_OUT, a.Status)
 	s.Require().Zero(a.ReservedOfferId)
 	s.Require().Equal(providertypes.PROVIDER_STATUS_TOMBSTONED, s.providerState(0).Status)
-	s.Require().Equal(stake.Sub(stake.MulRaw(int64(pparams.SlashFraudBps)).QuoRaw(10_000)), s.providerState(0).Stake.Amount)
+	penalty := stake.MulRaw(int64(pparams.SlashFraudBps)).QuoRaw(10_000)
+	share := penalty.MulRaw(int64(pparams.FraudReporterShareBps)).QuoRaw(10_000) // to the auditor, on top
+	s.Require().Equal(stake.Sub(penalty).Sub(share), s.providerState(0).Stake.Amount)
 	s.Require().Equal(auditorUSDC.Add(auditFee.Amount), s.usdc(s.accs[auditor].Address))
 	s.Require().NotContains(s.offerOf(gpu).LeasedGpuUuids, gpu, "the hold ends with the verdict")
 }

@@ -97,13 +97,14 @@ func (s *KeeperTestSuite) TestFraudReport() {
 
 	res, err := report(bad, bi, bp)
 	s.Require().NoError(err)
-	slashed := stake.MulRaw(int64(pparams.SlashFraudBps)).QuoRaw(10_000)
-	s.Require().Equal(slashed, res.Slashed.Amount)
+	// The penalty is burned in full; the reporter's share is taken on top.
+	penalty := stake.MulRaw(int64(pparams.SlashFraudBps)).QuoRaw(10_000)
+	share := penalty.MulRaw(int64(pparams.FraudReporterShareBps)).QuoRaw(10_000)
+	s.Require().Equal(penalty.Add(share), res.Slashed.Amount)
 	s.Require().EqualValues(2, res.LeasesFailed)
 	p := s.providerState(0)
 	s.Require().Equal(providertypes.PROVIDER_STATUS_TOMBSTONED, p.Status)
-	s.Require().Equal(stake.Sub(slashed), p.Stake.Amount)
-	share := slashed.MulRaw(int64(pparams.FraudReporterShareBps)).QuoRaw(10_000)
+	s.Require().Equal(stake.Sub(penalty).Sub(share), p.Stake.Amount)
 	s.Require().Equal(reporterBefore.Add(share), s.app.BankKeeper.GetBalance(s.ctx, s.accs[3].Address, pparams.StakeDenom()).Amount)
 	for _, id := range []uint64{l.Id, other.Id} {
 		s.Require().Equal(auctiontypes.LEASE_STATUS_SLASHED, s.getLease(id).Status)
