@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,7 +39,9 @@ func (d *Daemon) recoverJobs(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("lease %d: %w", rec.LeaseID, err)
 		}
-		if l.Status != auctiontypes.LEASE_STATUS_PENDING && l.Status != auctiontypes.LEASE_STATUS_ACTIVE {
+		// A CLOSING lease's job is adopted too, so that it is stopped.
+		if l.Status != auctiontypes.LEASE_STATUS_PENDING && l.Status != auctiontypes.LEASE_STATUS_ACTIVE &&
+			l.Status != auctiontypes.LEASE_STATUS_CLOSING {
 			continue
 		}
 		job, err := d.runner.Adopt(ctx, rec.jobSpec())
@@ -67,7 +70,7 @@ func (d *Daemon) resumeHeight(ctx context.Context) (int64, error) {
 			continue
 		}
 		l, err := d.q.Lease(ctx, rec.LeaseID)
-		if err != nil || l.Status != auctiontypes.LEASE_STATUS_ACTIVE {
+		if err != nil || (l.Status != auctiontypes.LEASE_STATUS_ACTIVE && l.Status != auctiontypes.LEASE_STATUS_CLOSING) {
 			continue
 		}
 		p, err := d.q.Progress(ctx, l.Id)
@@ -78,7 +81,7 @@ func (d *Daemon) resumeHeight(ctx context.Context) (int64, error) {
 		if es == 0 {
 			es = d.params.Settlement.EpochSeconds
 		}
-		from, _, ok := settlementtypes.EpochWindow(l.Start, l.DurationSeconds, es, p.NextEpoch)
+		from, _, ok := settlementtypes.EpochWindow(l.Start, cmp.Or(p.DurationSeconds, l.DurationSeconds), es, p.NextEpoch)
 		if ok && (oldest.IsZero() || from.Before(oldest)) {
 			oldest = from
 		}
@@ -223,23 +226,32 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 // its epochs up to the time it was ended are still proven — the chain cut
 // its duration there.
 func (d *Daemon) keepClosing(ctx context.Context, l auctiontypes.Lease) error {
-	if _, ok := d.records.Get(l.Id); !ok {
-		return nil // started by another agent of the provider
+	rec, ok := d.records.Get(l.Id)
+	if !ok || !rec.Started {
+		return nil // started by another agent of the provider, or never by us
 	}
 	if err := d.stopJob(ctx, l.Id, "lease ended early: "+l.Reason); err != nil {
+		return err
+	}
+	p, err := d.q.Progress(ctx, l.Id)
+	if err != nil {
 		return err
 	}
 	d.mu.Lock()
 	tracked := d.tracked[l.Id]
 	d.mu.Unlock()
 	if !tracked {
-		return nil // never proven by this agent: nothing sampled to prove
+		// A restarted agent: the samples it took before are on disk.
+		es := cmp.Or(p.EpochSeconds, d.params.Settlement.EpochSeconds)
+		if err := d.prover.Track(proof.Lease{ID: l.Id, GPUs: l.GpuUuids, Start: l.Start,
+			DurationSeconds: cmp.Or(p.DurationSeconds, l.DurationSeconds), EpochSeconds: es, ImageDigest: rec.ImageDigest}); err != nil {
+			return err
+		}
+		d.mu.Lock()
+		d.tracked[l.Id] = true
+		d.mu.Unlock()
 	}
-	p, err := d.q.Progress(ctx, l.Id)
-	if err != nil {
-		return err
-	}
-	if p.DurationSeconds > 0 || p.NextDue.IsZero() {
+	if p.DurationSeconds > 0 {
 		d.prover.Cut(l.Id, p.DurationSeconds)
 	}
 	return nil
