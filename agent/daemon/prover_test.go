@@ -120,3 +120,35 @@ func TestHeadersRing(t *testing.T) {
 	require.True(t, ok)
 	require.EqualValues(t, 8, got.Height)
 }
+
+// TestProverCutProvesThePartialLastEpoch: a lease ended early (CLOSING) 660 s
+// in has its last epoch cut to [600 s, 660 s]: the prover builds exactly
+// that window from the samples taken, and a tail with no sample waits (the
+// chain excuses it).
+func TestProverCutProvesThePartialLastEpoch(t *testing.T) {
+	p, err := NewProver(t.TempDir(), "test")
+	require.NoError(t, err)
+	l := testLease()
+	require.NoError(t, p.Track(l))
+	for i, at := 0, t0; !at.After(t0.Add(700 * time.Second)); i, at = i+1, at.Add(5*time.Second) {
+		require.NoError(t, p.Record(l.ID, tick(at, i)))
+	}
+	p.Cut(l.ID, 660)
+	p.Cut(l.ID, 900) // never lengthens
+	cut, _ := p.Lease(l.ID)
+	require.EqualValues(t, 660, cut.DurationSeconds)
+	one := func(uint64) (uint64, error) { return 1, nil }
+	got, err := p.Due(t0.Add(700*time.Second), one, headersEvery(time.Second, t0.Add(700*time.Second)))
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, t0.Add(600*time.Second), got[0].WindowStart)
+	require.Equal(t, t0.Add(660*time.Second), got[0].WindowEnd)
+	require.EqualValues(t, 13, got[0].Gpus[0].Samples, "the samples from 600 s to 660 s, none after the close")
+
+	require.NoError(t, p.Track(proof.Lease{ID: 4, GPUs: l.GPUs, Start: t0, DurationSeconds: 1200, EpochSeconds: 600, ImageDigest: l.ImageDigest}))
+	p.Cut(4, 602) // a 2 s tail with no sample in it
+	got, err = p.Due(t0.Add(700*time.Second), func(id uint64) (uint64, error) { return map[uint64]uint64{3: 2, 4: 1}[id], nil },
+		headersEvery(time.Second, t0.Add(700*time.Second)))
+	require.NoError(t, err)
+	require.Empty(t, got, "nothing to prove in a tail without samples")
+}
