@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -22,21 +24,57 @@ import (
 // maxRecord bounds one record's encoding (a sample is < 200 bytes).
 const maxRecord = 4096
 
+// ErrSampleLogBroken: a failed append could not be cut back to the last
+// complete record; nothing more is appended until it can.
+var ErrSampleLogBroken = errors.New("sample log: a failed append is not cut back yet")
+
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // SampleLog is an open sample log.
 type SampleLog struct {
-	f       *os.File
+	f       logFile
 	path    string
 	samples []settlementtypes.Sample
+	// off is the end of the last complete record: a failed append is cut
+	// back to it, so a torn record never sits before a later good one
+	// (Open would stop at the torn one and lose what follows).
+	off int64
+	// torn is set while a failed append could not be cut back.
+	torn error
 }
 
 // OpenSampleLog opens (creating if needed) the log at path, reads every
 // complete record and truncates a torn tail.
 func OpenSampleLog(path string) (*SampleLog, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	return openSampleLog(path, nil)
+}
+
+// logFile is what a SampleLog needs of its file: *os.File, or in tests a
+// file whose disk fills up.
+type logFile interface {
+	io.ReadWriter
+	io.Seeker
+	Truncate(size int64) error
+	Sync() error
+	Close() error
+}
+
+func openSampleLog(path string, wrap func(*os.File) logFile) (*SampleLog, error) {
+	osf, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A new file is durable only once its directory entry is.
+		if osf, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+			if err = syncDir(filepath.Dir(path)); err != nil {
+				osf.Close()
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
+	}
+	var f logFile = osf
+	if wrap != nil {
+		f = wrap(osf)
 	}
 	samples, good, err := readRecords(f)
 	if err != nil {
@@ -51,7 +89,7 @@ func OpenSampleLog(path string) (*SampleLog, error) {
 		f.Close()
 		return nil, err
 	}
-	return &SampleLog{f: f, path: path, samples: samples}, nil
+	return &SampleLog{f: f, path: path, samples: samples, off: good}, nil
 }
 
 // readRecords returns the complete records and the offset after the last.
@@ -88,7 +126,9 @@ func readRecords(r io.Reader) ([]settlementtypes.Sample, int64, error) {
 }
 
 // Append writes samples as one batch and fsyncs: when it returns nil they
-// survive a crash.
+// survive a crash. When it fails (a full disk), the batch is cut off again;
+// if that cut fails too, the error wraps ErrSampleLogBroken and every later
+// Append retries the cut before writing.
 func (l *SampleLog) Append(samples ...settlementtypes.Sample) error {
 	var buf []byte
 	for _, s := range samples {
@@ -100,13 +140,42 @@ func (l *SampleLog) Append(samples ...settlementtypes.Sample) error {
 		buf = append(buf, enc...)
 		buf = binary.BigEndian.AppendUint32(buf, crc32.Checksum(enc, crcTable))
 	}
-	if _, err := l.f.Write(buf); err != nil {
-		return err
+	if l.torn != nil {
+		if err := l.cutBack(); err != nil {
+			return err
+		}
 	}
-	if err := l.f.Sync(); err != nil {
-		return err
+	n, err := l.f.Write(buf)
+	if err == nil && n != len(buf) {
+		err = io.ErrShortWrite
 	}
+	if err == nil {
+		// After a failed fsync the file's content is unknown: cut back too.
+		err = l.f.Sync()
+	}
+	if err != nil {
+		l.torn = err
+		return errors.Join(err, l.cutBack())
+	}
+	l.off += int64(len(buf))
 	l.samples = append(l.samples, samples...)
+	return nil
+}
+
+// cutBack truncates the log to the last complete record and clears torn;
+// while it fails, it returns ErrSampleLogBroken with the cause.
+func (l *SampleLog) cutBack() error {
+	err := l.f.Truncate(l.off)
+	if err == nil {
+		_, err = l.f.Seek(l.off, io.SeekStart)
+	}
+	if err == nil {
+		err = l.f.Sync()
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s at %d: %w (after %w)", ErrSampleLogBroken, l.path, l.off, err, l.torn)
+	}
+	l.torn = nil
 	return nil
 }
 
