@@ -119,6 +119,14 @@ proto-check: proto-gen ## fail if the committed generated code differs from prot
 	  if [ -n "$$stale" ]; then echo "generated code differs from proto/ (run 'make proto-gen' and commit):"; echo "$$stale"; exit 1; fi
 	@echo "generated code matches proto/"
 
+.PHONY: audit-ptx
+audit-ptx: ## regenerate the agent's audit kernel (PTX) from its LLVM IR with llc
+	./scripts/audit-ptx.sh
+
+.PHONY: audit-ptx-check
+audit-ptx-check: ## fail if the committed audit kernel PTX differs from its LLVM IR
+	./scripts/audit-ptx.sh --check
+
 .PHONY: proto-lint
 proto-lint: proto-tools ## buf lint of our protos
 	./scripts/protocgen.sh --lint-only

@@ -44,20 +44,36 @@ func (MatMulV1) Run(ctx context.Context, seed []byte, units uint64) ([ResultSize
 	if units == 0 {
 		return out, fmt.Errorf("work units must be at least 1")
 	}
-	m := expand(seed, 'A')
-	b := expand(seed, 'B')
+	m, b := MatMulInputs(seed)
 	next := make([]uint32, MatMulDim*MatMulDim)
 	for r := uint64(1); r <= units; r++ {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		multiply(next, m, b)
-		add := uint32(r)
-		for i, x := range next {
-			next[i] = lowbias32(x + add)
-		}
+		MatMulRound(next, m, b, uint32(r))
 		m, next = next, m
 	}
+	return MatMulDigest(units, m), nil
+}
+
+// MatMulInputs are the round-0 matrices A (M₀) and B expanded from a seed;
+// every implementation (the CPU reference, the agent's GPU kernel) starts
+// from these.
+func MatMulInputs(seed []byte) (a, b []uint32) {
+	return expand(seed, 'A'), expand(seed, 'B')
+}
+
+// MatMulRound computes one round, dst = mix(m × b + r), entry by entry.
+func MatMulRound(dst, m, b []uint32, r uint32) {
+	multiply(dst, m, b)
+	for i, x := range dst {
+		dst[i] = lowbias32(x + r)
+	}
+}
+
+// MatMulDigest is the result over the last round's matrix.
+func MatMulDigest(units uint64, m []uint32) [ResultSize]byte {
+	var out [ResultSize]byte
 	h := sha256.New()
 	h.Write([]byte(MatMulV1Name))
 	h.Write(binary.BigEndian.AppendUint64(nil, units))
@@ -67,7 +83,7 @@ func (MatMulV1) Run(ctx context.Context, seed []byte, units uint64) ([ResultSize
 	}
 	h.Write(buf)
 	copy(out[:], h.Sum(nil))
-	return out, nil
+	return out
 }
 
 // expand fills a matrix from the seed with counter-mode sha256.
