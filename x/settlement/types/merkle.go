@@ -80,6 +80,37 @@ func path(leaves [][]byte, m int) [][]byte {
 	return append(path(leaves[k:], m-k), MerkleRoot(leaves[:k]))
 }
 
+// MerklePaths returns the root and every leaf's audit path (paths[i] is
+// MerklePath(leaves, i)) in one pass over the tree: O(n log n) hashes, where
+// a MerklePath per leaf costs O(n²) for an epoch's samples.
+func MerklePaths(leaves [][]byte) (root []byte, paths [][][]byte) {
+	paths = make([][][]byte, len(leaves))
+	if len(leaves) > 1 {
+		depth := bits.Len(uint(len(leaves) - 1))
+		for i := range paths {
+			paths[i] = make([][]byte, 0, depth)
+		}
+	}
+	return subtreePaths(leaves, paths), paths
+}
+
+// subtreePaths returns the root of the subtree over leaves and appends to
+// each of its leaves' paths the siblings inside it, bottom up.
+func subtreePaths(leaves [][]byte, paths [][][]byte) []byte {
+	if len(leaves) <= 1 {
+		return MerkleRoot(leaves)
+	}
+	k := splitPoint(len(leaves))
+	left, right := subtreePaths(leaves[:k], paths[:k]), subtreePaths(leaves[k:], paths[k:])
+	for i := range paths[:k] {
+		paths[i] = append(paths[i], right)
+	}
+	for i := k; i < len(paths); i++ {
+		paths[i] = append(paths[i], left)
+	}
+	return nodeHash(left, right)
+}
+
 // VerifyMerklePath checks that leaf sits at index in a tree of size leaves
 // with the given root (RFC 9162 §2.1.3.2).
 func VerifyMerklePath(root, leaf []byte, index, size uint64, auditPath [][]byte) error {

@@ -97,3 +97,58 @@ func TestMerklePathsVerify(t *testing.T) {
 	_, err := types.MerklePath(nil, 0)
 	require.ErrorIs(t, err, types.ErrInvalidMerkleProof)
 }
+
+func leavesOf(n int) [][]byte {
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = types.LeafHash([]byte{byte(i), byte(i >> 8), byte(i >> 16)})
+	}
+	return out
+}
+
+// TestMerklePathsIsEveryMerklePath pins the one-pass construction against
+// the single-path function, leaf by leaf, for every size up to 129 and
+// around larger powers of two (the single-path side is quadratic); a day's
+// lease of samples is checked against the verifier.
+func TestMerklePathsIsEveryMerklePath(t *testing.T) {
+	sizes := []int{}
+	for n := 0; n <= 129; n++ {
+		sizes = append(sizes, n)
+	}
+	sizes = append(sizes, 255, 256, 257, 511, 512, 513, 1000)
+	for _, n := range sizes {
+		leaves := leavesOf(n)
+		root, paths := types.MerklePaths(leaves)
+		require.Equal(t, types.MerkleRoot(leaves), root, "size %d", n)
+		require.Len(t, paths, n)
+		for i := range leaves {
+			want, err := types.MerklePath(leaves, i)
+			require.NoError(t, err)
+			require.Equal(t, want, paths[i], "size %d leaf %d", n, i)
+		}
+	}
+	leaves := leavesOf(5760)
+	root, paths := types.MerklePaths(leaves)
+	require.Equal(t, types.MerkleRoot(leaves), root)
+	for i, p := range paths {
+		require.NoError(t, types.VerifyMerklePath(root, leaves[i], uint64(i), 5760, p), "leaf %d", i)
+	}
+}
+
+// One signed samples request of a full day's lease (5,760 samples of one
+// GPU at 15 s): every path in one pass, against one MerklePath per leaf.
+func BenchmarkMerklePaths(b *testing.B) {
+	leaves := leavesOf(5760)
+	b.Run("one-pass", func(b *testing.B) {
+		for b.Loop() {
+			types.MerklePaths(leaves)
+		}
+	})
+	b.Run("per-leaf", func(b *testing.B) {
+		for b.Loop() {
+			for i := range leaves {
+				_, _ = types.MerklePath(leaves, i)
+			}
+		}
+	})
+}
