@@ -22,7 +22,7 @@ import (
 type Config struct {
 	Chain    Chain    `toml:"chain" comment:"The idlegpu chain the agent follows and sends transactions to."`
 	Key      Key      `toml:"key" comment:"The agent's signing key. The provider's operator names it an agent (idlegpud tx provider update-provider ... --agents <address>)."`
-	GPU      GPU      `toml:"gpu" comment:"GPU telemetry. \"auto\" uses NVML when the NVIDIA driver loads, and otherwise refuses to start unless backend = \"sim\"."`
+	GPU      GPU      `toml:"gpu" comment:"GPU telemetry. \"auto\" and \"nvml\" read the GPUs through the NVIDIA driver and refuse to start without it; simulated GPUs only with backend = \"sim\" (tests and demos; register takes them on development chains only)."`
 	Runner   Runner   `toml:"runner" comment:"How leased jobs run."`
 	Policy   Policy   `toml:"policy" comment:"What the agent offers, at what price, and when it refuses or preempts work."`
 	Endpoint Endpoint `toml:"endpoint" comment:"The renter-facing HTTP endpoint (the provider's registered endpoint must reach it)."`

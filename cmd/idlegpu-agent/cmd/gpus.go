@@ -4,37 +4,49 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/gpu"
 )
 
-// openGPUs opens the configured telemetry backend. "auto" means NVML when
-// the driver's library loads; without one the agent falls back to
-// simulated GPUs and says so loudly, since they earn nothing real.
+// errSimOnRealChain is register's refusal to put simulated GPUs on a chain
+// that may pay for them.
+var errSimOnRealChain = errors.New("simulated GPUs are for development chains only")
+
+// devChainID matches the chain ids of local and test networks (idlegpu-local,
+// idlegpu-localnet, idlegpu-devnet, idlegpu-test). Public chains end in a
+// revision number (idlegpu-1), so they never match.
+var devChainID = regexp.MustCompile(`-(local|localnet|devnet|test)$`)
+
+// isDevChain says whether simulated GPUs may be registered on chainID:
+// --dev-chain says so explicitly, or the id follows the development pattern.
+func isDevChain(chainID string, flagged bool) bool {
+	return flagged || devChainID.MatchString(chainID)
+}
+
+// openGPUs opens the configured telemetry backend. "auto" means NVML and
+// fails without it: simulated GPUs must be asked for by name (backend =
+// "sim"), since a machine that silently reports made-up GPUs would offer
+// hardware it does not have.
 //
 // simState, when set, is where simulated GPUs keep their energy counters
 // across restarts (the daemon's; one-shot commands pass "").
 func openGPUs(c config.GPU, log *slog.Logger, simState ...string) (gpu.Backend, error) {
-	sim := func() (gpu.Backend, error) {
+	switch c.Backend {
+	case "sim":
+		log.Warn("using SIMULATED GPUs (gpu.backend = sim): for tests and demos only", "model", c.SimModel, "count", c.SimCount)
 		cfg := gpu.SimConfig{Model: c.SimModel, Count: c.SimCount, Seed: c.SimSeed}
 		if len(simState) > 0 {
 			cfg.StateFile = simState[0]
 		}
 		return gpu.NewSim(cfg)
-	}
-	switch c.Backend {
-	case "sim":
-		log.Warn("using SIMULATED GPUs (gpu.backend = sim): for tests and demos only", "model", c.SimModel, "count", c.SimCount)
-		return sim()
 	case "nvml":
 		return gpu.NewNVMLDefault()
 	case "auto":
 		b, err := gpu.NewNVMLDefault()
 		if errors.Is(err, gpu.ErrUnavailable) {
-			log.Warn("NVML UNAVAILABLE: falling back to SIMULATED GPUs; install the NVIDIA driver or set gpu.backend = nvml to require it",
-				"reason", err.Error(), "model", c.SimModel, "count", c.SimCount)
-			return sim()
+			return nil, fmt.Errorf(`gpu.backend "auto" found no usable NVIDIA driver: %w; install the driver (nvidia-smi must work; the agent loads libnvidia-ml.so.1), or, for tests and demos only, set gpu.backend = "sim" (init --gpu-backend sim)`, err)
 		}
 		return b, err
 	}

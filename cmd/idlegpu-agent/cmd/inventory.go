@@ -47,10 +47,13 @@ idlegpu-agent inventory --json | idlegpud tx provider register-gpus - --from age
 				return err
 			}
 			if asJSON {
+				// stdout stays exactly register-gpus's input (its decoder
+				// refuses unknown fields), so the backend goes to stderr.
+				fmt.Fprintf(cmd.ErrOrStderr(), "backend %s%s\n", b.Name(), simNote(b.Name()))
 				return writeInventoryJSON(cmd, devs)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintf(w, "BACKEND %s\n", b.Name())
+			fmt.Fprintf(w, "BACKEND %s%s\n", b.Name(), simNote(b.Name()))
 			fmt.Fprintln(w, "INDEX\tUUID\tMODEL\tMEMORY\tPCI\tDRIVER\tVBIOS\tCUDA")
 			for i, d := range devs {
 				fmt.Fprintf(w, "%d\t%s\t%s\t%d MiB\t%s\t%s\t%s\t%s\n", i, d.UUID, d.Model, d.MemoryMiB, d.PCIBusID, d.DriverVersion, d.VBIOSVersion, d.CUDAVersion)
@@ -61,6 +64,14 @@ idlegpu-agent inventory --json | idlegpud tx provider register-gpus - --from age
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the inventory JSON register-gpus accepts")
 	cmd.Flags().StringVar(&backend, "gpu-backend", "", "override gpu.backend: auto, nvml or sim")
 	return cmd
+}
+
+// simNote marks simulated GPUs wherever a backend is named.
+func simNote(backend string) string {
+	if backend == "sim" {
+		return " (SIMULATED GPUs: for tests and demos; register accepts them on development chains only)"
+	}
+	return ""
 }
 
 // gpuInfos is the inventory as x/provider registers it: both `inventory

@@ -271,3 +271,23 @@ func (s *RegisterSuite) TestAgentRegistersItsGPUs() {
 	_, err = run(s.T(), "", "register", "--home", strangerHome)
 	s.Require().ErrorContains(err, "the agent key "+stranger.String()+" is neither the operator of provider "+op.String()+" nor one of its agents")
 }
+
+// TestStatusNamesTheBackend: status says which GPU backend this machine's
+// configuration resolves to.
+func (s *RegisterSuite) TestStatusNamesTheBackend() {
+	home, op := s.agentHome("", 17)
+	out, err := run(s.T(), "", "status", "--home", home, "--json")
+	s.Require().NoError(err)
+	var rep struct {
+		Provider   string `json:"provider"`
+		GPUBackend string `json:"gpu_backend"`
+		GPUError   string `json:"gpu_error"`
+	}
+	s.Require().NoError(json.Unmarshal([]byte(out), &rep))
+	s.Require().Equal(op.String(), rep.Provider)
+	s.Require().Equal("sim", rep.GPUBackend)
+	s.Require().Empty(rep.GPUError)
+	text, err := run(s.T(), "", "status", "--home", home)
+	s.Require().NoError(err)
+	s.Require().Contains(text, "\ngpus         backend sim (SIMULATED GPUs: for tests and demos; register accepts them on development chains only)\n")
+}

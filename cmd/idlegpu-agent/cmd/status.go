@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"text/tabwriter"
@@ -27,6 +28,8 @@ import (
 // StatusReport is what `status --json` prints.
 type StatusReport struct {
 	Provider    string               `json:"provider"`
+	GPUBackend  string               `json:"gpu_backend"`
+	GPUError    string               `json:"gpu_error,omitempty"`
 	Registered  bool                 `json:"registered"`
 	Status      string               `json:"status,omitempty"`
 	Stake       string               `json:"stake,omitempty"`
@@ -85,6 +88,7 @@ agent's /healthz on metrics.listen.`,
 			if err != nil {
 				return err
 			}
+			rep.GPUBackend, rep.GPUError = gpuBackendName(cfg.GPU)
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -174,6 +178,17 @@ func buildStatus(ctx context.Context, cfg config.Config, provider string) (Statu
 	return rep, nil
 }
 
+// gpuBackendName is the backend the configuration resolves to on this
+// machine ("auto" becomes nvml or fails), and why it fails.
+func gpuBackendName(c config.GPU) (string, string) {
+	b, err := openGPUs(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return c.Backend, err.Error()
+	}
+	defer b.Close()
+	return b.Name(), ""
+}
+
 // agentHealth asks the running agent for its /healthz.
 func agentHealth(ctx context.Context, listen string) (*daemon.HealthReport, error) {
 	if listen == "" {
@@ -206,6 +221,11 @@ func printStatus(w io.Writer, r StatusReport) {
 			r.Reputation["leases_failed"], r.Reputation["preemptions"], r.Reputation["frauds"])
 	}
 	fmt.Fprintf(w, "unclaimed    %s\n", cmpOr(r.Unclaimed, "nothing"))
+	if r.GPUError != "" {
+		fmt.Fprintf(w, "gpus         %s: FAILS: %s\n", r.GPUBackend, r.GPUError)
+	} else {
+		fmt.Fprintf(w, "gpus         backend %s%s\n", r.GPUBackend, simNote(r.GPUBackend))
+	}
 	switch {
 	case r.Agent == nil:
 		fmt.Fprintf(w, "agent        DOWN: %s\n", r.AgentError)
