@@ -162,6 +162,56 @@ func (s *KeeperTestSuite) TestNoFitExpiresWithFullRefund() {
 	s.Require().True(s.escrowUSDC().IsZero())
 }
 
+// TestClearingHonoursResourcesAndImagePrefixes: a job is matched only with
+// an offer that gives the host resources per GPU it requires and whose image
+// prefixes take its image, even when a cheaper offer exists.
+func (s *KeeperTestSuite) TestClearingHonoursResourcesAndImagePrefixes() {
+	cheap := s.provider(0, "eu-de", 1, 10000, 1_000_000)
+	rich := s.provider(1, "eu-de", 1, 10000, 1_500_000)
+	narrow := s.provider(2, "eu-de", 1, 10000, 500_000)
+	s.setTerms(1, rich, func(t *offertypes.OfferTerms) { t.CpuCoresPerGpu, t.MemoryMibPerGpu, t.DiskGibPerGpu = 16, 131072, 400 })
+	s.setTerms(0, cheap, func(t *offertypes.OfferTerms) { t.CpuCoresPerGpu, t.MemoryMibPerGpu, t.DiskGibPerGpu = 4, 32768, 100 })
+	// The cheapest runs only another registry's images.
+	s.setTerms(2, narrow, func(t *offertypes.OfferTerms) {
+		t.CpuCoresPerGpu, t.MemoryMibPerGpu, t.DiskGibPerGpu = 64, 524288, 2000
+		t.ImagePrefixes = []string{"quay.io/acme/"}
+	})
+	renter := 3
+
+	sp := spec(1, 2_000_000, 0)
+	sp.MinCpuCoresPerGpu, sp.MinHostMemoryMibPerGpu, sp.MinDiskGibPerGpu = 8, 65536, 200
+	id := s.post(renter, sp)
+	s.endBlock(time.Second)
+	job := s.job(id)
+	s.Require().Equal(types.JOB_STATUS_MATCHED, job.Status)
+	s.Require().Equal(rich, s.lease(job.LeaseIds[0]).OfferId, "only the offer with enough cores, memory and disk fits")
+
+	sp = spec(1, 2_000_000, 0)
+	sp.MinDiskGibPerGpu = 2001
+	id = s.post(renter, sp)
+	s.endBlock(time.Second)
+	s.Require().Equal(types.JOB_STATUS_EXPIRED, s.job(id).Status, "no offer has that much disk")
+
+	sp = spec(1, 2_000_000, 0)
+	sp.Image = "quay.io/acme/train:1.4"
+	id = s.post(renter, sp)
+	s.endBlock(time.Second)
+	job = s.job(id)
+	s.Require().Equal(types.JOB_STATUS_MATCHED, job.Status)
+	s.Require().Equal(narrow, s.lease(job.LeaseIds[0]).OfferId, "an image under its prefix goes to the cheapest")
+}
+
+// setTerms edits offer id's terms through MsgUpdateOffer.
+func (s *KeeperTestSuite) setTerms(i int, id uint64, edit func(*offertypes.OfferTerms)) {
+	s.T().Helper()
+	o, err := s.app.OfferKeeper.Offer(s.ctx, id)
+	s.Require().NoError(err)
+	t := o.Terms
+	edit(&t)
+	_, err = s.offers.UpdateOffer(s.ctx, &offertypes.MsgUpdateOffer{Signer: s.operator(i), OfferId: id, Terms: t})
+	s.Require().NoError(err)
+}
+
 // TestTierReliabilityAndLanes: SILVER needs 9500 bps; BRONZE buys the
 // preemptible lane at its price and can be preempted without a slash.
 func (s *KeeperTestSuite) TestTierReliabilityAndLanes() {
@@ -366,6 +416,9 @@ func (s *KeeperTestSuite) TestPostJobRejects() {
 		{"bad region", with(func(s *types.JobSpec) { s.Regions = []string{"europe"} }), 3, types.ErrInvalidRegions},
 		{"no workload", with(func(s *types.JobSpec) { s.Workload = offertypes.WORKLOAD_UNSPECIFIED }), 3, types.ErrInvalidWorkload},
 		{"bid window too long", with(func(s *types.JobSpec) { s.BidWindowBlocks = 100_001 }), 3, types.ErrInvalidBidWindow},
+		{"more cores per GPU than any offer may give", with(func(s *types.JobSpec) { s.MinCpuCoresPerGpu = offertypes.MaxCPUCoresPerGPU + 1 }), 3, types.ErrInvalidResources},
+		{"more memory per GPU than any offer may give", with(func(s *types.JobSpec) { s.MinHostMemoryMibPerGpu = offertypes.MaxMemoryMiBPerGPU + 1 }), 3, types.ErrInvalidResources},
+		{"more disk per GPU than any offer may give", with(func(s *types.JobSpec) { s.MinDiskGibPerGpu = offertypes.MaxDiskGiBPerGPU + 1 }), 3, types.ErrInvalidResources},
 		{"deposit the renter cannot pay", with(func(s *types.JobSpec) { s.MaxPrice = *usdc(1_000_000_000_000) }), 3, types.ErrInsufficientFunds},
 	} {
 		s.Run(tc.name, func() {

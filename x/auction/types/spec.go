@@ -84,6 +84,12 @@ func (s JobSpec) Validate(params Params) error {
 	if err := ValidatePrice(s.MaxPrice); err != nil {
 		return err
 	}
+	if s.MinCpuCoresPerGpu > offertypes.MaxCPUCoresPerGPU || s.MinHostMemoryMibPerGpu > offertypes.MaxMemoryMiBPerGPU ||
+		s.MinDiskGibPerGpu > offertypes.MaxDiskGiBPerGPU {
+		return errorsmod.Wrapf(ErrInvalidResources, "min per GPU %d cores, %d MiB, %d GiB: at most %d, %d, %d (no offer could give more)",
+			s.MinCpuCoresPerGpu, s.MinHostMemoryMibPerGpu, s.MinDiskGibPerGpu,
+			offertypes.MaxCPUCoresPerGPU, offertypes.MaxMemoryMiBPerGPU, offertypes.MaxDiskGiBPerGPU)
+	}
 	if s.BidWindowBlocks > MaxBidWindowBlocks {
 		return errorsmod.Wrapf(ErrInvalidBidWindow, "%d blocks, at most %d", s.BidWindowBlocks, MaxBidWindowBlocks)
 	}
@@ -153,5 +159,7 @@ func (s JobSpec) CandidateQuery(params Params) offertypes.CandidateQuery {
 		Lane: s.Tier.Lane(), Models: s.Models, MaxPrice: s.MaxPrice, MinMemoryMiB: s.MinMemoryMib,
 		Regions: s.Regions, Workload: s.Workload, ImageDigest: s.ImageDigest, GPUCount: s.GpuCount,
 		AllowSplit: s.AllowSplit, DurationSeconds: s.DurationSeconds, MaxScan: params.MaxCandidatesPerJob,
+		Image: s.Image, MinCPUCoresPerGPU: s.MinCpuCoresPerGpu, MinMemoryMiBPerGPU: s.MinHostMemoryMibPerGpu,
+		MinDiskGiBPerGPU: s.MinDiskGibPerGpu,
 	}
 }

@@ -168,7 +168,9 @@ func (q querier) Candidates(ctx context.Context, req *types.QueryCandidatesReque
 	cq := types.CandidateQuery{
 		Lane: req.Lane, Models: req.Models, MaxPrice: req.MaxPrice, MinMemoryMiB: req.MinMemoryMib,
 		Regions: req.Regions, Workload: req.Workload, ImageDigest: req.ImageDigest, GPUCount: req.GpuCount,
-		AllowSplit: req.AllowSplit, DurationSeconds: req.DurationSeconds,
+		AllowSplit: req.AllowSplit, DurationSeconds: req.DurationSeconds, Image: req.Image,
+		MinCPUCoresPerGPU: req.MinCpuCoresPerGpu, MinMemoryMiBPerGPU: req.MinHostMemoryMibPerGpu,
+		MinDiskGiBPerGPU: req.MinDiskGibPerGpu,
 		// A query may look further than a block would, but not forever.
 		MaxScan: 100 * MaxCandidatesLimit,
 	}

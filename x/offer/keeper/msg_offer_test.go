@@ -1,6 +1,8 @@
 package keeper_test
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	errorsmod "cosmossdk.io/errors"
@@ -104,6 +106,20 @@ func (s *KeeperTestSuite) TestCreateOfferRejects() {
 		{name: "allowlist entry upper case", terms: with(func(t *types.OfferTerms) { t.ImageAllowlist = []string{"sha256:ABCD"} }), expErr: types.ErrInvalidImageAllowlist},
 		{name: "allowlist entry too short", terms: with(func(t *types.OfferTerms) { t.ImageAllowlist = []string{"sha256:abc"} }), expErr: types.ErrInvalidImageAllowlist},
 		{name: "allowlist entry twice", terms: with(func(t *types.OfferTerms) { t.ImageAllowlist = []string{"sha256:abcd", "sha256:abcd"} }), expErr: types.ErrInvalidImageAllowlist},
+		{name: "image prefix empty", terms: with(func(t *types.OfferTerms) { t.ImagePrefixes = []string{""} }), expErr: types.ErrInvalidImagePrefixes},
+		{name: "image prefix with a space", terms: with(func(t *types.OfferTerms) { t.ImagePrefixes = []string{"ghcr.io/ acme"} }), expErr: types.ErrInvalidImagePrefixes},
+		{name: "image prefix too long", terms: with(func(t *types.OfferTerms) {
+			t.ImagePrefixes = []string{strings.Repeat("a", types.MaxImagePrefixLength+1)}
+		}), expErr: types.ErrInvalidImagePrefixes},
+		{name: "image prefix twice", terms: with(func(t *types.OfferTerms) { t.ImagePrefixes = []string{"ghcr.io/acme/", "ghcr.io/acme/"} }), expErr: types.ErrInvalidImagePrefixes},
+		{name: "too many image prefixes", terms: with(func(t *types.OfferTerms) {
+			for i := 0; i <= types.MaxImagePrefixes; i++ {
+				t.ImagePrefixes = append(t.ImagePrefixes, fmt.Sprintf("ghcr.io/acme%d/", i))
+			}
+		}), expErr: types.ErrInvalidImagePrefixes},
+		{name: "cpu cores per GPU over the bound", terms: with(func(t *types.OfferTerms) { t.CpuCoresPerGpu = types.MaxCPUCoresPerGPU + 1 }), expErr: types.ErrInvalidResources},
+		{name: "memory per GPU over the bound", terms: with(func(t *types.OfferTerms) { t.MemoryMibPerGpu = types.MaxMemoryMiBPerGPU + 1 }), expErr: types.ErrInvalidResources},
+		{name: "disk per GPU over the bound", terms: with(func(t *types.OfferTerms) { t.DiskGibPerGpu = types.MaxDiskGiBPerGPU + 1 }), expErr: types.ErrInvalidResources},
 		{name: "window end before start", terms: with(func(t *types.OfferTerms) { t.Windows = []types.Window{future(3, 2)} }), expErr: types.ErrInvalidWindows},
 		{name: "window end equals start", terms: with(func(t *types.OfferTerms) { t.Windows = []types.Window{future(2, 2)} }), expErr: types.ErrInvalidWindows},
 		{name: "windows unsorted", terms: with(func(t *types.OfferTerms) { t.Windows = []types.Window{future(5, 6), future(1, 2)} }), expErr: types.ErrInvalidWindows},

@@ -119,6 +119,8 @@ func less(a, b types.IndexKey) bool {
 func fits(o types.Offer, q types.CandidateQuery, now time.Time) ([]string, bool) {
 	if o.MemoryMib < q.MinMemoryMiB || !q.RegionAccepted(o.Region) ||
 		!o.Terms.AcceptsWorkload(q.Workload) || !o.Terms.AllowsImage(q.ImageDigest) ||
+		!o.Terms.AllowsImageRef(q.Image) ||
+		!o.Terms.HasResources(q.MinCPUCoresPerGPU, q.MinMemoryMiBPerGPU, q.MinDiskGiBPerGPU) ||
 		!o.Terms.Covers(now, q.DurationSeconds) {
 		return nil, false
 	}

@@ -211,3 +211,60 @@ func (s *KeeperTestSuite) TestWalkCandidatesScansOnlyTheJobsContinents() {
 	s.Require().Equal([]uint64{2, 1}, got)
 	s.Require().Equal(uint32(4), scanned, "the na-us offers are scanned and filtered")
 }
+
+// The walk takes only offers that give the host resources per GPU a job
+// requires and run its image; Fit (explicit bids) applies the same filter.
+func (s *KeeperTestSuite) TestWalkCandidatesResourcesAndImagePrefixes() {
+	p0 := s.provide(0, h100, 81559, 0, 2, 2)
+	big := terms(2_000_000)
+	big.CpuCoresPerGpu, big.MemoryMibPerGpu, big.DiskGibPerGpu = 16, 128*1024, 500
+	big.ImagePrefixes = []string{"ghcr.io/acme", "docker.io/library/"}
+	s.create(0, p0[:1], big)
+	small := terms(3_000_000)
+	small.CpuCoresPerGpu, small.MemoryMibPerGpu, small.DiskGibPerGpu = 4, 32*1024, 100
+	s.create(0, p0[1:], small)
+
+	base := types.CandidateQuery{
+		Lane: types.LANE_ON_DEMAND, MaxPrice: *usdc(10_000_000), Workload: types.WORKLOAD_TRAINING,
+		ImageDigest: "sha256:abcdef", Image: "ghcr.io/acme/train:v1", GPUCount: 1, DurationSeconds: 1800, MaxScan: 1000,
+	}
+	with := func(edit func(*types.CandidateQuery)) types.CandidateQuery {
+		q := base
+		edit(&q)
+		return q
+	}
+	for _, tc := range []struct {
+		name string
+		q    types.CandidateQuery
+		want []uint64
+	}{
+		{"no requirement", base, []uint64{1, 2}},
+		{"cores within both", with(func(q *types.CandidateQuery) { q.MinCPUCoresPerGPU = 4 }), []uint64{1, 2}},
+		{"cores beyond the small offer", with(func(q *types.CandidateQuery) { q.MinCPUCoresPerGPU = 5 }), []uint64{1}},
+		{"memory beyond the small offer", with(func(q *types.CandidateQuery) { q.MinMemoryMiBPerGPU = 32*1024 + 1 }), []uint64{1}},
+		{"disk beyond the small offer", with(func(q *types.CandidateQuery) { q.MinDiskGiBPerGPU = 101 }), []uint64{1}},
+		{"beyond both", with(func(q *types.CandidateQuery) { q.MinDiskGiBPerGPU = 501 }), nil},
+		{"image under a prefix at a path boundary", with(func(q *types.CandidateQuery) { q.Image = "ghcr.io/acme/x/y@sha256:abcdef" }), []uint64{1, 2}},
+		{"image equal to the prefix", with(func(q *types.CandidateQuery) { q.Image = "ghcr.io/acme" }), []uint64{1, 2}},
+		{"image under a prefix ending in /", with(func(q *types.CandidateQuery) { q.Image = "docker.io/library/ubuntu:24.04" }), []uint64{1, 2}},
+		{"image sharing only characters with a prefix", with(func(q *types.CandidateQuery) { q.Image = "ghcr.io/acme-evil/x" }), []uint64{2}},
+		{"image under no prefix", with(func(q *types.CandidateQuery) { q.Image = "quay.io/other/x" }), []uint64{2}},
+	} {
+		s.Run(tc.name, func() {
+			got, _ := s.walk(tc.q)
+			s.Require().Equal(tc.want, got)
+		})
+	}
+
+	_, ok, err := s.keeper.Fit(s.ctx, 1, with(func(q *types.CandidateQuery) { q.Image = "quay.io/other/x" }))
+	s.Require().NoError(err)
+	s.Require().False(ok, "an explicit bid meets the same image rule")
+	_, ok, err = s.keeper.Fit(s.ctx, 2, with(func(q *types.CandidateQuery) { q.MinCPUCoresPerGPU = 5 }))
+	s.Require().NoError(err)
+	s.Require().False(ok, "and the same resource rule")
+	c, ok, err := s.keeper.Fit(s.ctx, 1, with(func(q *types.CandidateQuery) { q.MinCPUCoresPerGPU = 16 }))
+	s.Require().NoError(err)
+	s.Require().True(ok)
+	s.Require().Equal(uint32(16), c.Offer.Terms.CpuCoresPerGpu, "the stored offer shows its resources")
+	s.Require().Equal([]string{"ghcr.io/acme", "docker.io/library/"}, c.Offer.Terms.ImagePrefixes)
+}

@@ -32,6 +32,13 @@ type CandidateQuery struct {
 	Workload Workload
 	// ImageDigest is checked against each offer's allowlist.
 	ImageDigest string
+	// Image is the job's image reference, checked against each offer's image prefixes.
+	Image string
+	// MinCPUCoresPerGPU, MinMemoryMiBPerGPU and MinDiskGiBPerGPU are the
+	// least host resources per GPU the job needs (0: none).
+	MinCPUCoresPerGPU  uint32
+	MinMemoryMiBPerGPU uint64
+	MinDiskGiBPerGPU   uint64
 	// GPUCount is how many GPUs the job needs.
 	GPUCount uint32
 	// AllowSplit accepts offers with at least one free GPU (micro-pools).

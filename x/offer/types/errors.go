@@ -64,4 +64,8 @@ var (
 	// ErrGPUHeld is returned when offering a GPU held out of the market
 	// (under audit until its verdict).
 	ErrGPUHeld = errorsmod.Register(ModuleName, 30, "gpu held out of the market")
+	// ErrInvalidImagePrefixes is returned for an image prefix list that is too long, repeats or holds a malformed entry.
+	ErrInvalidImagePrefixes = errorsmod.Register(ModuleName, 31, "invalid image prefixes")
+	// ErrInvalidResources is returned for CPU, memory or disk per GPU beyond the bounds.
+	ErrInvalidResources = errorsmod.Register(ModuleName, 32, "invalid resources per gpu")
 )

@@ -66,8 +66,8 @@ func (t OfferTerms) Price(lane Lane) (sdk.Coin, bool) {
 }
 
 // Validate checks the terms on their own: prices, lanes, workloads, windows
-// (sorted, disjoint, end after start, at most max_windows), max duration and
-// allowlist. Whether windows lie in the past depends on the block time and is
+// (sorted, disjoint, end after start, at most max_windows), max duration,
+// allowlist, image prefixes and the resources per GPU. Whether windows lie in the past depends on the block time and is
 // checked by ValidateWindowsAt.
 func (t OfferTerms) Validate(params Params) error {
 	if t.Lanes == 0 || t.Lanes&^AllLanes != 0 {
@@ -89,7 +89,13 @@ func (t OfferTerms) Validate(params Params) error {
 	if err := validateWindows(t.Windows, params.MaxWindows); err != nil {
 		return err
 	}
-	return validateAllowlist(t.ImageAllowlist)
+	if err := validateAllowlist(t.ImageAllowlist); err != nil {
+		return err
+	}
+	if err := validateImagePrefixes(t.ImagePrefixes); err != nil {
+		return err
+	}
+	return t.validateResources()
 }
 
 func validatePrice(field string, p *sdk.Coin, required bool, params Params) error {
