@@ -33,7 +33,7 @@ until d status >/dev/null 2>&1; do sleep 0.5; done
 sleep 3
 
 a="$work/agent"
-"$bin/idlegpu-agent" init --home "$a" --keyring-backend test --gpu-backend sim --runner process --node "$rpc" >/dev/null
+"$bin/idlegpu-agent" init --home "$a" --keyring-backend test --gpu-backend sim --runner process --unsafe-process-runner --node "$rpc" >/dev/null
 sed -i -e "s/^sim_count = .*/sim_count = 8/" -e "s/^listen = '0.0.0.0:9180'/listen = '127.0.0.1:$ep_port'/" \
        -e "s/^listen = '127.0.0.1:9181'/listen = '127.0.0.1:$m_port'/" "$a/agent.toml"
 addr=$("$bin/idlegpud" keys show agent -a --keyring-backend test --keyring-dir "$a")

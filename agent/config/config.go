@@ -59,14 +59,25 @@ type GPU struct {
 
 // Runner picks the job runner.
 type Runner struct {
-	Backend string `toml:"backend" comment:"docker | process (process runs the manifest's command locally: tests and demos)."`
+	Backend string `toml:"backend" comment:"docker | process (process runs the manifest's command on this host: development only, needs unsafe_process_runner)."`
 	WorkDir string `toml:"work_dir" comment:"Where job logs and working directories go."`
+	// UnsafeProcessRunner is the explicit consent the process runner needs:
+	// it cannot confine a job to its GPUs, and without root it cannot keep the
+	// job from the agent's files.
+	UnsafeProcessRunner bool   `toml:"unsafe_process_runner" comment:"Allow backend = \"process\" (development, tests, demos). As root each job runs as its own unprivileged user (job_uid_base + lease id mod 100000) in a directory of its own under job_root; otherwise as the agent's user, able to read its keys. Never on a machine that serves real renters."`
+	JobUIDBase          uint32 `toml:"job_uid_base" comment:"process runner as root: each job runs as uid and gid job_uid_base + lease id mod 100000 (0: 200000); no user of the host may have those ids."`
+	JobRoot             string `toml:"job_root" comment:"process runner as root: the jobs' working directories, outside the agent's home (empty: /var/tmp/idlegpu-jobs)."`
+	// Resources per GPU are published in every offer and enforced per job.
+	CPUCoresPerGPU  uint32 `toml:"cpu_cores_per_gpu" comment:"docker runner: CPU cores a job gets per leased GPU (published in offers; 0: not stated, no CPU limit)."`
+	MemoryMiBPerGPU uint64 `toml:"memory_mib_per_gpu" comment:"docker runner: host memory per leased GPU in MiB, no swap (published in offers; 0: not stated, no limit)."`
+	DiskGiBPerGPU   uint64 `toml:"disk_gib_per_gpu" comment:"docker runner: writable-layer size per leased GPU in GiB, where the storage driver can enforce it (published in offers; 0: not stated)."`
+	MaxImageBytes   int64  `toml:"max_image_bytes" comment:"docker runner: job images kept on disk; beyond this the least recently used ones no running job uses are removed (0: never removed)."`
 }
 
 // Policy is the provider's pricing and safety policy.
 type Policy struct {
 	Prices          []Price  `toml:"prices" comment:"Price floors per GPU-hour, by model; base units of the denom."`
-	Workloads       []string `toml:"workloads" comment:"Workloads accepted: training, inference, batch, interactive."`
+	Workloads       []string `toml:"workloads" comment:"Workloads accepted: inference, training, batch, render (the chain's workloads)."`
 	ImagePrefixes   []string `toml:"image_prefixes" comment:"Only images whose reference starts with one of these run (empty: any)."`
 	MaxTempC        uint32   `toml:"max_temp_c" comment:"Above this GPU temperature no new work is taken; held for preempt_after samples it preempts BRONZE leases."`
 	MaxPowerW       uint32   `toml:"max_power_w" comment:"Power limit per GPU, in watts, with the same effect."`
@@ -158,7 +169,8 @@ func Default(home string) Config {
 	}
 }
 
-var workloads = []string{"training", "inference", "batch", "interactive"}
+// workloads are the chain's workload names (x/offer's Workload enum).
+var workloads = []string{"inference", "training", "batch", "render"}
 
 // Validate checks every setting and names the first bad one.
 func (c Config) Validate() error {
@@ -197,6 +209,9 @@ func (c Config) Validate() error {
 	}
 	if !slices.Contains([]string{"docker", "process"}, c.Runner.Backend) {
 		errs = append(errs, fmt.Errorf("runner.backend must be docker or process, got %q", c.Runner.Backend))
+	}
+	if c.Runner.Backend == "process" && !c.Runner.UnsafeProcessRunner {
+		errs = append(errs, errors.New("runner.backend = \"process\" runs renters' commands on this host without a container: set runner.unsafe_process_runner = true to allow it (development only), or use docker"))
 	}
 	for _, w := range c.Policy.Workloads {
 		if !slices.Contains(workloads, w) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +19,17 @@ import (
 )
 
 // Process runs a job as a local command in its own process group, with the
-// leased GPUs in CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES. It is meant
-// for tests and the demo: the job runs with the agent's rights.
+// leased GPUs in CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES. It is for
+// development, tests and the demo only: nothing confines the job to its GPUs
+// (it may unset the variables), and the agent's configuration refuses it
+// without runner.unsafe_process_runner.
+//
+// As root (Isolated) each job runs as its own unprivileged user, uid and gid
+// UIDBase + lease id mod JobUIDSpan, with no supplementary groups, in
+// JobRoot/lease-N (0700, owned by that user, outside the agent's home): it
+// cannot read the agent's keys, state or other leases' logs (Dir is the
+// agent's, 0700) nor signal other leases' jobs. Without root that is not
+// possible and the job runs as the agent's user; NewProcess logs so.
 //
 // The group outlives the agent: Start records its id in Dir/lease-N/pgid, and
 // a restarted agent's Adopt finds the job again from there.
@@ -28,7 +38,23 @@ type Process struct {
 	Dir string
 	// Grace is how long Stop waits after SIGTERM before SIGKILL.
 	Grace time.Duration
+	// Isolated runs each job as its own user in its own directory (root only).
+	Isolated bool
+	// UIDBase is the first uid and gid of isolated jobs.
+	UIDBase uint32
+	// JobRoot holds the isolated jobs' working directories.
+	JobRoot string
 }
+
+const (
+	// DefaultJobUIDBase is the first uid of isolated jobs: above the ranges
+	// distributions give to users and to subordinate-id maps' usual start.
+	DefaultJobUIDBase = 200_000
+	// JobUIDSpan is how many uids isolated jobs cycle through.
+	JobUIDSpan = 100_000
+	// DefaultJobRoot holds isolated jobs' working directories.
+	DefaultJobRoot = "/var/tmp/idlegpu-jobs"
+)
 
 const (
 	// pgidFileName, in a lease's directory, holds its job's process group id.
@@ -43,12 +69,48 @@ const (
 	ExitUnknown = "exit status unknown: the job ended while the agent was not running"
 )
 
-// NewProcess returns a process runner keeping logs under dir.
+// NewProcess returns a process runner keeping logs under dir; run by root it
+// isolates jobs (see Process).
 func NewProcess(dir string) (*Process, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	return &Process{Dir: dir, Grace: 5 * time.Second}, nil
+	p := &Process{Dir: dir, Grace: 5 * time.Second, Isolated: os.Geteuid() == 0,
+		UIDBase: DefaultJobUIDBase, JobRoot: DefaultJobRoot}
+	if p.Isolated {
+		slog.Warn("process runner: development only; each job runs as its own unprivileged user but is not confined to its GPUs")
+	} else {
+		slog.Warn("process runner: UNSAFE — the agent is not root, so jobs cannot run as another user: a job can read the agent's keys and state and other leases' logs, and reach every GPU")
+	}
+	return p, nil
+}
+
+// jobUID is the uid and gid of a lease's isolated job.
+func (p *Process) jobUID(leaseID uint64) uint32 {
+	return p.UIDBase + uint32(leaseID%JobUIDSpan)
+}
+
+// jobDir makes an isolated job's working directory afresh: JobRoot (0711,
+// so jobs reach their own directory but cannot list the others) and
+// JobRoot/lease-N, 0700, owned by the job's user.
+func (p *Process) jobDir(leaseID uint64, uid uint32) (string, error) {
+	if err := os.MkdirAll(p.JobRoot, 0o711); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(p.JobRoot, 0o711); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(p.JobRoot, fmt.Sprintf("lease-%d", leaseID))
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", err
+	}
+	if err := os.Chown(dir, int(uid), int(uid)); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
 // Name implements Runner.
@@ -82,7 +144,19 @@ func (p *Process) Start(_ context.Context, spec Spec) (Job, error) {
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = jobEnv(spec)
+	cmd.Env = jobEnv(spec, "/tmp")
+	if p.Isolated {
+		uid := p.jobUID(spec.LeaseID)
+		work, err := p.jobDir(spec.LeaseID, uid)
+		if err != nil {
+			log.Close()
+			return nil, fmt.Errorf("working directory of lease %d: %w", spec.LeaseID, err)
+		}
+		cmd.Dir = work
+		cmd.Env = jobEnv(spec, work)
+		// An empty group list drops the agent's supplementary groups.
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}
+	}
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return nil, err
@@ -130,8 +204,8 @@ func (p *Process) Adopt(_ context.Context, spec Spec) (Job, error) {
 
 // jobEnv is a minimal environment: PATH and HOME, then the lease's (never
 // the agent's own environment, which holds secrets).
-func jobEnv(spec Spec) []string {
-	return append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp"}, spec.leaseEnv()...)
+func jobEnv(spec Spec, home string) []string {
+	return append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home}, spec.leaseEnv()...)
 }
 
 // processJob is a job in its own process group, started by this agent

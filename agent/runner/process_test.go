@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -272,4 +273,52 @@ func TestReadProcStat(t *testing.T) {
 	require.Equal(t, pgid, st.pgrp)
 	_, ok = readProcStat(-1)
 	require.False(t, ok)
+}
+
+// TestProcessJobCannotReadTheAgentsFiles: as root, a job runs as its own
+// user: it cannot read the agent's key beside the work directory, another
+// lease's log, or list other jobs' directories; it works in a directory of
+// its own outside the agent's home.
+func TestProcessJobCannotReadTheAgentsFiles(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("isolation needs root; without it the process runner runs jobs as the agent's user (and says so)")
+	}
+	home := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(home, "endpoint.key"), []byte("AGENT-SECRET-KEY\n"), 0o600))
+	jobRoot, err := os.MkdirTemp("", "idlegpu-jobs-test-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(jobRoot) })
+	p, err := NewProcess(filepath.Join(home, "jobs"))
+	require.NoError(t, err)
+	require.True(t, p.Isolated)
+	p.JobRoot = jobRoot
+
+	other, err := p.Start(context.Background(), Spec{LeaseID: 41, GPUs: []string{"GPU-b"},
+		Command: []string{"sh", "-c", "echo OTHER-LEASE-SECRET"}})
+	require.NoError(t, err)
+	<-other.Done()
+	require.Equal(t, "OTHER-LEASE-SECRET\n", logs(t, other))
+
+	j, err := p.Start(context.Background(), Spec{LeaseID: 42, GPUs: []string{"GPU-a"}, Command: []string{"sh", "-c", `
+		echo "id=$(id -u):$(id -g) pwd=$(pwd) home=$HOME"
+		cat ../../endpoint.key || echo "no key"
+		cat ` + filepath.Join(home, "endpoint.key") + ` || echo "no key by path"
+		cat ` + filepath.Join(home, "jobs", "lease-41", "job.log") + ` || echo "no other log"
+		ls ` + jobRoot + ` || echo "no listing"
+		echo ok > mine && cat mine`}})
+	require.NoError(t, err)
+	<-j.Done()
+	out := logs(t, j)
+	uid := DefaultJobUIDBase + 42
+	work := filepath.Join(jobRoot, "lease-42")
+	require.Contains(t, out, fmt.Sprintf("id=%d:%d pwd=%s home=%s\n", uid, uid, work, work))
+	require.NotContains(t, out, "AGENT-SECRET-KEY")
+	require.NotContains(t, out, "OTHER-LEASE-SECRET")
+	for _, want := range []string{"no key\n", "no key by path\n", "no other log\n", "no listing\n", "ok\n"} {
+		require.Contains(t, out, want)
+	}
+	fi, err := os.Stat(work)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o700)|os.ModeDir, fi.Mode())
+	require.Equal(t, uint32(uid), fi.Sys().(*syscall.Stat_t).Uid)
 }

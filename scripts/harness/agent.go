@@ -42,7 +42,7 @@ func NewAgent(t T, c *Chain, bin Binaries, o AgentOptions) *Agent {
 	t.Helper()
 	home := t.TempDir()
 	out, err := exec.Command(bin.Agent, "init", "--home", home, "--keyring-backend", "test", "--gpu-backend", "sim",
-		"--runner", "process", "--node", c.RPC, "--chain-id", c.ChainID).CombinedOutput()
+		"--runner", "process", "--unsafe-process-runner", "--node", c.RPC, "--chain-id", c.ChainID).CombinedOutput()
 	require.NoError(t, err, "init: %s", out)
 	cfgPath := filepath.Join(home, "agent.toml")
 	cfg, err := config.Load(cfgPath)

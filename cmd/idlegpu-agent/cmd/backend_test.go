@@ -26,7 +26,7 @@ func skipWithNVML(t *testing.T) {
 func TestAutoWithoutNVMLIsAnError(t *testing.T) {
 	skipWithNVML(t)
 	home := t.TempDir()
-	_, err := run(t, "", "init", "--home", home, "--keyring-backend", "test", "--runner", "process")
+	_, err := run(t, "", "init", "--home", home, "--keyring-backend", "test", "--runner", "process", "--unsafe-process-runner")
 	require.NoError(t, err)
 	c, err := config.Load(filepath.Join(home, "agent.toml"))
 	require.NoError(t, err)
@@ -45,7 +45,7 @@ func TestAutoWithoutNVMLIsAnError(t *testing.T) {
 // stays register-gpus's input) say the GPUs are simulated.
 func TestInventoryNamesTheBackend(t *testing.T) {
 	home := t.TempDir()
-	_, err := run(t, "", "init", "--home", home, "--keyring-backend", "test", "--gpu-backend", "sim", "--runner", "process")
+	_, err := run(t, "", "init", "--home", home, "--keyring-backend", "test", "--gpu-backend", "sim", "--runner", "process", "--unsafe-process-runner")
 	require.NoError(t, err)
 	const note = " (SIMULATED GPUs: for tests and demos; register accepts them on development chains only)"
 	out, errOut, err := runAll(t, "", "inventory", "--home", home, "--json")
@@ -64,7 +64,7 @@ func TestInventoryNamesTheBackend(t *testing.T) {
 // the refusal comes before any key or node is touched.
 func TestRegisterRefusesSimOnARealChain(t *testing.T) {
 	home := t.TempDir()
-	_, err := run(t, "", "init", "--home", home, "--keyring-backend", "test", "--gpu-backend", "sim", "--runner", "process",
+	_, err := run(t, "", "init", "--home", home, "--keyring-backend", "test", "--gpu-backend", "sim", "--runner", "process", "--unsafe-process-runner",
 		"--chain-id", "idlegpu-1", "--node", "tcp://127.0.0.1:1")
 	require.NoError(t, err)
 	for _, args := range [][]string{{"register"}, {"register", "--dry-run"}} {

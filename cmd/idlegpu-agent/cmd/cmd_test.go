@@ -40,7 +40,7 @@ func runAll(t *testing.T, stdin string, args ...string) (stdout, stderr string, 
 func TestInitThenInventory(t *testing.T) {
 	home := t.TempDir()
 	provider := "idle1qyqszqgpqyqszqgpqyqszqgpqyqszqgpvl2mga"
-	out, err := run(t, "", "init", "--home", home, "--keyring-backend", "test", "--gpu-backend", "sim", "--runner", "process", "--provider", provider)
+	out, err := run(t, "", "init", "--home", home, "--keyring-backend", "test", "--gpu-backend", "sim", "--runner", "process", "--unsafe-process-runner", "--provider", provider)
 	require.NoError(t, err)
 	require.Contains(t, out, `agent key "agent": idle1`)
 	require.Contains(t, out, "mnemonic (write it down")

@@ -35,7 +35,7 @@ Then let the provider's operator name the printed address as an agent:
 
   idlegpud tx provider update-provider <moniker> <region> <endpoint> --agents <address> --from operator`,
 		Example: `idlegpu-agent init --chain-id idlegpu-1 --node tcp://node.example.com:26657 --provider idle1...
-idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process   # a local test setup`,
+idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process --unsafe-process-runner   # a local test setup`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, _ := cmd.Flags().GetString(flagHome)
@@ -48,6 +48,7 @@ idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process   #
 			merged.Chain.RPC, merged.Chain.ChainID, merged.Chain.GasPrices = c.Chain.RPC, c.Chain.ChainID, c.Chain.GasPrices
 			merged.Key.Name, merged.Key.KeyringBackend, merged.Key.Provider = c.Key.Name, c.Key.KeyringBackend, c.Key.Provider
 			merged.GPU.Backend, merged.Runner.Backend = c.GPU.Backend, c.Runner.Backend
+			merged.Runner.UnsafeProcessRunner = c.Runner.UnsafeProcessRunner
 			if merged.Key.Provider != "" {
 				if _, err := sdk.AccAddressFromBech32(merged.Key.Provider); err != nil {
 					return fmt.Errorf("--provider: %w", err)
@@ -99,6 +100,7 @@ idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process   #
 	f.StringVar(&c.Key.Provider, "provider", "", "operator address of the provider this agent serves")
 	f.StringVar(&c.GPU.Backend, "gpu-backend", def.GPU.Backend, "auto, nvml or sim")
 	f.StringVar(&c.Runner.Backend, "runner", def.Runner.Backend, "docker or process")
+	f.BoolVar(&c.Runner.UnsafeProcessRunner, "unsafe-process-runner", false, "allow --runner process: renters' commands run on this host without a container (development only)")
 	host, _ := os.Hostname()
 	f.StringSliceVar(&endpointHosts, "endpoint-host", []string{host, "localhost", "127.0.0.1"}, "names and IPs in the endpoint's self-signed certificate")
 	f.BoolVar(&force, "force", false, "overwrite an existing configuration (the key is kept)")

@@ -83,7 +83,7 @@ func (s *RegisterSuite) client(keyringDir, key string) *chain.Client {
 // ("": the key is the operator) and sees two simulated GPUs of seed.
 func (s *RegisterSuite) agentHome(provider string, seed int64) (string, sdk.AccAddress) {
 	home := s.T().TempDir()
-	args := []string{"init", "--home", home, "--keyring-backend", "test", "--gpu-backend", "sim", "--runner", "process",
+	args := []string{"init", "--home", home, "--keyring-backend", "test", "--gpu-backend", "sim", "--runner", "process", "--unsafe-process-runner",
 		"--node", s.val.RPCAddress, "--chain-id", s.net.Config.ChainID, "--gas-prices", gasPrice}
 	if provider != "" {
 		args = append(args, "--provider", provider)

@@ -72,7 +72,20 @@ systemd restart it) and it adopts them and proves on.`,
 func openRunner(c config.Runner) (runner.Runner, error) {
 	switch c.Backend {
 	case "process":
-		return runner.NewProcess(c.WorkDir)
+		if !c.UnsafeProcessRunner {
+			return nil, fmt.Errorf("runner.backend = \"process\" needs runner.unsafe_process_runner = true (development only)")
+		}
+		p, err := runner.NewProcess(c.WorkDir)
+		if err != nil {
+			return nil, err
+		}
+		if c.JobUIDBase != 0 {
+			p.UIDBase = c.JobUIDBase
+		}
+		if c.JobRoot != "" {
+			p.JobRoot = c.JobRoot
+		}
+		return p, nil
 	case "docker":
 		d, err := runner.NewDockerFromEnv(runner.DefaultDockerOptions(c.WorkDir))
 		if err != nil {
