@@ -133,6 +133,15 @@ func (d *Daemon) terms(model string, now time.Time, utilBps uint32) (offertypes.
 		}
 	}
 	t.MaxDurationSeconds = d.cfg.Policy.MaxLeaseSeconds
+	// What the agent will run and give, so clearing matches no job it refuses.
+	if len(d.cfg.Policy.ImagePrefixes) > 0 {
+		t.ImagePrefixes = slices.Clone(d.cfg.Policy.ImagePrefixes)
+	}
+	if d.cfg.Runner.Backend == "docker" { // the process runner enforces no limits: it states none
+		t.CpuCoresPerGpu = d.cfg.Runner.CPUCoresPerGPU
+		t.MemoryMibPerGpu = d.cfg.Runner.MemoryMiBPerGPU
+		t.DiskGibPerGpu = d.cfg.Runner.DiskGiBPerGPU
+	}
 	if len(d.cfg.Policy.Availability) > 0 {
 		ws := d.calendar.Windows(now, offerHorizon)
 		if max := int(d.params.Offer.MaxWindows); max > 0 && len(ws) > max {
@@ -146,13 +155,15 @@ func (d *Daemon) terms(model string, now time.Time, utilBps uint32) (offertypes.
 }
 
 // sameTerms says whether the published terms still do: equal prices,
-// lanes, workloads and limits, and windows that reach at least half the
+// lanes, workloads, limits, image prefixes and resources per GPU, and windows that reach at least half the
 // horizon ahead (windows are republished then, not every step).
 func sameTerms(have, want offertypes.OfferTerms, now time.Time) bool {
 	coinEq := func(a, b *sdk.Coin) bool { return (a == nil) == (b == nil) && (a == nil || a.IsEqual(*b)) }
 	if !coinEq(have.PricePreemptible, want.PricePreemptible) || !coinEq(have.PriceOnDemand, want.PriceOnDemand) ||
 		have.Lanes != want.Lanes || have.Workloads != want.Workloads || have.MaxDurationSeconds != want.MaxDurationSeconds ||
-		len(have.ImageAllowlist) != 0 {
+		len(have.ImageAllowlist) != 0 || !slices.Equal(have.ImagePrefixes, want.ImagePrefixes) ||
+		have.CpuCoresPerGpu != want.CpuCoresPerGpu || have.MemoryMibPerGpu != want.MemoryMibPerGpu ||
+		have.DiskGibPerGpu != want.DiskGibPerGpu {
 		return false
 	}
 	if (len(have.Windows) == 0) != (len(want.Windows) == 0) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idlegpu/idlegpu/agent/config"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 
 // Job is what the policy judges of a job before bidding or starting it.
@@ -22,7 +23,8 @@ func Accepts(cfg config.Policy, j Job) error {
 	if !slices.Contains(cfg.Workloads, j.Workload) {
 		return fmt.Errorf("workload %s is not accepted (policy.workloads: %s)", j.Workload, strings.Join(cfg.Workloads, ", "))
 	}
-	if len(cfg.ImagePrefixes) > 0 && !slices.ContainsFunc(cfg.ImagePrefixes, func(p string) bool { return strings.HasPrefix(j.Image, p) }) {
+	// The chain's rule, published in the offer: what clearing matched runs.
+	if !offertypes.ImagePrefixesAllow(cfg.ImagePrefixes, j.Image) {
 		return fmt.Errorf("image %s matches no policy.image_prefixes", j.Image)
 	}
 	if j.Duration > cfg.MaxLease() {

@@ -56,6 +56,17 @@ func TestAccepts(t *testing.T) {
 	bad = ok
 	bad.Duration = 73 * time.Hour
 	require.ErrorContains(t, Accepts(cfg, bad), "exceeds policy.max_lease_seconds")
+
+	// The chain's prefix rule (a reference boundary), which the offer publishes.
+	cfg.ImagePrefixes = []string{"ghcr.io/acme"}
+	bad = ok
+	bad.Image = "ghcr.io/acme-evil/miner@sha256:00"
+	require.ErrorContains(t, Accepts(cfg, bad), "matches no policy.image_prefixes", "a prefix matches at a reference boundary only")
+	require.NoError(t, Accepts(cfg, ok))
+	render := ok
+	render.Workload = "render"
+	cfg.Workloads = append(cfg.Workloads, "render")
+	require.NoError(t, Accepts(cfg, render), "a chain workload can be accepted")
 }
 
 func TestCalendar(t *testing.T) {
