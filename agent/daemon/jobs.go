@@ -83,7 +83,7 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 	if job.Spec.ImageDigest != "" && !strings.Contains(image, "@") {
 		image += "@" + job.Spec.ImageDigest
 	}
-	spec := runner.Spec{LeaseID: l.Id, Image: image, Command: m.Command, Env: m.Env, GPUs: l.GpuUuids}
+	spec := runner.Spec{LeaseID: l.Id, Image: image, ImageDigest: job.Spec.ImageDigest, Command: m.Command, Env: m.Env, GPUs: l.GpuUuids}
 	rec := Record{LeaseID: l.Id, JobID: l.JobId, Renter: l.Renter, Image: image, ImageDigest: job.Spec.ImageDigest,
 		GPUs: l.GpuUuids, Tier: l.Tier.String(), Runner: d.runner.Name(), Accepted: time.Now().UTC()}
 	// The record goes first: a crash after Start leaves a job the next run

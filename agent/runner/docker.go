@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -79,7 +81,28 @@ type DockerOptions struct {
 	DeviceRequests bool
 	// PidsLimit bounds the processes in a container. 0: DefaultPidsLimit.
 	PidsLimit int64
+	// CPUCoresPerGPU, MemoryBytesPerGPU and DiskBytesPerGPU are what a job
+	// gets per leased GPU (what the offer publishes), unless the spec says
+	// otherwise: CPU quota cores × GPUs, memory with no swap, and the
+	// writable layer's size where the storage driver can bound it. 0: no limit.
+	CPUCoresPerGPU    uint32
+	MemoryBytesPerGPU int64
+	DiskBytesPerGPU   int64
+	// LogMaxSize and LogMaxFiles bound the daemon's json-file log of a
+	// container (its copy in LogDir is the agent's). "": DefaultLogMaxSize;
+	// 0: DefaultLogMaxFiles.
+	LogMaxSize  string
+	LogMaxFiles int
 }
+
+const (
+	// DefaultLogMaxSize is the size of one json-file log of a job's container.
+	DefaultLogMaxSize = "50m"
+	// DefaultLogMaxFiles is how many of them are kept.
+	DefaultLogMaxFiles = 3
+	// DefaultShmBytes is a job's /dev/shm when no memory limit sizes it.
+	DefaultShmBytes = 1 << 30
+)
 
 // DefaultDockerOptions are the production options: digests required, images
 // pulled, GPUs requested, no network.
@@ -95,6 +118,9 @@ func DefaultDockerOptions(logDir string) DockerOptions {
 type Docker struct {
 	cli  DockerAPI
 	opts DockerOptions
+	// noStorageOpt is set once the daemon refused a writable-layer size
+	// (overlay2 needs xfs mounted with pquota): later jobs go without it.
+	noStorageOpt atomic.Bool
 }
 
 // NewDocker returns a docker runner over cli, e.g.
@@ -108,6 +134,12 @@ func NewDocker(cli DockerAPI, opts DockerOptions) *Docker {
 	}
 	if opts.PidsLimit == 0 {
 		opts.PidsLimit = DefaultPidsLimit
+	}
+	if opts.LogMaxSize == "" {
+		opts.LogMaxSize = DefaultLogMaxSize
+	}
+	if opts.LogMaxFiles == 0 {
+		opts.LogMaxFiles = DefaultLogMaxFiles
 	}
 	return &Docker{cli: cli, opts: opts}
 }
@@ -145,9 +177,17 @@ func ContainerName(leaseID uint64) string { return fmt.Sprintf("idlegpu-lease-%d
 // `docker run IMAGE CMD…`, it replaces the image's CMD and is passed to its
 // ENTRYPOINT, if any.
 func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
+	if spec.ImageDigest != "" {
+		pinned, err := PinnedImage(spec.Image, spec.ImageDigest)
+		if err != nil {
+			return nil, err
+		}
+		spec.Image = pinned
+	}
 	if err := d.validate(spec); err != nil {
 		return nil, err
 	}
+	spec = d.withLimits(spec)
 	if err := d.ensureImage(ctx, spec.Image); err != nil {
 		return nil, err
 	}
@@ -160,7 +200,7 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
 		return nil, err
 	}
 	config, hostConfig := d.containerConfig(spec)
-	created, err := d.cli.ContainerCreate(ctx, config, hostConfig, nil, nil, name)
+	created, err := d.create(ctx, config, hostConfig, name)
 	if err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("create container for lease %d: %w", spec.LeaseID, err)
@@ -286,7 +326,7 @@ func (d *Docker) validate(spec Spec) error {
 	switch {
 	case math.IsNaN(spec.CPUs) || math.IsInf(spec.CPUs, 0) || spec.CPUs < 0 || spec.CPUs > 1e6:
 		return fmt.Errorf("%w: lease %d asks for %v CPUs", ErrInvalidSpec, spec.LeaseID, spec.CPUs)
-	case spec.MemoryBytes < 0 || spec.ShmBytes < 0:
+	case spec.MemoryBytes < 0 || spec.ShmBytes < 0 || spec.DiskBytes < 0:
 		return fmt.Errorf("%w: lease %d has a negative memory or shm size", ErrInvalidSpec, spec.LeaseID)
 	}
 	return spec.validateGPUsAndEnv()
@@ -321,6 +361,8 @@ func (d *Docker) containerConfig(spec Spec) (*container.Config, *container.HostC
 		SecurityOpt:    []string{"no-new-privileges"},
 		ReadonlyRootfs: false,
 		ShmSize:        spec.ShmBytes,
+		LogConfig: container.LogConfig{Type: "json-file", Config: map[string]string{
+			"max-size": d.opts.LogMaxSize, "max-file": strconv.Itoa(d.opts.LogMaxFiles)}},
 		Resources: container.Resources{
 			NanoCPUs:  int64(math.Round(spec.CPUs * 1e9)),
 			Memory:    spec.MemoryBytes,
@@ -331,6 +373,16 @@ func (d *Docker) containerConfig(spec Spec) (*container.Config, *container.HostC
 		// No swap beyond the memory limit.
 		hostConfig.MemorySwap = spec.MemoryBytes
 	}
+	if hostConfig.ShmSize == 0 {
+		// /dev/shm is memory: sized within the limit (a quarter of it), not Docker's 64 MiB.
+		hostConfig.ShmSize = DefaultShmBytes
+		if spec.MemoryBytes > 0 {
+			hostConfig.ShmSize = min(DefaultShmBytes*int64(max(len(spec.GPUs), 1)), spec.MemoryBytes/4)
+		}
+	}
+	if spec.DiskBytes > 0 {
+		hostConfig.StorageOpt = map[string]string{"size": strconv.FormatInt(spec.DiskBytes, 10)}
+	}
 	if d.opts.DeviceRequests && len(spec.GPUs) > 0 {
 		hostConfig.DeviceRequests = []container.DeviceRequest{{
 			Driver:       "nvidia",
@@ -339,6 +391,39 @@ func (d *Docker) containerConfig(spec Spec) (*container.Config, *container.HostC
 		}}
 	}
 	return config, hostConfig
+}
+
+// withLimits fills the spec's unset limits from the per-GPU options.
+func (d *Docker) withLimits(spec Spec) Spec {
+	n := int64(len(spec.GPUs))
+	if spec.CPUs == 0 && d.opts.CPUCoresPerGPU > 0 {
+		spec.CPUs = float64(int64(d.opts.CPUCoresPerGPU) * max(n, 1))
+	}
+	if spec.MemoryBytes == 0 && d.opts.MemoryBytesPerGPU > 0 {
+		spec.MemoryBytes = d.opts.MemoryBytesPerGPU * max(n, 1)
+	}
+	if spec.DiskBytes == 0 && d.opts.DiskBytesPerGPU > 0 {
+		spec.DiskBytes = d.opts.DiskBytesPerGPU * max(n, 1)
+	}
+	return spec
+}
+
+// create makes the container; a daemon that cannot bound the writable
+// layer (overlay2 not on xfs with pquota) is asked again without the size,
+// and the runner says so once and stops asking.
+func (d *Docker) create(ctx context.Context, config *container.Config, hc *container.HostConfig, name string) (container.CreateResponse, error) {
+	if d.noStorageOpt.Load() {
+		hc.StorageOpt = nil
+	}
+	created, err := d.cli.ContainerCreate(ctx, config, hc, nil, nil, name)
+	if err != nil && hc.StorageOpt != nil && strings.Contains(strings.ToLower(err.Error()), "storage-opt") {
+		d.noStorageOpt.Store(true)
+		slog.Warn("docker runner: the storage driver cannot bound a container's writable layer (overlay2 needs xfs mounted with pquota); jobs' disk use is not limited",
+			"err", err)
+		hc.StorageOpt = nil
+		created, err = d.cli.ContainerCreate(ctx, config, hc, nil, nil, name)
+	}
+	return created, err
 }
 
 // graceSeconds rounds a grace period up to Docker's whole seconds.

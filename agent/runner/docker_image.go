@@ -38,6 +38,29 @@ func validateImage(ref string, requireDigest bool) error {
 	return nil
 }
 
+// PinnedImage is the reference the docker runner runs for an image and the
+// chain's digest: the image's repository (its tag or digest dropped) @
+// digest. An image already pinned to another digest is refused: it names
+// an image the chain never agreed to.
+func PinnedImage(image, chainDigest string) (string, error) {
+	d, err := digest.Parse(chainDigest)
+	if err != nil || d.Algorithm() != digest.SHA256 {
+		return "", fmt.Errorf("%w: chain digest %q is not a sha256 digest", ErrInvalidSpec, chainDigest)
+	}
+	named, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return "", fmt.Errorf("%w: image %q: %v", ErrInvalidSpec, image, err)
+	}
+	if c, ok := named.(reference.Canonical); ok && c.Digest() != d {
+		return "", fmt.Errorf("%w: image %q names digest %s, not the chain's %s", ErrInvalidSpec, image, c.Digest(), d)
+	}
+	pinned, err := reference.WithDigest(reference.TrimNamed(named), d)
+	if err != nil {
+		return "", fmt.Errorf("%w: image %q: %v", ErrInvalidSpec, image, err)
+	}
+	return pinned.String(), nil
+}
+
 // ensureImage makes sure the image is on the host, pulling it if allowed.
 func (d *Docker) ensureImage(ctx context.Context, ref string) error {
 	_, err := d.cli.ImageInspect(ctx, ref)

@@ -18,8 +18,12 @@ import (
 type Spec struct {
 	// LeaseID names the job (one job per lease).
 	LeaseID uint64
-	// Image is the image reference pinned by digest (docker runner).
+	// Image is the job's image reference (docker runner).
 	Image string
+	// ImageDigest is the chain's image_digest: the docker runner runs
+	// exactly repo@ImageDigest, whatever tag or digest Image carries, and
+	// refuses an Image pinned to another digest.
+	ImageDigest string
 	// Command and Env come from the renter's manifest.
 	Command []string
 	Env     map[string]string
@@ -29,6 +33,8 @@ type Spec struct {
 	CPUs        float64
 	MemoryBytes int64
 	ShmBytes    int64
+	// DiskBytes bounds the container's writable layer (0: the runner's default).
+	DiskBytes int64
 }
 
 // Status is where a job stands.

@@ -6,11 +6,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/daemon"
+	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/runner"
 )
@@ -46,7 +48,7 @@ systemd restart it) and it adopts them and proves on.`,
 				return fmt.Errorf("gpus: %w", err)
 			}
 			defer gpus.Close()
-			run, err := openRunner(cfg.Runner)
+			run, err := openRunner(cfg.Runner, gpus)
 			if err != nil {
 				return err
 			}
@@ -67,9 +69,13 @@ systemd restart it) and it adopts them and proves on.`,
 	}
 }
 
+// gpuMemoryFreeWait is how long the driver has to free a job's GPU memory
+// after its container is removed.
+const gpuMemoryFreeWait = 30 * time.Second
+
 // openRunner builds the configured job runner; both keep each lease's log
 // at <work_dir>/lease-<id>/job.log.
-func openRunner(c config.Runner) (runner.Runner, error) {
+func openRunner(c config.Runner, gpus gpu.Backend) (runner.Runner, error) {
 	switch c.Backend {
 	case "process":
 		if !c.UnsafeProcessRunner {
@@ -87,7 +93,13 @@ func openRunner(c config.Runner) (runner.Runner, error) {
 		}
 		return p, nil
 	case "docker":
-		d, err := runner.NewDockerFromEnv(runner.DefaultDockerOptions(c.WorkDir))
+		opts := runner.DefaultDockerOptions(c.WorkDir)
+		opts.CPUCoresPerGPU = c.CPUCoresPerGPU
+		opts.MemoryBytesPerGPU = int64(c.MemoryMiBPerGPU) << 20
+		opts.DiskBytesPerGPU = int64(c.DiskGiBPerGPU) << 30
+		// A job's GPUs are not offered again holding its memory.
+		opts.GPUMemoryFree = gpu.MemoryFreeCheck(gpus, gpuMemoryFreeWait, time.Second)
+		d, err := runner.NewDockerFromEnv(opts)
 		if err != nil {
 			return nil, fmt.Errorf("docker runner: %w", err)
 		}
