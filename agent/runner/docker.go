@@ -37,6 +37,8 @@ type DockerAPI interface {
 	ContainerRemove(ctx context.Context, containerID string, options container.RemoveOptions) error
 	ContainerInspect(ctx context.Context, containerID string) (container.InspectResponse, error)
 	ContainerTop(ctx context.Context, containerID string, arguments []string) (container.TopResponse, error)
+	ImageList(ctx context.Context, options image.ListOptions) ([]image.Summary, error)
+	ImageRemove(ctx context.Context, imageID string, options image.RemoveOptions) ([]image.DeleteResponse, error)
 }
 
 var _ DockerAPI = (*client.Client)(nil)
@@ -88,6 +90,10 @@ type DockerOptions struct {
 	CPUCoresPerGPU    uint32
 	MemoryBytesPerGPU int64
 	DiskBytesPerGPU   int64
+	// MaxImageBytes bounds the disk the images of this runner's jobs take:
+	// after each job the least recently used ones no running job uses are
+	// removed until they fit. 0: images are never removed.
+	MaxImageBytes int64
 	// LogMaxSize and LogMaxFiles bound the daemon's json-file log of a
 	// container (its copy in LogDir is the agent's). "": DefaultLogMaxSize;
 	// 0: DefaultLogMaxFiles.
@@ -121,6 +127,9 @@ type Docker struct {
 	// noStorageOpt is set once the daemon refused a writable-layer size
 	// (overlay2 needs xfs mounted with pquota): later jobs go without it.
 	noStorageOpt atomic.Bool
+	// images are the images this runner's jobs used (by image id), for the
+	// least-recently-used collection.
+	images imageCache
 }
 
 // NewDocker returns a docker runner over cli, e.g.
@@ -188,7 +197,8 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
 		return nil, err
 	}
 	spec = d.withLimits(spec)
-	if err := d.ensureImage(ctx, spec.Image); err != nil {
+	imageID, err := d.ensureImage(ctx, spec.Image)
+	if err != nil {
 		return nil, err
 	}
 	name := ContainerName(spec.LeaseID)
@@ -221,6 +231,7 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
 		return fail(fmt.Errorf("follow logs of lease %d: %w", spec.LeaseID, err))
 	}
 	j.run(stream, logFile)
+	d.useImage(j, imageID)
 	return j, nil
 }
 
@@ -271,6 +282,7 @@ func (d *Docker) Adopt(ctx context.Context, spec Spec) (Job, error) {
 		return nil, fmt.Errorf("follow logs of lease %d: %w", spec.LeaseID, err)
 	}
 	j.run(stream, logFile)
+	d.useImage(j, info.Image)
 	return j, nil
 }
 

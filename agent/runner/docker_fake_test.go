@@ -136,6 +136,14 @@ func (f *fakeDocker) ImageInspect(_ context.Context, ref string, _ ...client.Ima
 	return image.InspectResponse{ID: ref}, nil
 }
 
+func (f *fakeDocker) ImageList(context.Context, image.ListOptions) ([]image.Summary, error) {
+	return nil, nil
+}
+
+func (f *fakeDocker) ImageRemove(context.Context, string, image.RemoveOptions) ([]image.DeleteResponse, error) {
+	return nil, errors.New("fake docker: images are not removed")
+}
+
 func (f *fakeDocker) ImagePull(context.Context, string, image.PullOptions) (io.ReadCloser, error) {
 	return nil, errors.New("fake docker: no registry")
 }

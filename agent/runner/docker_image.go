@@ -61,30 +61,32 @@ func PinnedImage(image, chainDigest string) (string, error) {
 	return pinned.String(), nil
 }
 
-// ensureImage makes sure the image is on the host, pulling it if allowed.
-func (d *Docker) ensureImage(ctx context.Context, ref string) error {
-	_, err := d.cli.ImageInspect(ctx, ref)
+// ensureImage makes sure the image is on the host, pulling it if allowed,
+// and returns its id.
+func (d *Docker) ensureImage(ctx context.Context, ref string) (string, error) {
+	info, err := d.cli.ImageInspect(ctx, ref)
 	if err == nil {
-		return nil
+		return info.ID, nil
 	}
 	if !cerrdefs.IsNotFound(err) {
-		return fmt.Errorf("inspect image %s: %w", ref, err)
+		return "", fmt.Errorf("inspect image %s: %w", ref, err)
 	}
 	if !d.opts.PullIfMissing {
-		return fmt.Errorf("%w: %s", ErrImageMissing, ref)
+		return "", fmt.Errorf("%w: %s", ErrImageMissing, ref)
 	}
 	rc, err := d.cli.ImagePull(ctx, ref, image.PullOptions{})
 	if err != nil {
-		return fmt.Errorf("pull image %s: %w", ref, err)
+		return "", fmt.Errorf("pull image %s: %w", ref, err)
 	}
 	defer rc.Close()
 	if err := pullError(rc); err != nil {
-		return fmt.Errorf("pull image %s: %w", ref, err)
+		return "", fmt.Errorf("pull image %s: %w", ref, err)
 	}
-	if _, err := d.cli.ImageInspect(ctx, ref); err != nil {
-		return fmt.Errorf("inspect pulled image %s: %w", ref, err)
+	info, err = d.cli.ImageInspect(ctx, ref)
+	if err != nil {
+		return "", fmt.Errorf("inspect pulled image %s: %w", ref, err)
 	}
-	return nil
+	return info.ID, nil
 }
 
 // pullError reads a pull's progress stream to its end and returns the error

@@ -3,12 +3,15 @@ package runner
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/client"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/stretchr/testify/require"
 )
@@ -111,4 +114,70 @@ func TestDockerEnforcesLimitsAndTheChainDigest(t *testing.T) {
 	require.Len(t, rec2.configs, 1)
 	require.Equal(t, map[string]string{"size": "107374182400"}, rec2.configs[0].StorageOpt)
 	require.Equal(t, int64(1<<30), rec2.configs[0].ShmSize, "1 GiB of /dev/shm for one GPU")
+}
+
+// imageStore is a fake daemon's images: ImageInspect answers a ref's id,
+// ImageList their sizes, ImageRemove records and drops.
+type imageStore struct {
+	*fakeDocker
+	mu      sync.Mutex
+	ids     map[string]string // ref → id
+	sizes   map[string]int64  // id → bytes
+	removed []string
+}
+
+func (s *imageStore) ImageInspect(_ context.Context, ref string, _ ...client.ImageInspectOption) (image.InspectResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return image.InspectResponse{ID: s.ids[ref]}, nil
+}
+
+func (s *imageStore) ImageList(context.Context, image.ListOptions) ([]image.Summary, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []image.Summary
+	for id, size := range s.sizes {
+		out = append(out, image.Summary{ID: id, Size: size})
+	}
+	return out, nil
+}
+
+func (s *imageStore) ImageRemove(_ context.Context, id string, _ image.RemoveOptions) ([]image.DeleteResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.removed = append(s.removed, id)
+	delete(s.sizes, id)
+	return nil, nil
+}
+
+func (s *imageStore) Removed() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.removed)
+}
+
+// Images of ended jobs are removed least recently used first until they fit
+// max_image_bytes; the image of a running job and the host's own images stay.
+func TestDockerCollectsImagesLeastRecentlyUsed(t *testing.T) {
+	ref := func(repo string) string { return "docker.io/acme/" + repo + "@" + chainDigest }
+	store := &imageStore{fakeDocker: newFakeDocker(),
+		ids:   map[string]string{ref("a"): "id-a", ref("b"): "id-b", ref("c"): "id-c"},
+		sizes: map[string]int64{"id-a": 40, "id-b": 40, "id-c": 40, "id-host": 1000}}
+	d := NewDocker(store, DockerOptions{LogDir: t.TempDir(), Grace: time.Second, MaxImageBytes: 50})
+	ctx := context.Background()
+	start := func(lease uint64, repo string) Job {
+		j, err := d.Start(ctx, Spec{LeaseID: lease, Image: "acme/" + repo, ImageDigest: chainDigest, GPUs: []string{"GPU-a"}, Command: []string{"true"}})
+		require.NoError(t, err)
+		return j
+	}
+	a, b, c := start(1, "a"), start(2, "b"), start(3, "c")
+	require.NoError(t, a.Stop(ctx))
+	// a is idle but b and c run: 120 bytes, a's removal leaves 80, still over, nothing more may go.
+	require.Eventually(t, func() bool { return slices.Equal(store.Removed(), []string{"id-a"}) }, 2*time.Second, 5*time.Millisecond)
+	require.NoError(t, c.Stop(ctx))
+	// c idle, b running: 80 → 40 once c goes.
+	require.Eventually(t, func() bool { return slices.Equal(store.Removed(), []string{"id-a", "id-c"}) }, 2*time.Second, 5*time.Millisecond)
+	require.NoError(t, b.Stop(ctx))
+	time.Sleep(50 * time.Millisecond)
+	require.Equal(t, []string{"id-a", "id-c"}, store.Removed(), "40 bytes fit; the host's own image is never the runner's to remove")
 }

@@ -97,6 +97,7 @@ func openRunner(c config.Runner, gpus gpu.Backend) (runner.Runner, error) {
 		opts.CPUCoresPerGPU = c.CPUCoresPerGPU
 		opts.MemoryBytesPerGPU = int64(c.MemoryMiBPerGPU) << 20
 		opts.DiskBytesPerGPU = int64(c.DiskGiBPerGPU) << 30
+		opts.MaxImageBytes = c.MaxImageBytes
 		// A job's GPUs are not offered again holding its memory.
 		opts.GPUMemoryFree = gpu.MemoryFreeCheck(gpus, gpuMemoryFreeWait, time.Second)
 		d, err := runner.NewDockerFromEnv(opts)
