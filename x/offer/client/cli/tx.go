@@ -39,7 +39,10 @@ const termsHelp = `Terms:
   --window START/END         availability window, RFC 3339 times, repeatable
                              (none: always available)
   --max-duration DURATION    longest job, Go duration such as 24h (default: no limit)
-  --image PREFIX             allowed image digest prefix sha256:<hex>, repeatable (none: any)`
+  --image PREFIX             allowed image digest prefix sha256:<hex>, repeatable (none: any)
+  --image-prefix REF         image reference prefix run, e.g. ghcr.io/acme/, repeatable (none: any)
+  --cpu-cores-per-gpu N      host CPU cores per GPU; --memory-mib-per-gpu N, --disk-gib-per-gpu N
+                             host memory (MiB) and scratch disk (GiB) per GPU (0: not stated)`
 
 // CreateOfferCmd is `tx offer create-offer <gpu-uuid>...`.
 func CreateOfferCmd() *cobra.Command {
@@ -144,6 +147,10 @@ const (
 	flagOpen             = "open"
 	flagClearWindows     = "clear-windows"
 	flagClearImages      = "clear-images"
+	flagImagePrefix      = "image-prefix"
+	flagCPUCores         = "cpu-cores-per-gpu"
+	flagMemoryMiB        = "memory-mib-per-gpu"
+	flagDiskGiB          = "disk-gib-per-gpu"
 )
 
 func addTermFlags(cmd *cobra.Command) {
@@ -155,6 +162,10 @@ func addTermFlags(cmd *cobra.Command) {
 	f.StringArray(flagWindow, nil, "availability window START/END in RFC 3339, repeatable")
 	f.String(flagMaxDuration, "", "longest job as a Go duration, e.g. 72h (0: no limit)")
 	f.StringArray(flagImage, nil, "allowed image digest prefix sha256:<hex>, repeatable")
+	f.StringArray(flagImagePrefix, nil, "image reference prefix the provider runs, e.g. ghcr.io/acme/, repeatable (none: any; an empty value clears)")
+	f.Uint32(flagCPUCores, 0, "host CPU cores a job gets per GPU (0: not stated)")
+	f.Uint64(flagMemoryMiB, 0, "host memory a job gets per GPU, MiB (0: not stated)")
+	f.Uint64(flagDiskGiB, 0, "scratch disk a job gets per GPU, GiB (0: not stated)")
 }
 
 // applyTermFlags writes the flags the user set into terms. On create every
@@ -219,6 +230,24 @@ func applyTermFlags(cmd *cobra.Command, t *types.OfferTerms, create bool) error 
 	}
 	if f.Changed(flagImage) {
 		t.ImageAllowlist, _ = f.GetStringArray(flagImage)
+	}
+	if f.Changed(flagImagePrefix) {
+		prefixes, _ := f.GetStringArray(flagImagePrefix)
+		t.ImagePrefixes = nil
+		for _, p := range prefixes {
+			if p != "" {
+				t.ImagePrefixes = append(t.ImagePrefixes, p)
+			}
+		}
+	}
+	if f.Changed(flagCPUCores) {
+		t.CpuCoresPerGpu, _ = f.GetUint32(flagCPUCores)
+	}
+	if f.Changed(flagMemoryMiB) {
+		t.MemoryMibPerGpu, _ = f.GetUint64(flagMemoryMiB)
+	}
+	if f.Changed(flagDiskGiB) {
+		t.DiskGibPerGpu, _ = f.GetUint64(flagDiskGiB)
 	}
 	// A lane dropped from the mask takes its price with it, so the terms
 	// stay valid when a provider stops selling, say, preemptible.

@@ -25,3 +25,22 @@ func TestPricedLanes(t *testing.T) {
 	require.Equal(t, uint32(types.LANE_ON_DEMAND), pricedLanes(types.OfferTerms{PriceOnDemand: p}, 0))
 	require.Equal(t, types.AllLanes, pricedLanes(types.OfferTerms{PriceOnDemand: p, PricePreemptible: p}, uint32(types.LANE_RESERVED)))
 }
+
+func TestTermFlagsSetImagePrefixesAndResources(t *testing.T) {
+	cmd := CreateOfferCmd()
+	require.NoError(t, cmd.Flags().Parse([]string{"--price-on-demand", "2000000uusdc", "--image-prefix", "ghcr.io/acme/",
+		"--image-prefix", "docker.io/library/", "--cpu-cores-per-gpu", "16", "--memory-mib-per-gpu", "131072", "--disk-gib-per-gpu", "500"}))
+	var terms types.OfferTerms
+	require.NoError(t, applyTermFlags(cmd, &terms, true))
+	require.Equal(t, []string{"ghcr.io/acme/", "docker.io/library/"}, terms.ImagePrefixes)
+	require.Equal(t, uint32(16), terms.CpuCoresPerGpu)
+	require.Equal(t, uint64(131072), terms.MemoryMibPerGpu)
+	require.Equal(t, uint64(500), terms.DiskGibPerGpu)
+
+	cmd = UpdateOfferCmd()
+	require.NoError(t, cmd.Flags().Parse([]string{"--image-prefix", "", "--disk-gib-per-gpu", "0"}))
+	require.NoError(t, applyTermFlags(cmd, &terms, false))
+	require.Nil(t, terms.ImagePrefixes, "an empty prefix clears the list")
+	require.Zero(t, terms.DiskGibPerGpu)
+	require.Equal(t, uint32(16), terms.CpuCoresPerGpu, "what is not named is kept")
+}
