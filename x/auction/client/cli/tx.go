@@ -43,6 +43,9 @@ const (
 	flagWorkload   = "workload"
 	flagBidWindow  = "bid-window"
 	flagAllowSplit = "allow-split"
+	flagMinCPU     = "min-cpu-cores-per-gpu"
+	flagMinHostMem = "min-host-memory-mib-per-gpu"
+	flagMinDisk    = "min-disk-gib-per-gpu"
 )
 
 // PostJobCmd is `tx auction post-job`.
@@ -90,6 +93,9 @@ Prices take the chain's display units (1.5usdc/gpu-h) or base units
 	f.String(flagWorkload, "batch", "inference, training, batch or render")
 	f.Int64(flagBidWindow, -1, "blocks to take bids; 0 clears against standing offers in the same block (default: the chain's default_bid_window_blocks)")
 	f.Bool(flagAllowSplit, false, "let several providers serve the job (a micro-pool)")
+	f.Uint32(flagMinCPU, 0, "least host CPU cores per GPU an offer must give (0: any)")
+	f.Uint64(flagMinHostMem, 0, "least host memory per GPU in MiB an offer must give (0: any)")
+	f.Uint64(flagMinDisk, 0, "least scratch disk per GPU in GiB an offer must give (0: any)")
 	for _, req := range []string{flagDuration, flagMaxPrice, flagImage, flagManifest} {
 		_ = cmd.MarkFlagRequired(req)
 	}
@@ -105,6 +111,9 @@ func specFromFlags(cmd *cobra.Command, clientCtx client.Context) (types.JobSpec,
 	spec.Models, _ = f.GetStringArray(flagModel)
 	spec.Regions, _ = f.GetStringArray(flagRegion)
 	spec.AllowSplit, _ = f.GetBool(flagAllowSplit)
+	spec.MinCpuCoresPerGpu, _ = f.GetUint32(flagMinCPU)
+	spec.MinHostMemoryMibPerGpu, _ = f.GetUint64(flagMinHostMem)
+	spec.MinDiskGibPerGpu, _ = f.GetUint64(flagMinDisk)
 	mem, _ := f.GetString(flagMinMemory)
 	if spec.MinMemoryMib, err = ParseMemoryMiB(mem); err != nil {
 		return spec, err
