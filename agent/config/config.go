@@ -44,6 +44,8 @@ type Key struct {
 	KeyringBackend string `toml:"keyring_backend" comment:"Keyring backend: file (encrypted, asks for a passphrase), os, or test (unencrypted, local networks only)."`
 	KeyringDir     string `toml:"keyring_dir" comment:"Keyring directory."`
 	Provider       string `toml:"provider" comment:"The provider (operator address) this agent acts for."`
+	// PassphraseFile lets a service without a terminal unlock the file keyring.
+	PassphraseFile string `toml:"passphrase_file" comment:"file keyring: a file whose first line is the passphrase, readable by the agent only (services without a terminal). Empty: IDLEGPU_KEYRING_PASSPHRASE, else the terminal asks, else stdin's first line."`
 }
 
 // GPU picks the telemetry backend.
@@ -200,6 +202,9 @@ func (c Config) Validate() error {
 	}
 	if !slices.Contains([]string{"file", "os", "test"}, c.Key.KeyringBackend) {
 		errs = append(errs, fmt.Errorf("key.keyring_backend must be file, os or test, got %q", c.Key.KeyringBackend))
+	}
+	if c.Key.PassphraseFile != "" && c.Key.KeyringBackend != "file" {
+		errs = append(errs, fmt.Errorf("key.passphrase_file is for the file keyring, and key.keyring_backend is %q", c.Key.KeyringBackend))
 	}
 	if !slices.Contains([]string{"auto", "nvml", "sim"}, c.GPU.Backend) {
 		errs = append(errs, fmt.Errorf("gpu.backend must be auto, nvml or sim, got %q", c.GPU.Backend))

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"fmt"
 	"log/slog"
 
@@ -11,15 +12,19 @@ import (
 )
 
 // newChainClient opens the keyring and the node the configuration names.
-// The passphrase of a "file" keyring is read from the command's stdin.
+// A "file" keyring's passphrase comes from keyringInput.
 func newChainClient(cmd *cobra.Command, c config.Config, log *slog.Logger) (*chain.Client, error) {
+	src, err := keyringInput(cmd, c.Key, bufio.NewReader(cmd.InOrStdin()))
+	if err != nil {
+		return nil, err
+	}
 	cl, err := chain.New(chain.Config{
 		RPC: c.Chain.RPC, ChainID: c.Chain.ChainID, GasPrices: c.Chain.GasPrices,
 		KeyringDir: c.Key.KeyringDir, KeyringBackend: c.Key.KeyringBackend, KeyName: c.Key.Name,
-		KeyringInput: cmd.InOrStdin(), Logger: log,
+		KeyringInput: src.input, Logger: log,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("chain client: %w", err)
+		return nil, fmt.Errorf("chain client: %w", src.unlockError(err, c.Key.KeyringDir))
 	}
 	return cl, nil
 }

@@ -2,8 +2,12 @@ package cmd
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,6 +16,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/crypto/hd"
 	"github.com/cosmos/cosmos-sdk/crypto/keyring"
 	sdk "github.com/cosmos/cosmos-sdk/types"
+	sdkerrors "github.com/cosmos/cosmos-sdk/types/errors"
 
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
@@ -24,13 +29,19 @@ func initCmd() *cobra.Command {
 		c             config.Config
 		force         bool
 		recover       bool
+		mnemonicFile  string
 		endpointHosts []string
 	)
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Write a commented configuration and create (or --recover) the agent's key",
 		Long: `Writes <home>/agent.toml with a comment on every setting and creates the agent's
-signing key in the keyring (or imports it from a mnemonic read on stdin with --recover).
+signing key in the keyring (or imports it from a mnemonic with --recover).
+
+Without a terminal, stdin is read in this order: with --recover the mnemonic
+(unless --mnemonic-file), then the file keyring's passphrase (unless
+--keyring-passphrase-file or IDLEGPU_KEYRING_PASSPHRASE gives it). A
+passphrase file given to init is recorded as key.passphrase_file.
 Then let the provider's operator name the printed address as an agent:
 
   idlegpud tx provider update-provider <moniker> <region> <endpoint> --agents <address> --from operator`,
@@ -49,6 +60,13 @@ idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process --u
 			merged.Key.Name, merged.Key.KeyringBackend, merged.Key.Provider = c.Key.Name, c.Key.KeyringBackend, c.Key.Provider
 			merged.GPU.Backend, merged.Runner.Backend = c.GPU.Backend, c.Runner.Backend
 			merged.Runner.UnsafeProcessRunner = c.Runner.UnsafeProcessRunner
+			if pf, _ := cmd.Flags().GetString(flagPassphraseFile); pf != "" {
+				abs, err := filepath.Abs(pf)
+				if err != nil {
+					return err
+				}
+				merged.Key.PassphraseFile = abs
+			}
 			if merged.Key.Provider != "" {
 				if _, err := sdk.AccAddressFromBech32(merged.Key.Provider); err != nil {
 					return fmt.Errorf("--provider: %w", err)
@@ -60,7 +78,7 @@ idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process --u
 			if err := os.MkdirAll(home, 0o700); err != nil {
 				return err
 			}
-			addr, mnemonic, err := ensureKey(cmd, merged.Key, recover)
+			addr, mnemonic, err := ensureKey(cmd, merged.Key, recover, mnemonicFile)
 			if err != nil {
 				return err
 			}
@@ -86,7 +104,7 @@ idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process --u
 			if mnemonic != "" {
 				fmt.Fprintf(out, "\nmnemonic (write it down; it is shown once):\n%s\n", mnemonic)
 			}
-			fmt.Fprintf(out, "\nnext: the operator names the agent:\n  idlegpud tx provider update-provider <moniker> <region> <endpoint> --agents %s --from <operator>\n", addr)
+			printNextSteps(out, merged, addr)
 			return nil
 		},
 	}
@@ -104,42 +122,83 @@ idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process --u
 	host, _ := os.Hostname()
 	f.StringSliceVar(&endpointHosts, "endpoint-host", []string{host, "localhost", "127.0.0.1"}, "names and IPs in the endpoint's self-signed certificate")
 	f.BoolVar(&force, "force", false, "overwrite an existing configuration (the key is kept)")
-	f.BoolVar(&recover, "recover", false, "import the key from a BIP-39 mnemonic read on stdin")
+	f.BoolVar(&recover, "recover", false, "import the key from a BIP-39 mnemonic: stdin's first line, or --mnemonic-file")
+	f.StringVar(&mnemonicFile, "mnemonic-file", "", "with --recover: a file whose first line is the mnemonic")
 	return cmd
 }
 
+// printNextSteps says what a provider does after init: fund the key, open
+// the endpoint's port, register (or be named by the operator), run.
+func printNextSteps(out io.Writer, c config.Config, addr sdk.AccAddress) {
+	_, port, _ := net.SplitHostPort(c.Endpoint.Listen)
+	fmt.Fprintf(out, "\nnext:\n")
+	if c.Key.Provider == "" {
+		fmt.Fprintf(out, "  1. fund the agent key %s: the stake to bond (register --dry-run says how much) and fees, e.g. idlegpud tx bank send <funded key> %s <amount>ugpu\n", addr, addr)
+	} else {
+		fmt.Fprintf(out, "  1. fund the agent key %s with fees, e.g. idlegpud tx bank send <funded key> %s <amount>ugpu\n", addr, addr)
+	}
+	fmt.Fprintf(out, "  2. open TCP port %s (endpoint.listen %s) to renters: the endpoint must be reachable at the URL you register\n", port, c.Endpoint.Listen)
+	if c.Key.Provider == "" {
+		fmt.Fprintf(out, "  3. idlegpu-agent register --region <continent-country-site> --endpoint https://<this host>:%s --bond <stake>ugpu\n", port)
+	} else {
+		fmt.Fprintf(out, "  3. the operator names this agent: idlegpud tx provider update-provider <moniker> <region> <endpoint> --agents %s --from %s\n", addr, c.Key.Provider)
+		fmt.Fprintf(out, "     then: idlegpu-agent register (it registers this machine's GPUs)\n")
+	}
+	fmt.Fprintf(out, "  4. idlegpu-agent doctor, then idlegpu-agent run (or the systemd unit or the container: docs/providers.md)\n")
+}
+
 // ensureKey returns the agent key's address, creating it (and returning
-// its mnemonic once) or importing it from stdin; an existing key is kept.
-func ensureKey(cmd *cobra.Command, k config.Key, recover bool) (sdk.AccAddress, string, error) {
+// its mnemonic once) or importing it; an existing key is kept. With
+// --recover the mnemonic is read before the passphrase, from one buffered
+// stdin, so piping both lines works.
+func ensureKey(cmd *cobra.Command, k config.Key, recover bool, mnemonicFile string) (sdk.AccAddress, string, error) {
 	enc, err := chain.Encoding()
 	if err != nil {
 		return nil, "", err
 	}
-	kr, err := keyring.New(sdk.KeyringServiceName(), k.KeyringBackend, k.KeyringDir, cmd.InOrStdin(), enc.Codec)
+	stdin := bufio.NewReader(cmd.InOrStdin())
+	var mnemonic string
+	if recover {
+		if mnemonicFile != "" {
+			b, err := os.ReadFile(mnemonicFile)
+			if err != nil {
+				return nil, "", fmt.Errorf("--mnemonic-file: %w", err)
+			}
+			mnemonic, _, _ = strings.Cut(string(b), "\n")
+		} else {
+			mnemonic, _ = stdin.ReadString('\n')
+		}
+		if mnemonic = strings.TrimSpace(mnemonic); mnemonic == "" {
+			return nil, "", errors.New("--recover: no mnemonic: give it as the first line on stdin or with --mnemonic-file")
+		}
+	}
+	src, err := keyringInput(cmd, k, stdin)
+	if err != nil {
+		return nil, "", err
+	}
+	kr, err := keyring.New(sdk.KeyringServiceName(), k.KeyringBackend, k.KeyringDir, src.input, enc.Codec)
 	if err != nil {
 		return nil, "", err
 	}
 	if rec, err := kr.Key(k.Name); err == nil {
 		addr, err := rec.GetAddress()
 		return addr, "", err
+	} else if !errors.Is(err, sdkerrors.ErrKeyNotFound) {
+		return nil, "", src.unlockError(err, k.KeyringDir)
 	}
 	algo := hd.Secp256k1
 	path := sdk.GetConfig().GetFullBIP44Path()
 	if recover {
-		line, err := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
-		if err != nil && line == "" {
-			return nil, "", fmt.Errorf("--recover: reading the mnemonic from stdin: %w", err)
-		}
-		rec, err := kr.NewAccount(k.Name, strings.TrimSpace(line), "", path, algo)
+		rec, err := kr.NewAccount(k.Name, mnemonic, "", path, algo)
 		if err != nil {
-			return nil, "", err
+			return nil, "", src.unlockError(err, k.KeyringDir)
 		}
 		addr, err := rec.GetAddress()
 		return addr, "", err
 	}
 	rec, mnemonic, err := kr.NewMnemonic(k.Name, keyring.English, path, "", algo)
 	if err != nil {
-		return nil, "", err
+		return nil, "", src.unlockError(err, k.KeyringDir)
 	}
 	addr, err := rec.GetAddress()
 	return addr, mnemonic, err
