@@ -196,14 +196,11 @@ func (s *Server) samples(w http.ResponseWriter, r *http.Request, l Lease, _ []by
 		httpError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
-	out := SamplesResponse{LeaseID: l.ID, Epoch: epoch, SamplesRoot: settlementtypes.MerkleRoot(leaves)}
+	// Every path in one pass: a path per leaf is quadratic in the epoch's samples.
+	root, paths := settlementtypes.MerklePaths(leaves)
+	out := SamplesResponse{LeaseID: l.ID, Epoch: epoch, SamplesRoot: root, Samples: make([]SampleWithPath, len(sorted))}
 	for i, smp := range sorted {
-		path, err := settlementtypes.MerklePath(leaves, i)
-		if err != nil {
-			httpError(w, http.StatusInternalServerError, "%v", err)
-			return
-		}
-		out.Samples = append(out.Samples, SampleWithPath{Sample: smp, LeafIndex: uint64(i), Path: path})
+		out.Samples[i] = SampleWithPath{Sample: smp, LeafIndex: uint64(i), Path: paths[i]}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
