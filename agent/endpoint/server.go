@@ -66,7 +66,7 @@ type Server struct {
 
 // NewServer returns the endpoint's handler.
 func NewServer(leases Leases, jobs Jobs, log *slog.Logger) *Server {
-	return &Server{leases: leases, jobs: jobs, log: log, now: time.Now, seen: newNonces()}
+	return &Server{leases: leases, jobs: jobs, log: log, now: time.Now, seen: newNonces(maxNonces)}
 }
 
 // Handler routes the endpoint's requests.
@@ -110,7 +110,12 @@ func (s *Server) authed(h handler) http.HandlerFunc {
 			httpError(w, http.StatusForbidden, "%v: %s", ErrNotRenter, addr)
 			return
 		}
-		if !s.seen.use(l.Renter+"/"+nonce, time.UnixMilli(ts), now) {
+		fresh, err := s.seen.use(l.Renter+"/"+nonce, time.UnixMilli(ts), now)
+		if err != nil {
+			httpError(w, http.StatusServiceUnavailable, "%v", err)
+			return
+		}
+		if !fresh {
 			httpError(w, http.StatusConflict, "%v", ErrReplayed)
 			return
 		}
