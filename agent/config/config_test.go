@@ -68,3 +68,21 @@ func TestLoadRejects(t *testing.T) {
 	_, err := Load(filepath.Join(home, "missing.toml"))
 	require.Error(t, err)
 }
+
+func TestPriceLine(t *testing.T) {
+	home := t.TempDir()
+	c := Default(home)
+	c.Policy.Prices = append(c.Policy.Prices, Price{Model: "B", OnDemand: "1usdc"})
+	b, err := c.Marshal()
+	require.NoError(t, err)
+	p := filepath.Join(home, "agent.toml")
+	require.NoError(t, os.WriteFile(p, b, 0o600))
+	lines := strings.Split(string(b), "\n")
+	for i, key := range []string{"on_demand", "preemptible"} {
+		n := PriceLine(p, 1-i, key)
+		require.Positive(t, n)
+		require.True(t, strings.HasPrefix(strings.TrimSpace(lines[n-1]), key+" = "), lines[n-1])
+	}
+	require.Equal(t, "on_demand = '1usdc'", strings.TrimSpace(lines[PriceLine(p, 1, "on_demand")-1]))
+	require.Zero(t, PriceLine(p, 2, "on_demand"))
+}

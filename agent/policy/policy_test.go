@@ -9,6 +9,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/agent/config"
+	"github.com/idlegpu/idlegpu/app"
 )
 
 const h100 = "NVIDIA H100 80GB HBM3"
@@ -119,4 +120,34 @@ func TestLimits(t *testing.T) {
 	require.True(t, l.Hot(), "power counts too")
 	off := NewLimits(0, 0, 1)
 	require.False(t, off.Observe("GPU-a", 200, 2_000_000))
+}
+
+// TestResolvePricesHumanUnits: prices take the chain's display units and
+// refuse a denom that is not one of the chain's currencies.
+func TestResolvePricesHumanUnits(t *testing.T) {
+	metas := app.DenomMetadata()
+	got, err := ResolvePrices([]config.Price{
+		{Model: "A", OnDemand: "2.5usdc/gpu-h", Preemptible: "900000uusdc"},
+		{Model: "B", OnDemand: "0.000001usdc"},
+	}, metas)
+	require.NoError(t, err)
+	require.Equal(t, []config.Price{
+		{Model: "A", OnDemand: "2500000uusdc", Preemptible: "900000uusdc"},
+		{Model: "B", OnDemand: "1uusdc"},
+	}, got)
+	for _, tc := range []struct {
+		price config.Price
+		err   string
+	}{
+		{config.Price{Model: "A", OnDemand: "2 USDC"}, `policy.prices[0].on_demand = "2 USDC": USDC is not a currency of this chain (its currencies: ugpu or gpu, uusdc or usdc)`},
+		{config.Price{Model: "A", Preemptible: "7uatom"}, `policy.prices[0].preemptible = "7uatom": uatom is not a currency of this chain (its currencies: ugpu or gpu, uusdc or usdc)`},
+		{config.Price{Model: "A", OnDemand: "0.0000001usdc"}, `policy.prices[0].on_demand = "0.0000001usdc": price "0.0000001usdc" is a fraction of a uusdc`},
+		{config.Price{Model: "A", OnDemand: "0usdc"}, `policy.prices[0].on_demand = "0usdc": must be positive`},
+	} {
+		_, err := ResolvePrices([]config.Price{tc.price}, metas)
+		var pe *PriceError
+		require.ErrorAs(t, err, &pe, tc.err)
+		require.Equal(t, 0, pe.Index)
+		require.EqualError(t, err, tc.err)
+	}
 }

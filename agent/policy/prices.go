@@ -6,12 +6,15 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 
 	sdkmath "cosmossdk.io/math"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
+	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/idlegpu/idlegpu/agent/config"
+	auctioncli "github.com/idlegpu/idlegpu/x/auction/client/cli"
 )
 
 // Lane is the market lane a price applies to.
@@ -76,4 +79,58 @@ func (p Prices) Ask(model string, lane Lane, utilisationBps uint32) (sdk.Coin, b
 	den := sdkmath.NewInt(100_000_000)
 	amt := num.Add(den).SubRaw(1).Quo(den)
 	return sdk.NewCoin(floor.Denom, amt), true
+}
+
+// PriceError is a configured price that cannot be asked on this chain; it
+// names the setting so the provider finds the line.
+type PriceError struct {
+	Index int    // in policy.prices
+	Key   string // on_demand or preemptible
+	Value string
+	Err   error
+}
+
+func (e *PriceError) Error() string {
+	return fmt.Sprintf("policy.prices[%d].%s = %q: %v", e.Index, e.Key, e.Value, e.Err)
+}
+
+func (e *PriceError) Unwrap() error { return e.Err }
+
+// ResolvePrices turns the configured prices into base units of the chain's
+// currencies, with the chain's own price parser ("2.5usdc/gpu-h" or
+// "2500000uusdc"). A denom that no currency of the chain has is refused:
+// the parser would take it as base units of an unknown denom, and an
+// offer in it could never be leased.
+func ResolvePrices(prices []config.Price, metas []banktypes.Metadata) ([]config.Price, error) {
+	var known []string
+	bases := map[string]bool{}
+	for _, m := range metas {
+		bases[m.Base] = true
+		known = append(known, m.Base+" or "+m.Display)
+	}
+	out := make([]config.Price, len(prices))
+	for i, p := range prices {
+		out[i] = p
+		for _, f := range []struct {
+			key string
+			v   *string
+		}{{"on_demand", &out[i].OnDemand}, {"preemptible", &out[i].Preemptible}} {
+			if *f.v == "" {
+				continue
+			}
+			fail := func(err error) error { return &PriceError{Index: i, Key: f.key, Value: *f.v, Err: err} }
+			c, err := auctioncli.ParsePrice(*f.v, metas)
+			if err != nil {
+				return nil, fail(err)
+			}
+			if !bases[c.Denom] {
+				return nil, fail(fmt.Errorf("%s is not a currency of this chain (its currencies: %s)", c.Denom, strings.Join(known, ", ")))
+			}
+			if !c.IsPositive() {
+				return nil, fail(fmt.Errorf("must be positive"))
+			}
+			*f.v = c.String()
+		}
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -290,4 +291,18 @@ func (s *RegisterSuite) TestStatusNamesTheBackend() {
 	text, err := run(s.T(), "", "status", "--home", home)
 	s.Require().NoError(err)
 	s.Require().Contains(text, "\ngpus         backend sim (SIMULATED GPUs: for tests and demos; register accepts them on development chains only)\n")
+}
+
+// TestRunRefusesAPriceInAnUnknownDenom: run reads prices through the
+// chain's denom metadata and names the line of one it cannot ask.
+func (s *RegisterSuite) TestRunRefusesAPriceInAnUnknownDenom() {
+	home, _ := s.agentHome("", 18)
+	path := filepath.Join(home, "agent.toml")
+	b, err := os.ReadFile(path)
+	s.Require().NoError(err)
+	text := strings.Replace(string(b), "on_demand = '2000000uusdc'", "on_demand = '2 USDC'", 1)
+	s.Require().NoError(os.WriteFile(path, []byte(text), 0o600))
+	line := 1 + strings.Count(text[:strings.Index(text, "on_demand = '2 USDC'")], "\n")
+	_, err = run(s.T(), "", "run", "--home", home)
+	s.Require().EqualError(err, fmt.Sprintf(`%s:%d: policy.prices[0].on_demand = "2 USDC": USDC is not a currency of this chain (its currencies: ugpu or gpu, uusdc or usdc)`, path, line))
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -10,10 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
+
+	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/daemon"
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/metrics"
+	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/runner"
 )
 
@@ -40,6 +45,9 @@ systemd restart it) and it adopts them and proves on.`,
 				return err
 			}
 			defer cl.Close()
+			if cfg.Policy.Prices, err = resolvePrices(cmd, cfg, cl); err != nil {
+				return err
+			}
 			if err := os.MkdirAll(cfg.State.Dir, 0o700); err != nil {
 				return err
 			}
@@ -107,4 +115,24 @@ func openRunner(c config.Runner, gpus gpu.Backend) (runner.Runner, error) {
 		return d, nil
 	}
 	return nil, fmt.Errorf("runner.backend %q: want docker or process", c.Backend)
+}
+
+// resolvePrices reads the configured prices in the chain's currencies
+// (human units through its denom metadata) and names the file's line of a
+// bad one.
+func resolvePrices(cmd *cobra.Command, cfg config.Config, cl *chain.Client) ([]config.Price, error) {
+	res, err := banktypes.NewQueryClient(cl.Context()).DenomsMetadata(cmd.Context(), &banktypes.QueryDenomsMetadataRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("query the chain's currencies: %w", err)
+	}
+	prices, err := policy.ResolvePrices(cfg.Policy.Prices, res.Metadatas)
+	var pe *policy.PriceError
+	if errors.As(err, &pe) {
+		path := configPath(cmd)
+		if n := config.PriceLine(path, pe.Index, pe.Key); n > 0 {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return prices, err
 }
