@@ -57,16 +57,28 @@ var ErrNoJob = errors.New("no job for this lease")
 
 // Server serves the endpoint.
 type Server struct {
-	leases Leases
-	jobs   Jobs
-	log    *slog.Logger
-	now    func() time.Time
-	seen   *nonces
+	leases  Leases
+	jobs    Jobs
+	log     *slog.Logger
+	now     func() time.Time
+	seen    *nonces
+	limits  Limits
+	sources *buckets
+	signers *buckets
+	facts   *leaseFacts
 }
 
 // NewServer returns the endpoint's handler.
-func NewServer(leases Leases, jobs Jobs, log *slog.Logger) *Server {
-	return &Server{leases: leases, jobs: jobs, log: log, now: time.Now, seen: newNonces(maxNonces)}
+func NewServer(leases Leases, jobs Jobs, log *slog.Logger, opts ...Option) *Server {
+	s := &Server{leases: leases, jobs: jobs, log: log, now: time.Now, seen: newNonces(maxNonces), limits: DefaultLimits()}
+	for _, o := range opts {
+		o(s)
+	}
+	l := s.limits
+	s.sources = newBuckets(l.IPRate, l.IPBurst, l.MaxTracked)
+	s.signers = newBuckets(l.RenterRate, l.RenterBurst, l.MaxTracked)
+	s.facts = newLeaseFacts(l.MaxTracked)
+	return s
 }
 
 // Handler routes the endpoint's requests.
@@ -76,7 +88,19 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/leases/{id}/status", s.authed(s.status))
 	mux.HandleFunc("GET /v1/leases/{id}/logs", s.authed(s.logs))
 	mux.HandleFunc("GET /v1/leases/{id}/epochs/{epoch}/samples", s.authed(s.samples))
-	return mux
+	// Per source before anything is read: it is what bounds throw-away keys.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.sources.allow(sourceKey(r), s.now()) {
+			tooMany(w)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+func tooMany(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "1")
+	httpError(w, http.StatusTooManyRequests, "too many requests")
 }
 
 type handler func(w http.ResponseWriter, r *http.Request, l Lease, body []byte)
@@ -101,11 +125,34 @@ func (s *Server) authed(h handler) http.HandlerFunc {
 			httpError(w, http.StatusUnauthorized, "%v", err)
 			return
 		}
-		l, err := s.leases.Lease(r.Context(), id)
-		if err != nil {
-			httpError(w, http.StatusNotFound, "lease %d: %v", id, err)
+		// The signer's bucket, then what is known of the lease, and only
+		// then the chain: a signature costs a verify, not a query.
+		if !s.signers.allow(addr.String(), now) {
+			tooMany(w)
 			return
 		}
+		renter, absent := s.facts.get(id, now)
+		if absent {
+			httpError(w, http.StatusNotFound, "lease %d not found at this provider", id)
+			return
+		}
+		if renter != "" && renter != addr.String() {
+			httpError(w, http.StatusForbidden, "%v: %s", ErrNotRenter, addr)
+			return
+		}
+		l, err := s.leases.Lease(r.Context(), id)
+		if errors.Is(err, ErrNoJob) {
+			s.facts.put(leaseFact{id: id, absentUntil: now.Add(s.limits.NotFoundTTL)})
+			httpError(w, http.StatusNotFound, "lease %d not found at this provider", id)
+			return
+		}
+		if err != nil {
+			// The chain's error may name internal hosts: it goes to the log only.
+			s.log.Warn("endpoint: lease lookup failed", "lease", id, "err", err)
+			httpError(w, http.StatusServiceUnavailable, "lease lookup failed, retry later")
+			return
+		}
+		s.facts.put(leaseFact{id: id, renter: l.Renter})
 		if addr.String() != l.Renter {
 			httpError(w, http.StatusForbidden, "%v: %s", ErrNotRenter, addr)
 			return

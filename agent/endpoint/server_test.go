@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -40,7 +39,7 @@ type leases map[uint64]Lease
 func (l leases) Lease(_ context.Context, id uint64) (Lease, error) {
 	x, ok := l[id]
 	if !ok {
-		return Lease{}, errors.New("not found")
+		return Lease{}, ErrNoJob
 	}
 	return x, nil
 }
