@@ -78,7 +78,7 @@ type Runner struct {
 
 // Policy is the provider's pricing and safety policy.
 type Policy struct {
-	Prices          []Price  `toml:"prices" comment:"Price floors per GPU-hour, by model; base units of the denom."`
+	Prices          []Price  `toml:"prices" comment:"Price floors per GPU-hour, by model, in a currency of the chain: human units (2.5usdc/gpu-h) or base units (2500000uusdc)."`
 	Workloads       []string `toml:"workloads" comment:"Workloads accepted: inference, training, batch, render (the chain's workloads)."`
 	ImagePrefixes   []string `toml:"image_prefixes" comment:"Only images whose reference starts with one of these run (empty: any)."`
 	MaxTempC        uint32   `toml:"max_temp_c" comment:"Above this GPU temperature no new work is taken; held for preempt_after samples it preempts BRONZE leases."`
@@ -102,8 +102,8 @@ type Availability struct {
 // Price is one model's floor.
 type Price struct {
 	Model       string `toml:"model"`
-	OnDemand    string `toml:"on_demand" comment:"e.g. 2000000uusdc per GPU-hour (GOLD and SILVER work)."`
-	Preemptible string `toml:"preemptible" comment:"e.g. 900000uusdc per GPU-hour (BRONZE work, may be preempted)."`
+	OnDemand    string `toml:"on_demand" comment:"e.g. 2usdc/gpu-h or 2000000uusdc (GOLD and SILVER work)."`
+	Preemptible string `toml:"preemptible" comment:"e.g. 0.9usdc/gpu-h or 900000uusdc (BRONZE work, may be preempted)."`
 }
 
 // Endpoint is the renter-facing HTTP server.
