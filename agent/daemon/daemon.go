@@ -312,10 +312,11 @@ func (d *Daemon) listen() ([]server, error) {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		ln = endpoint.Listener(ln, endpoint.HTTPLimits{})
 		if tlsCfg != nil {
 			ln = tls.NewListener(ln, tlsCfg)
 		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		srv := endpoint.NewHTTPServer(h, endpoint.HTTPLimits{})
 		out = append(out, server{name: name, serve: func(ctx context.Context) error {
 			go func() {
 				<-ctx.Done()
