@@ -30,13 +30,23 @@ const (
 // nonces are remembered that long, which makes every request single-use.
 const MaxSkew = 2 * time.Minute
 
-// SigningBytes is what the renter signs: a domain tag, then the method,
-// the path with query, the timestamp, the nonce and the body's sha256, each
-// length-prefixed so no two requests share signing bytes.
-func SigningBytes(method, pathQuery string, tsMillis int64, nonce string, body []byte) []byte {
+// Target is whom a request is for: the provider's endpoint on one chain.
+// Both are signed, so a request signed for one endpoint (or for the same
+// provider on a test chain) is refused by every other.
+type Target struct {
+	ChainID  string
+	Provider string // bech32 operator address
+}
+
+// SigningBytes is what the renter signs: a domain tag, then the chain id,
+// the provider, the method, the path with query, the timestamp, the nonce
+// and the body's sha256, each length-prefixed so no two requests share
+// signing bytes.
+func SigningBytes(t Target, method, pathQuery string, tsMillis int64, nonce string, body []byte) []byte {
 	sum := sha256.Sum256(body)
-	out := []byte("idlegpu-endpoint-v1")
-	for _, part := range [][]byte{[]byte(method), []byte(pathQuery), []byte(strconv.FormatInt(tsMillis, 10)), []byte(nonce), sum[:]} {
+	out := []byte("idlegpu-endpoint-v2")
+	for _, part := range [][]byte{[]byte(t.ChainID), []byte(t.Provider), []byte(method), []byte(pathQuery),
+		[]byte(strconv.FormatInt(tsMillis, 10)), []byte(nonce), sum[:]} {
 		out = binary.BigEndian.AppendUint32(out, uint32(len(part)))
 		out = append(out, part...)
 	}
@@ -48,10 +58,10 @@ type Signer interface {
 	Sign(msg []byte) (sig []byte, pub []byte, err error)
 }
 
-// SignRequest adds the signature headers to r for body.
-func SignRequest(r *http.Request, body []byte, s Signer, now time.Time, nonce string) error {
+// SignRequest adds the signature headers to r for body, for target.
+func SignRequest(r *http.Request, body []byte, s Signer, target Target, now time.Time, nonce string) error {
 	ts := now.UnixMilli()
-	sig, pub, err := s.Sign(SigningBytes(r.Method, r.URL.RequestURI(), ts, nonce, body))
+	sig, pub, err := s.Sign(SigningBytes(target, r.Method, r.URL.RequestURI(), ts, nonce, body))
 	if err != nil {
 		return err
 	}
@@ -72,7 +82,7 @@ var (
 )
 
 // verify checks a request's signature and returns the signer's address.
-func verify(r *http.Request, body []byte, now time.Time) (sdk.AccAddress, int64, string, error) {
+func verify(r *http.Request, body []byte, target Target, now time.Time) (sdk.AccAddress, int64, string, error) {
 	pubB64, tsS, nonce, sigB64 := r.Header.Get(HeaderPubKey), r.Header.Get(HeaderTimestamp), r.Header.Get(HeaderNonce), r.Header.Get(HeaderSignature)
 	if pubB64 == "" || tsS == "" || nonce == "" || sigB64 == "" {
 		return nil, 0, "", ErrUnsigned
@@ -96,7 +106,7 @@ func verify(r *http.Request, body []byte, now time.Time) (sdk.AccAddress, int64,
 		return nil, 0, "", fmt.Errorf("%w: signature encoding", ErrBadSig)
 	}
 	pub := &secp256k1.PubKey{Key: pubBz}
-	if !pub.VerifySignature(SigningBytes(r.Method, r.URL.RequestURI(), ts, nonce, body), sig) {
+	if !pub.VerifySignature(SigningBytes(target, r.Method, r.URL.RequestURI(), ts, nonce, body), sig) {
 		return nil, 0, "", ErrBadSig
 	}
 	return sdk.AccAddress(pub.Address()), ts, nonce, nil

@@ -25,6 +25,7 @@ import (
 type Client struct {
 	// Base is the provider's registered endpoint, e.g. https://gpu.example.com:8443.
 	Base   string
+	Target Target
 	Signer Signer
 	HTTP   *http.Client
 	Now    func() time.Time
@@ -33,8 +34,9 @@ type Client struct {
 // NewClient returns a client for the endpoint at base. An https endpoint
 // is trusted by the certificate pin the provider registered on chain
 // (tls_cert_sha256, hex sha256 of the leaf certificate's DER), not by a CA:
-// providers run self-signed certificates on their own machines.
-func NewClient(base string, s Signer, certSHA256 string) *Client {
+// providers run self-signed certificates on their own machines. Requests
+// are signed for target: the lease's provider and the chain it is on.
+func NewClient(base string, target Target, s Signer, certSHA256 string) *Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if strings.HasPrefix(base, "https://") {
 		want := strings.ToLower(certSHA256)
@@ -53,7 +55,7 @@ func NewClient(base string, s Signer, certSHA256 string) *Client {
 			},
 		}
 	}
-	return &Client{Base: strings.TrimRight(base, "/"), Signer: s, HTTP: &http.Client{Timeout: 30 * time.Second, Transport: tr}, Now: time.Now}
+	return &Client{Base: strings.TrimRight(base, "/"), Target: target, Signer: s, HTTP: &http.Client{Timeout: 30 * time.Second, Transport: tr}, Now: time.Now}
 }
 
 // do sends a signed request and returns the body of a 2xx answer, or the
@@ -67,7 +69,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) ([]by
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return nil, err
 	}
-	if err := SignRequest(req, body, c.Signer, c.Now(), hex.EncodeToString(nonce[:])); err != nil {
+	if err := SignRequest(req, body, c.Signer, c.Target, c.Now(), hex.EncodeToString(nonce[:])); err != nil {
 		return nil, err
 	}
 	res, err := c.HTTP.Do(req)

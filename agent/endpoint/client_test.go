@@ -24,7 +24,7 @@ import (
 func TestClientAgainstServer(t *testing.T) {
 	f := setup(t)
 	ctx := context.Background()
-	c := NewClient(f.srv.URL+"/", f.renter, "")
+	c := NewClient(f.srv.URL+"/", f.target, f.renter, "")
 
 	require.NoError(t, c.SendManifest(ctx, 1, f.manifest))
 	require.Contains(t, f.jobs.accepted, uint64(1))
@@ -50,7 +50,7 @@ func TestClientAgainstServer(t *testing.T) {
 	_, err = c.Samples(ctx, 1, 0, bad)
 	require.ErrorContains(t, err, "is not the proof's")
 
-	stranger := NewClient(f.srv.URL, f.stranger, "")
+	stranger := NewClient(f.srv.URL, f.target, f.stranger, "")
 	_, err = stranger.Logs(ctx, 1)
 	require.ErrorContains(t, err, "HTTP 403")
 }
@@ -63,9 +63,9 @@ func TestClientPinsTheRegisteredCertificate(t *testing.T) {
 	defer tlsSrv.Close()
 	sum := sha256.Sum256(tlsSrv.Certificate().Raw)
 	ctx := context.Background()
-	_, err := NewClient(tlsSrv.URL, f.renter, hex.EncodeToString(sum[:])).Status(ctx, 1)
+	_, err := NewClient(tlsSrv.URL, f.target, f.renter, hex.EncodeToString(sum[:])).Status(ctx, 1)
 	require.NoError(t, err)
-	_, err = NewClient(tlsSrv.URL, f.renter, strings.Repeat("ab", 32)).Status(ctx, 1)
+	_, err = NewClient(tlsSrv.URL, f.target, f.renter, strings.Repeat("ab", 32)).Status(ctx, 1)
 	require.ErrorContains(t, err, "is not the pinned")
 }
 
@@ -93,7 +93,7 @@ func TestSelfSignedCertificatePin(t *testing.T) {
 	defer srv.Close()
 
 	get := func(pin string) error {
-		c := NewClient(srv.URL, nil, pin)
+		c := NewClient(srv.URL, Target{}, nil, pin)
 		res, err := c.HTTP.Get(srv.URL)
 		if err == nil {
 			res.Body.Close()

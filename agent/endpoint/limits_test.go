@@ -33,7 +33,7 @@ func (c *countingLeases) Lease(ctx context.Context, id uint64) (Lease, error) {
 func limitedFixture(t *testing.T, lim Limits) (*fixture, *countingLeases) {
 	f := setup(t)
 	cl := &countingLeases{leases: leases{1: {ID: 1, Renter: f.renter.addr(), Status: "LEASE_STATUS_ACTIVE"}}}
-	srv := httptest.NewServer(NewServer(cl, f.jobs, slog.New(slog.NewTextHandler(io.Discard, nil)), WithLimits(lim)).Handler())
+	srv := httptest.NewServer(NewServer(f.target, cl, f.jobs, slog.New(slog.NewTextHandler(io.Discard, nil)), WithLimits(lim)).Handler())
 	t.Cleanup(srv.Close)
 	f.srv = srv
 	return f, cl

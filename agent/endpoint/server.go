@@ -57,6 +57,7 @@ var ErrNoJob = errors.New("no job for this lease")
 
 // Server serves the endpoint.
 type Server struct {
+	target  Target
 	leases  Leases
 	jobs    Jobs
 	log     *slog.Logger
@@ -68,9 +69,10 @@ type Server struct {
 	facts   *leaseFacts
 }
 
-// NewServer returns the endpoint's handler.
-func NewServer(leases Leases, jobs Jobs, log *slog.Logger, opts ...Option) *Server {
-	s := &Server{leases: leases, jobs: jobs, log: log, now: time.Now, seen: newNonces(maxNonces), limits: DefaultLimits()}
+// NewServer returns the endpoint of target's provider on target's chain:
+// only requests signed for both are accepted.
+func NewServer(target Target, leases Leases, jobs Jobs, log *slog.Logger, opts ...Option) *Server {
+	s := &Server{target: target, leases: leases, jobs: jobs, log: log, now: time.Now, seen: newNonces(maxNonces), limits: DefaultLimits()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -120,7 +122,7 @@ func (s *Server) authed(h handler) http.HandlerFunc {
 			return
 		}
 		now := s.now()
-		addr, ts, nonce, err := verify(r, body, now)
+		addr, ts, nonce, err := verify(r, body, s.target, now)
 		if err != nil {
 			httpError(w, http.StatusUnauthorized, "%v", err)
 			return

@@ -79,6 +79,7 @@ type fixture struct {
 	manifest []byte
 	jobs     *jobs
 	nonce    int
+	target   Target
 }
 
 func setup(t *testing.T) *fixture {
@@ -95,7 +96,8 @@ func setup(t *testing.T) *fixture {
 		1: {ID: 1, Renter: f.renter.addr(), ManifestHash: hex.EncodeToString(sum[:]), Status: "LEASE_STATUS_PENDING"},
 		2: {ID: 2, Renter: f.renter.addr(), ManifestHash: hex.EncodeToString(sum[:]), Status: "LEASE_STATUS_ACTIVE"},
 	}
-	f.srv = httptest.NewServer(NewServer(ls, f.jobs, slog.New(slog.NewTextHandler(io.Discard, nil))).Handler())
+	f.target = Target{ChainID: "idlegpu-1", Provider: "idlegpu1provider"}
+	f.srv = httptest.NewServer(NewServer(f.target, ls, f.jobs, slog.New(slog.NewTextHandler(io.Discard, nil))).Handler())
 	t.Cleanup(f.srv.Close)
 	return f
 }
@@ -110,7 +112,7 @@ func (f *fixture) do(t *testing.T, signer Signer, method, path string, body []by
 		nonce = fmt.Sprintf("n-%d", f.nonce)
 	}
 	if signer != nil {
-		require.NoError(t, SignRequest(req, body, signer, at, nonce))
+		require.NoError(t, SignRequest(req, body, signer, f.target, at, nonce))
 	}
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -151,7 +153,7 @@ func TestTamperedRequestsFail(t *testing.T) {
 	f := setup(t)
 	req, err := http.NewRequest("GET", f.srv.URL+"/v1/leases/1/status", nil)
 	require.NoError(t, err)
-	require.NoError(t, SignRequest(req, nil, f.renter, time.Now(), "x1"))
+	require.NoError(t, SignRequest(req, nil, f.renter, f.target, time.Now(), "x1"))
 	req.URL.Path = "/v1/leases/2/status" // the signature covered lease 1
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -219,4 +221,19 @@ func TestSamplesOfADayAreServedQuickly(t *testing.T) {
 		require.NoError(t, settlementtypes.VerifyMerklePath(got.SamplesRoot, leaf, s.LeafIndex, 5760, s.Path))
 	}
 	require.Less(t, took, 3*time.Second, "a path per leaf took seconds here")
+}
+
+// TestRequestsSignedForAnotherEndpointFail: the provider and the chain id
+// are signed, so a request for one endpoint is refused by another.
+func TestRequestsSignedForAnotherEndpointFail(t *testing.T) {
+	f := setup(t)
+	for _, other := range []Target{{ChainID: "idlegpu-1", Provider: "idlegpu1other"}, {ChainID: "idlegpu-testnet", Provider: f.target.Provider}} {
+		req, err := http.NewRequest("GET", f.srv.URL+"/v1/leases/1/status", nil)
+		require.NoError(t, err)
+		require.NoError(t, SignRequest(req, nil, f.renter, other, time.Now(), "for-"+other.ChainID+other.Provider))
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusUnauthorized, res.StatusCode, "%+v", other)
+	}
 }

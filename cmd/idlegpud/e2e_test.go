@@ -205,7 +205,7 @@ func TestMakeNode(t *testing.T) {
 		// the endpoint checks the signer and the manifest against the lease
 		// and job on chain.
 		jobs := &recordingJobs{accepted: map[uint64]endpoint.Manifest{}}
-		srv := &http.Server{Addr: strings.TrimPrefix(endpointURL, "http://"), Handler: endpoint.NewServer(chainLeases{n}, jobs,
+		srv := &http.Server{Addr: strings.TrimPrefix(endpointURL, "http://"), Handler: endpoint.NewServer(endpoint.Target{ChainID: n.ChainID, Provider: alice}, chainLeases{n}, jobs,
 			slog.New(slog.NewTextHandler(io.Discard, nil))).Handler(), ReadHeaderTimeout: 5 * time.Second}
 		go func() { _ = srv.ListenAndServe() }()
 		defer srv.Close()

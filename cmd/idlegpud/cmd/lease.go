@@ -109,8 +109,17 @@ func leaseSub(use, short string, nargs int, act leaseAction) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			chainID := clientCtx.ChainID
+			if chainID == "" { // no --chain-id and none in client.toml: the node's
+				st, err := clientCtx.Client.Status(ctx)
+				if err != nil {
+					return fmt.Errorf("chain id: %w", err)
+				}
+				chainID = st.NodeInfo.Network
+			}
 			signer := keyringSigner{clientCtx: clientCtx}
-			c := endpoint.NewClient(pres.Provider.Endpoint, signer, pres.Provider.TlsCertSha256)
+			target := endpoint.Target{ChainID: chainID, Provider: lres.Lease.Provider}
+			c := endpoint.NewClient(pres.Provider.Endpoint, target, signer, pres.Provider.TlsCertSha256)
 			return act(ctx, c, id, args, cmd, clientCtx)
 		},
 	}
