@@ -303,7 +303,9 @@ type server struct {
 // listen opens the endpoint and metrics listeners before anything runs,
 // so a port in use fails the start instead of a goroutine later.
 func (d *Daemon) listen() ([]server, error) {
-	ep := endpoint.NewServer(leaseLookup{d}, jobsAPI{d}, d.log)
+	// Renters sign for this provider on this chain (endpoint.Target).
+	target := endpoint.Target{ChainID: d.chain.Context().ChainID, Provider: d.provider}
+	ep := endpoint.NewServer(target, leaseLookup{d}, jobsAPI{d}, d.log)
 	mux := http.NewServeMux()
 	mux.Handle("/", ep.Handler())
 	var out []server
