@@ -144,7 +144,7 @@ func printNextSteps(out io.Writer, c config.Config, addr sdk.AccAddress) {
 		fmt.Fprintf(out, "  3. the operator names this agent: idlegpud tx provider update-provider <moniker> <region> <endpoint> --agents %s --from %s\n", addr, c.Key.Provider)
 		fmt.Fprintf(out, "     then: idlegpu-agent register (it registers this machine's GPUs)\n")
 	}
-	fmt.Fprintf(out, "  4. idlegpu-agent inventory (the GPUs it sees), then idlegpu-agent run (or the systemd unit or the container: docs/providers.md)\n")
+	fmt.Fprintf(out, "  4. idlegpu-agent doctor, then idlegpu-agent run (or the systemd unit or the container: docs/providers.md)\n")
 }
 
 // ensureKey returns the agent key's address, creating it (and returning

@@ -131,7 +131,7 @@ func TestInitNextSteps(t *testing.T) {
 		"  1. fund the agent key "+addr+": the stake to bond (register --dry-run says how much) and fees, e.g. idlegpud tx bank send <funded key> "+addr+" <amount>ugpu\n"+
 		"  2. open TCP port 9180 (endpoint.listen 0.0.0.0:9180) to renters: the endpoint must be reachable at the URL you register\n"+
 		"  3. idlegpu-agent register --region <continent-country-site> --endpoint https://<this host>:9180 --bond <stake>ugpu\n"+
-		"  4. idlegpu-agent inventory (the GPUs it sees), then idlegpu-agent run (or the systemd unit or the container: docs/providers.md)\n")
+		"  4. idlegpu-agent doctor, then idlegpu-agent run (or the systemd unit or the container: docs/providers.md)\n")
 
 	// An agent of another operator's provider needs fees only, and naming.
 	provider := "idle1qyqszqgpqyqszqgpqyqszqgpqyqszqgpvl2mga"
@@ -144,5 +144,5 @@ func TestInitNextSteps(t *testing.T) {
 		"  2. open TCP port 9180 (endpoint.listen 0.0.0.0:9180) to renters: the endpoint must be reachable at the URL you register\n"+
 		"  3. the operator names this agent: idlegpud tx provider update-provider <moniker> <region> <endpoint> --agents "+addr+" --from "+provider+"\n"+
 		"     then: idlegpu-agent register (it registers this machine's GPUs)\n"+
-		"  4. idlegpu-agent inventory (the GPUs it sees), then idlegpu-agent run (or the systemd unit or the container: docs/providers.md)\n")
+		"  4. idlegpu-agent doctor, then idlegpu-agent run (or the systemd unit or the container: docs/providers.md)\n")
 }

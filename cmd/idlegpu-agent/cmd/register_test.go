@@ -3,8 +3,11 @@ package cmd_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,4 +308,36 @@ func (s *RegisterSuite) TestRunRefusesAPriceInAnUnknownDenom() {
 	line := 1 + strings.Count(text[:strings.Index(text, "on_demand = '2 USDC'")], "\n")
 	_, err = run(s.T(), "", "run", "--home", home)
 	s.Require().EqualError(err, fmt.Sprintf(`%s:%d: policy.prices[0].on_demand = "2 USDC": USDC is not a currency of this chain (its currencies: ugpu or gpu, uusdc or usdc)`, path, line))
+}
+
+// TestDoctor: on a registered provider whose endpoint serves the pinned
+// certificate every check passes (the sim backend warns); with the
+// endpoint down doctor fails and exits non-zero.
+func (s *RegisterSuite) TestDoctor() {
+	home, op := s.agentHome("", 19)
+	s.fund(op)
+	cert, err := tls.LoadX509KeyPair(filepath.Join(home, "endpoint.crt"), filepath.Join(home, "endpoint.key"))
+	s.Require().NoError(err)
+	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	_, errOut, err := runAll(s.T(), "", "register", "--home", home, "--region", "eu-de", "--endpoint", srv.URL, "--bond", "200000000ugpu")
+	s.Require().NoError(err, errOut)
+
+	out, err := run(s.T(), "", "doctor", "--home", home, "--provider", op.String())
+	s.Require().NoError(err, out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	s.Require().Len(lines, 7, out)
+	s.Require().Equal("warn  gpu backend        sim: 2 SIMULATED GPUs (tests and demos only)", lines[0])
+	s.Require().Equal("ok    xid errors         none pending", lines[1])
+	s.Require().Equal("ok    container runtime  runner process: none needed", lines[2])
+	s.Require().True(strings.HasPrefix(lines[3], "ok    clock              "), lines[3])
+	s.Require().Equal("ok    endpoint           "+srv.URL+" reachable, certificate matches the pin", lines[4])
+	s.Require().True(strings.HasPrefix(lines[5], "ok    state disk         "+filepath.Join(home, "state")+": "), lines[5])
+	s.Require().True(strings.HasPrefix(lines[6], "ok    work disk          "+filepath.Join(home, "jobs")+": "), lines[6])
+
+	srv.Close()
+	out, err = run(s.T(), "", "doctor", "--home", home, "--provider", op.String())
+	s.Require().EqualError(err, "doctor: some checks FAILED")
+	s.Require().Contains(out, "\nFAIL  endpoint           "+srv.URL+" unreachable: ")
 }

@@ -1,0 +1,213 @@
+package cmd
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/docker/docker/client"
+	"github.com/spf13/cobra"
+
+	"github.com/idlegpu/idlegpu/agent/config"
+	"github.com/idlegpu/idlegpu/agent/endpoint"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+)
+
+// errDoctorFailed is doctor's exit when any check failed.
+var errDoctorFailed = errors.New("doctor: some checks FAILED")
+
+// Thresholds of the checks: a proof's timestamps are judged against block
+// times, and a full disk stops sample logs.
+const (
+	maxClockSkew = 5 * time.Second
+	minFreeBytes = 1 << 30
+)
+
+// check is one line of doctor's report.
+type check struct {
+	name, level, detail string // level: ok, warn or FAIL
+}
+
+func doctorCmd() *cobra.Command {
+	var provider string
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the machine: GPU backend and driver, XID errors, container runtime, endpoint and its pinned certificate, clock, disk",
+		Long: `doctor prints one line per check (ok, warn or FAIL, and what it found) and
+exits non-zero when any check failed. It needs no key: the provider is
+key.provider, --provider, or nothing (then the endpoint is not compared with
+the chain).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			if provider == "" {
+				provider = cfg.Key.Provider
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			checks := runChecks(ctx, cfg, provider)
+			return printChecks(cmd.OutOrStdout(), checks)
+		},
+	}
+	cmd.Flags().StringVar(&provider, "provider", "", "provider address whose registered endpoint is checked (default: key.provider)")
+	return cmd
+}
+
+func runChecks(ctx context.Context, cfg config.Config, provider string) []check {
+	var cs []check
+	add := func(name, level, format string, args ...any) {
+		cs = append(cs, check{name, level, fmt.Sprintf(format, args...)})
+	}
+	b, err := openGPUs(cfg.GPU, slog.New(slog.DiscardHandler))
+	if err != nil {
+		add("gpu backend", "FAIL", "%v", err)
+	} else {
+		devs, err := b.Devices(ctx)
+		switch {
+		case err != nil:
+			add("gpu backend", "FAIL", "%s: %v", b.Name(), err)
+		case b.Name() == "sim":
+			add("gpu backend", "warn", "sim: %d SIMULATED GPUs (tests and demos only)", len(devs))
+		default:
+			add("gpu backend", "ok", "%s: %d GPUs, driver %s", b.Name(), len(devs), devs[0].DriverVersion)
+		}
+		var xids uint32
+		for _, d := range devs {
+			if r, err := b.Read(ctx, d.UUID); err == nil {
+				xids += r.XIDErrors
+			}
+		}
+		if err == nil {
+			if xids > 0 {
+				add("xid errors", "FAIL", "%d critical XID events pending", xids)
+			} else {
+				add("xid errors", "ok", "none pending")
+			}
+		}
+		b.Close()
+	}
+	cs = append(cs, containerCheck(ctx, cfg.Runner))
+	cs = append(cs, chainChecks(ctx, cfg, provider)...)
+	for _, d := range []struct{ name, dir string }{{"state disk", cfg.State.Dir}, {"work disk", cfg.Runner.WorkDir}} {
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(existingParent(d.dir), &st); err != nil {
+			add(d.name, "FAIL", "%s: %v", d.dir, err)
+			continue
+		}
+		free := st.Bavail * uint64(st.Bsize)
+		level := "ok"
+		if free < minFreeBytes {
+			level = "FAIL"
+		}
+		add(d.name, level, "%s: %d MiB free", d.dir, free>>20)
+	}
+	return cs
+}
+
+// containerCheck asks the docker daemon (docker runner only) whether it
+// runs and has NVIDIA's runtime.
+func containerCheck(ctx context.Context, c config.Runner) check {
+	if c.Backend != "docker" {
+		return check{"container runtime", "ok", "runner " + c.Backend + ": none needed"}
+	}
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return check{"container runtime", "FAIL", err.Error()}
+	}
+	defer cli.Close()
+	info, err := cli.Info(ctx)
+	if err != nil {
+		return check{"container runtime", "FAIL", "docker: " + err.Error()}
+	}
+	if _, ok := info.Runtimes["nvidia"]; !ok {
+		return check{"container runtime", "FAIL", "docker " + info.ServerVersion + " has no nvidia runtime: install the NVIDIA Container Toolkit"}
+	}
+	return check{"container runtime", "ok", "docker " + info.ServerVersion + " with the nvidia runtime"}
+}
+
+// chainChecks compare the clock with the latest block and the endpoint's
+// certificate with the pin on chain.
+func chainChecks(ctx context.Context, cfg config.Config, provider string) []check {
+	qc, err := queryContext(cfg)
+	if err != nil {
+		return []check{{"chain", "FAIL", err.Error()}}
+	}
+	st, err := qc.Client.Status(ctx)
+	if err != nil {
+		return []check{{"chain", "FAIL", fmt.Sprintf("%s: %v", cfg.Chain.RPC, err)}}
+	}
+	var cs []check
+	skew := time.Since(st.SyncInfo.LatestBlockTime).Round(time.Millisecond)
+	level := "ok"
+	if skew > maxClockSkew || skew < -maxClockSkew {
+		level = "warn"
+	}
+	cs = append(cs, check{"clock", level, fmt.Sprintf("%s behind block %d's time (blocks lag a few seconds; a large skew breaks proof windows)", skew, st.SyncInfo.LatestBlockHeight)})
+	if provider == "" {
+		return append(cs, check{"endpoint", "warn", "no provider (key.provider or --provider): endpoint not compared with the chain"})
+	}
+	res, err := providertypes.NewQueryClient(qc).Provider(ctx, &providertypes.QueryProviderRequest{Operator: provider})
+	if err != nil {
+		return append(cs, check{"endpoint", "FAIL", fmt.Sprintf("provider %s: %v", provider, err)})
+	}
+	return append(cs, endpointCheck(ctx, cfg.Endpoint, res.Provider))
+}
+
+// endpointCheck dials the registered endpoint and compares the certificate
+// it serves, and the configured one, with the pin on chain.
+func endpointCheck(ctx context.Context, e config.Endpoint, p providertypes.Provider) check {
+	u, err := url.Parse(p.Endpoint)
+	if err != nil || u.Scheme != "https" {
+		return check{"endpoint", "warn", fmt.Sprintf("%s is not https: no certificate to check", p.Endpoint)}
+	}
+	if e.TLS() {
+		if pin, err := endpoint.CertPin(e.TLSCert); err != nil || pin != p.TlsCertSha256 {
+			return check{"endpoint", "FAIL", fmt.Sprintf("endpoint.tls_cert %s is not the certificate pinned on chain (%s): %v", e.TLSCert, p.TlsCertSha256, err)}
+		}
+	}
+	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // the pin, not a CA, is checked below
+	conn, err := d.DialContext(ctx, "tcp", u.Host)
+	if err != nil {
+		return check{"endpoint", "FAIL", fmt.Sprintf("%s unreachable: %v (is the agent running and the port open?)", p.Endpoint, err)}
+	}
+	defer conn.Close()
+	certs := conn.(*tls.Conn).ConnectionState().PeerCertificates
+	if len(certs) == 0 || endpoint.Pin(certs[0].Raw) != p.TlsCertSha256 {
+		return check{"endpoint", "FAIL", fmt.Sprintf("%s serves a certificate that is not the one pinned on chain", p.Endpoint)}
+	}
+	return check{"endpoint", "ok", fmt.Sprintf("%s reachable, certificate matches the pin", p.Endpoint)}
+}
+
+// existingParent is dir or its nearest existing parent (a fresh agent has
+// no state dir yet; the disk it will be on is what matters).
+func existingParent(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(d); err == nil || d == "/" || d == "." {
+			return d
+		}
+		d = filepath.Dir(d)
+	}
+}
+
+func printChecks(w io.Writer, cs []check) error {
+	failed := false
+	for _, c := range cs {
+		fmt.Fprintf(w, "%-4s  %-17s  %s\n", c.level, c.name, c.detail)
+		failed = failed || c.level == "FAIL"
+	}
+	if failed {
+		return errDoctorFailed
+	}
+	return nil
+}
