@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,36 +62,42 @@ func NewClient(base string, target Target, s Signer, certSHA256 string) *Client 
 // do sends a signed request and returns the body of a 2xx answer, or the
 // endpoint's error message.
 func (c *Client) do(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	b, _, err := c.doHeader(ctx, method, path, body)
+	return b, err
+}
+
+// doHeader is do that returns the answer's headers too.
+func (c *Client) doHeader(ctx context.Context, method, path string, body []byte) ([]byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, method, c.Base+path, bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var nonce [16]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := SignRequest(req, body, c.Signer, c.Target, c.Now(), hex.EncodeToString(nonce[:])); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res, err := c.HTTP.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if res.StatusCode/100 != 2 {
 		var e struct {
 			Error string `json:"error"`
 		}
 		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return nil, fmt.Errorf("%s %s: %s (HTTP %d)", method, path, e.Error, res.StatusCode)
+			return nil, nil, fmt.Errorf("%s %s: %s (HTTP %d)", method, path, e.Error, res.StatusCode)
 		}
-		return nil, fmt.Errorf("%s %s: HTTP %d", method, path, res.StatusCode)
+		return nil, nil, fmt.Errorf("%s %s: HTTP %d", method, path, res.StatusCode)
 	}
-	return b, nil
+	return b, res.Header, nil
 }
 
 // SendManifest sends the manifest (the exact bytes hashed into the job's
@@ -110,9 +117,18 @@ func (c *Client) Status(ctx context.Context, leaseID uint64) (JobStatus, error) 
 	return s, json.Unmarshal(b, &s)
 }
 
-// Logs returns the job's output so far.
-func (c *Client) Logs(ctx context.Context, leaseID uint64) ([]byte, error) {
-	return c.do(ctx, http.MethodGet, fmt.Sprintf("/v1/leases/%d/logs", leaseID), nil)
+// Logs returns a chunk of the job's output so far (see LogRange).
+func (c *Client) Logs(ctx context.Context, leaseID uint64, lr LogRange) (LogChunk, error) {
+	b, h, err := c.doHeader(ctx, http.MethodGet, fmt.Sprintf("/v1/leases/%d/logs%s", leaseID, lr.query()), nil)
+	if err != nil {
+		return LogChunk{}, err
+	}
+	off, err1 := strconv.ParseInt(h.Get(HeaderLogOffset), 10, 64)
+	size, err2 := strconv.ParseInt(h.Get(HeaderLogSize), 10, 64)
+	if err1 != nil || err2 != nil {
+		return LogChunk{}, fmt.Errorf("logs of lease %d: the endpoint did not place the chunk (%s, %s)", leaseID, HeaderLogOffset, HeaderLogSize)
+	}
+	return LogChunk{Data: b, Offset: off, Size: size}, nil
 }
 
 // Samples fetches an epoch's samples and checks each against root — the

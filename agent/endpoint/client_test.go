@@ -35,9 +35,9 @@ func TestClientAgainstServer(t *testing.T) {
 	st, err := c.Status(ctx, 1)
 	require.NoError(t, err)
 	require.Equal(t, JobStatus{LeaseID: 1, Lease: "LEASE_STATUS_ACTIVE", Running: true, EpochsProven: 2}, st)
-	logs, err := c.Logs(ctx, 1)
+	logs, err := c.Logs(ctx, 1, LogRange{})
 	require.NoError(t, err)
-	require.Equal(t, "lease 1: epoch 1 loss=0.42\n", string(logs))
+	require.Equal(t, LogChunk{Data: []byte("lease 1: epoch 1 loss=0.42\n"), Offset: 0, Size: 27}, logs)
 
 	leaves, err := settlementtypes.SampleLeaves(f.jobs.samples)
 	require.NoError(t, err)
@@ -51,7 +51,7 @@ func TestClientAgainstServer(t *testing.T) {
 	require.ErrorContains(t, err, "is not the proof's")
 
 	stranger := NewClient(f.srv.URL, f.target, f.stranger, "")
-	_, err = stranger.Logs(ctx, 1)
+	_, err = stranger.Logs(ctx, 1, LogRange{})
 	require.ErrorContains(t, err, "HTTP 403")
 }
 

@@ -207,17 +207,6 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request, l Lease, _ []byt
 	writeJSON(w, http.StatusOK, st)
 }
 
-func (s *Server) logs(w http.ResponseWriter, _ *http.Request, l Lease, _ []byte) {
-	rc, err := s.jobs.Logs(l.ID)
-	if err != nil {
-		httpError(w, http.StatusNotFound, "logs of lease %d: %v", l.ID, err)
-		return
-	}
-	defer rc.Close()
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = io.Copy(w, rc)
-}
-
 // SampleWithPath is one sample and its audit path, as a renter checks it
 // against the proof's samples_root (or reports it as fraud).
 type SampleWithPath struct {

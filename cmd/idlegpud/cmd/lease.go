@@ -50,15 +50,7 @@ func leaseCommand() *cobra.Command {
 					st.LeaseID, st.Lease, st.Running, st.ExitCode, st.EpochsProven, st.Error)
 				return nil
 			}),
-		leaseSub("logs <lease-id>", "Print the job's output so far", 1,
-			func(ctx context.Context, c *endpoint.Client, id uint64, _ []string, cmd *cobra.Command, _ client.Context) error {
-				b, err := c.Logs(ctx, id)
-				if err != nil {
-					return err
-				}
-				_, err = cmd.OutOrStdout().Write(b)
-				return err
-			}),
+		logsCommand(),
 		leaseSub("samples <lease-id> <epoch>", "Fetch an epoch's raw samples, verified against the proof's samples_root on chain, as JSON", 2,
 			func(ctx context.Context, c *endpoint.Client, id uint64, args []string, cmd *cobra.Command, clientCtx client.Context) error {
 				epoch, err := strconv.ParseUint(args[1], 10, 64)
@@ -76,6 +68,42 @@ func leaseCommand() *cobra.Command {
 				return clientCtx.PrintObjectLegacy(s)
 			}),
 	)
+	return cmd
+}
+
+// logsCommand is `lease logs`: a chunk of the job's output (the endpoint
+// serves at most endpoint.MaxLogBytes a request); where the chunk sits in
+// the log goes to stderr, so stdout is the log's bytes only.
+func logsCommand() *cobra.Command {
+	cmd := leaseSub("logs <lease-id>", "Print the job's output: its last --tail bytes (default 1 MiB), or --limit bytes from --offset", 1,
+		func(ctx context.Context, c *endpoint.Client, id uint64, _ []string, cmd *cobra.Command, _ client.Context) error {
+			var lr endpoint.LogRange
+			var err error
+			if lr.Tail, err = cmd.Flags().GetInt64("tail"); err != nil {
+				return err
+			}
+			if lr.Offset, err = cmd.Flags().GetInt64("offset"); err != nil {
+				return err
+			}
+			if lr.Limit, err = cmd.Flags().GetInt64("limit"); err != nil {
+				return err
+			}
+			if lr.Tail > 0 && (lr.Offset > 0 || lr.Limit > 0) {
+				return fmt.Errorf("--tail, or --offset and --limit, not both")
+			}
+			chunk, err := c.Logs(ctx, id, lr)
+			if err != nil {
+				return err
+			}
+			if chunk.Offset > 0 || chunk.Offset+int64(len(chunk.Data)) < chunk.Size {
+				fmt.Fprintf(cmd.ErrOrStderr(), "bytes %d-%d of %d\n", chunk.Offset, chunk.Offset+int64(len(chunk.Data)), chunk.Size)
+			}
+			_, err = cmd.OutOrStdout().Write(chunk.Data)
+			return err
+		})
+	cmd.Flags().Int64("tail", 0, "print the log's last N bytes (at most 8 MiB)")
+	cmd.Flags().Int64("offset", 0, "print from this byte of the log")
+	cmd.Flags().Int64("limit", 0, "with --offset: at most N bytes (default 1 MiB, at most 8 MiB)")
 	return cmd
 }
 
