@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # `make bench-agent`: the agent's own cost. A local chain (default params:
 # 5 s samples, 10 min epochs), an agent with 8 simulated GPUs running one
-# 8-GPU lease, and its CPU time and RSS read from /proc every 10 s for
-# BENCH_SECONDS (default 600). Prints a summary line per reading and a total.
+# 8-GPU lease, and its CPU time, RSS and private memory (USS: what the
+# agent alone holds, Private_Clean + Private_Dirty of smaps_rollup; RSS also
+# counts shared library pages) read from /proc every 10 s for BENCH_SECONDS
+# (default 600). Prints a summary line per reading and a total.
 #
 #   BENCH_SECONDS  how long to measure (default 600)
+#   BENCH_BIN      where idlegpud and idlegpu-agent are (default ./build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${BENCH_SECONDS:-600}
-bin=$PWD/build
+bin=${BENCH_BIN:-$PWD/build}
 [ -x "$bin/idlegpud" ] && [ -x "$bin/idlegpu-agent" ] || { echo "run 'make build' first" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/agent-bench.XXXXXX")
 pids=()
@@ -54,15 +57,18 @@ sleep 5
 hz=$(getconf CLK_TCK)
 cpu() { awk '{print $14+$15}' "/proc/$agent/stat"; }
 rss() { awk '/^VmRSS/{print $2}' "/proc/$agent/status"; }
-c0=$(cpu); t0=$(date +%s.%N); maxrss=0
+uss() { awk '/^Private_(Clean|Dirty):/{s+=$2} END{print s}' "/proc/$agent/smaps_rollup"; }
+c0=$(cpu); t0=$(date +%s.%N); maxrss=0; maxuss=0
 echo "agent pid $agent: 8 simulated GPUs, one 8-GPU lease, sampling every 5 s; measuring ${secs}s"
 for ((i = 10; i <= secs; i += 10)); do
   sleep 10
   kill -0 "$agent" || { echo "agent died:"; tail -20 "$work/agent.log"; exit 1; }
   r=$(rss); ((r > maxrss)) && maxrss=$r
-  printf '  t=%4ds cpu=%6.3f%% rss=%d KiB\n' "$i" "$(echo "($(cpu)-$c0)/$hz/($(date +%s.%N)-$t0)*100" | bc -l)" "$r"
+  u=$(uss); ((u > maxuss)) && maxuss=$u
+  printf '  t=%4ds cpu=%6.3f%% rss=%d KiB uss=%d KiB\n' "$i" "$(echo "($(cpu)-$c0)/$hz/($(date +%s.%N)-$t0)*100" | bc -l)" "$r" "$u"
 done
 c1=$(cpu); t1=$(date +%s.%N)
-printf 'RESULT agent over %.0f s: CPU %.3f%% of one core (%.2f s CPU), max RSS %.1f MiB\n' \
-  "$(echo "$t1-$t0" | bc -l)" "$(echo "($c1-$c0)/$hz/($t1-$t0)*100" | bc -l)" "$(echo "($c1-$c0)/$hz" | bc -l)" "$(echo "$maxrss/1024" | bc -l)"
+printf 'RESULT agent over %.0f s: CPU %.3f%% of one core (%.2f s CPU), max RSS %.1f MiB, max USS %.1f MiB\n' \
+  "$(echo "$t1-$t0" | bc -l)" "$(echo "($c1-$c0)/$hz/($t1-$t0)*100" | bc -l)" "$(echo "($c1-$c0)/$hz" | bc -l)" \
+  "$(echo "$maxrss/1024" | bc -l)" "$(echo "$maxuss/1024" | bc -l)"
 d q auction lease 1 -o json | python3 -c 'import json,sys; l=json.load(sys.stdin)["lease"]; print("lease 1:", l["status"], "gpus", len(l["gpu_uuids"]))'
