@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idlegpu/idlegpu/agent/audit"
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/endpoint"
@@ -45,6 +46,10 @@ type Deps struct {
 	Log     *slog.Logger
 	// Version is the agent's version, named in every proof.
 	Version string
+	// Audits runs audit workloads on real GPUs (the CUDA driver); nil
+	// with the sim backend, whose audits run on the CPU reference, or
+	// where the driver could not be loaded (audits then fail, logged).
+	Audits audit.Runner
 }
 
 // Daemon is `idlegpu-agent run`: it follows the chain, keeps the provider's
@@ -74,6 +79,7 @@ type Daemon struct {
 	headers *Headers
 	records *Records
 	health  *Health
+	auditor *Auditor
 
 	// mu guards the fields below, shared by the worker, the sampler and the
 	// endpoint's handlers.
@@ -125,7 +131,7 @@ func New(d Deps) (*Daemon, error) {
 	if provider == "" {
 		provider = d.Chain.Address().String()
 	}
-	return &Daemon{
+	dm := &Daemon{
 		cfg: d.Config, chain: d.Chain, q: NewQueries(d.Chain.Context()), gpus: d.GPUs, runner: d.Runner,
 		m: d.Metrics, log: d.Log, version: d.Version, provider: provider, signer: d.Chain.Address().String(),
 		prices: prices, calendar: cal, claimEvery: every,
@@ -134,7 +140,9 @@ func New(d Deps) (*Daemon, error) {
 		jobs: map[uint64]runner.Job{}, leases: map[uint64]auctiontypes.Lease{}, tracked: map[uint64]bool{}, onGPUs: map[uint64]bool{},
 		attached: map[uint64]map[uint32][]string{}, preempt: map[uint64]string{}, bad: map[[2]uint64]bool{},
 		exited: map[uint64]bool{}, nextEpoch: map[uint64]uint64{}, tick: make(chan struct{}, 1),
-	}, nil
+	}
+	dm.auditor = dm.newAuditor(d.Audits)
+	return dm, nil
 }
 
 // Provider is the provider address the daemon acts for.
@@ -193,6 +201,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	cancel()
 	wg.Wait()
+	d.auditor.Wait()
 	return first
 }
 
@@ -268,6 +277,9 @@ func (d *Daemon) step(ctx context.Context) {
 	d.preemptHot(ctx)
 	if err := d.prove(ctx, now); err != nil {
 		d.fail("proofs", err)
+	}
+	if err := d.auditor.Step(ctx, d.provider); err != nil {
+		d.fail("audits", err)
 	}
 	if hot := d.limits.Hot(); now.Sub(d.lastOffers) >= offerEvery || hot != d.hot {
 		d.hot = hot

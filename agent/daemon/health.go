@@ -3,6 +3,7 @@ package daemon
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -23,6 +24,9 @@ type HealthState struct {
 	LastError   string    `json:"last_error,omitempty"`
 	LastErrorAt time.Time `json:"last_error_at,omitzero"`
 	ProofsSent  uint64    `json:"proofs_sent"`
+	// Audits are the live audits of this machine's GPUs and the last
+	// finished ones.
+	Audits []AuditState `json:"audits,omitempty"`
 }
 
 // HealthReport is the snapshot with its verdict: the JSON of /healthz.
@@ -42,6 +46,17 @@ func (h *Health) block(height int64, t time.Time) {
 	h.update(func(s *HealthState) { s.Height, s.BlockTime, s.SeenAt = height, t, time.Now() })
 }
 
+// chainNow estimates the chain's time: the last block's time plus the time
+// since it was seen.
+func (h *Health) chainNow() time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.s.BlockTime.IsZero() {
+		return time.Now()
+	}
+	return h.s.BlockTime.Add(time.Since(h.s.SeenAt))
+}
+
 func (h *Health) sampled(t time.Time) { h.update(func(s *HealthState) { s.LastSample = t }) }
 
 func (h *Health) failure(part string, err error) {
@@ -55,6 +70,7 @@ func (h *Health) proofs(n int) { h.update(func(s *HealthState) { s.ProofsSent +=
 func (h *Health) report(now time.Time, interval time.Duration) HealthReport {
 	h.mu.Lock()
 	r := HealthReport{HealthState: h.s}
+	r.Audits = slices.Clone(h.s.Audits)
 	h.mu.Unlock()
 	if now.Sub(r.SeenAt) > time.Minute {
 		r.Issues = append(r.Issues, "no block from the node for over a minute")

@@ -129,6 +129,9 @@ func (d *Daemon) acceptable(l auctiontypes.Lease, job auctiontypes.Job) error {
 		if _, ok := d.devices[g]; !ok {
 			return fmt.Errorf("GPU %s is not on this machine", g)
 		}
+		if d.auditor.Holds(g) {
+			return fmt.Errorf("GPU %s is running an audit", g)
+		}
 	}
 	if d.limits.Hot() {
 		return errors.New("GPUs are over the thermal or power limit")

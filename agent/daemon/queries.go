@@ -176,3 +176,26 @@ func isNotFound(err error) bool { return status.Code(err) == codes.NotFound }
 func (q Queries) ProviderInfo(ctx context.Context, provider string) (*providertypes.QueryProviderResponse, error) {
 	return q.provider.Provider(ctx, &providertypes.QueryProviderRequest{Operator: provider})
 }
+
+// Audits lists the provider's audits in a status.
+func (q Queries) Audits(ctx context.Context, provider string, status settlementtypes.AuditStatus) ([]settlementtypes.Audit, error) {
+	var out []settlementtypes.Audit
+	err := pages(ctx, func(p *query.PageRequest) (*query.PageResponse, error) {
+		res, err := q.settlement.Audits(ctx, &settlementtypes.QueryAuditsRequest{Provider: provider, Status: status, Pagination: p})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res.Audits...)
+		return res.Pagination, nil
+	})
+	return out, err
+}
+
+// Audit is one audit.
+func (q Queries) Audit(ctx context.Context, id uint64) (settlementtypes.Audit, error) {
+	res, err := q.settlement.Audit(ctx, &settlementtypes.QueryAuditRequest{AuditId: id})
+	if err != nil {
+		return settlementtypes.Audit{}, err
+	}
+	return res.Audit, nil
+}

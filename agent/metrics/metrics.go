@@ -28,6 +28,11 @@ type Metrics struct {
 	Earnings       *prometheus.GaugeVec
 	ChainHeight    prometheus.Gauge
 	SamplesDropped prometheus.Counter
+	// Audits counts the chain's audits of this provider's GPUs by what
+	// became of them: answered, failed (the workload could not run), late
+	// (no answer before the deadline), then the verdict once revealed
+	// (correct, wrong, bad_reveal, unrevealed, timed_out).
+	Audits *prometheus.CounterVec
 }
 
 var gpuLabels = []string{"gpu", "UUID", "modelName"}
@@ -61,9 +66,11 @@ func New() *Metrics {
 		ChainHeight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "idlegpu_agent_chain_height", Help: "Latest block followed."}),
 		SamplesDropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "idlegpu_agent_gpu_read_failures_total",
 			Help: "GPU reads that failed (left out of their tick)."}),
+		Audits: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "idlegpu_audits_total",
+			Help: "Audits of the provider's GPUs by result: answered, failed, late, then the verdict."}, []string{"result"}),
 	}
 	m.reg.MustRegister(m.util, m.memUsed, m.power, m.energy, m.temp, m.smClock, m.procs, m.xid,
-		m.Bids, m.Wins, m.Leases, m.ProofsSent, m.ProofsFailed, m.Earnings, m.ChainHeight, m.SamplesDropped,
+		m.Bids, m.Wins, m.Leases, m.ProofsSent, m.ProofsFailed, m.Earnings, m.ChainHeight, m.SamplesDropped, m.Audits,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

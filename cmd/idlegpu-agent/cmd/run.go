@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
+	"github.com/idlegpu/idlegpu/agent/audit"
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/daemon"
@@ -61,7 +63,7 @@ systemd restart it) and it adopts them and proves on.`,
 				return err
 			}
 			d, err := daemon.New(daemon.Deps{Config: cfg, Chain: cl, GPUs: gpus, Runner: run,
-				Metrics: metrics.New(), Log: log, Version: Version})
+				Metrics: metrics.New(), Log: log, Version: Version, Audits: openAuditRunner(gpus, log)})
 			if err != nil {
 				return err
 			}
@@ -135,4 +137,20 @@ func resolvePrices(cmd *cobra.Command, cfg config.Config, cl *chain.Client) ([]c
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return prices, err
+}
+
+// openAuditRunner loads the CUDA driver for audits on real GPUs. Without it
+// the agent still runs (jobs, proofs), but cannot answer audits: that is
+// said loudly, as an unanswered audit is judged fraud. The sim backend
+// answers on the CPU (nil here).
+func openAuditRunner(gpus gpu.Backend, log *slog.Logger) audit.Runner {
+	if gpus.Name() == "sim" {
+		return nil
+	}
+	d, err := audit.LoadCUDA("")
+	if err != nil {
+		log.Error("audits cannot run on this machine: an audit left unanswered is judged fraud (see `idlegpu-agent doctor`)", "err", err)
+		return nil
+	}
+	return audit.GPU{Driver: d}
 }
