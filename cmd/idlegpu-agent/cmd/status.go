@@ -237,6 +237,19 @@ func printStatus(w io.Writer, r StatusReport) {
 	if r.Agent != nil && r.Agent.LastError != "" {
 		fmt.Fprintf(w, "last error   %s (%s)\n", r.Agent.LastError, r.Agent.LastErrorAt.Format(time.DateTime))
 	}
+	if r.Agent != nil {
+		for _, a := range r.Agent.Audits {
+			fmt.Fprintf(w, "audit %-6d %s on %s: %d units of %s by %s, answer by %s", a.ID, a.State, a.GPU, a.Units,
+				a.Workload, a.Runner, a.AnswerBy.Format(time.DateTime))
+			if a.Seconds > 0 {
+				fmt.Fprintf(w, ", computed in %.1f s", a.Seconds)
+			}
+			if a.Error != "" {
+				fmt.Fprintf(w, " (%s)", a.Error)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	fmt.Fprintln(w)
 	if len(r.Leases) == 0 {
 		fmt.Fprintln(w, "no pending or active leases")
