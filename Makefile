@@ -94,7 +94,7 @@ bench: build $(TOOLS_DIR)/cometbft-$(CMT_VERSION) ## load benchmark: bids and pr
 	$(GO) run ./scripts/loadbench -bin $(BUILD_DIR) -cometbft $(TOOLS_DIR)/cometbft-$(CMT_VERSION) -out $(BUILD_DIR)/loadbench.md $(BENCH_FLAGS)
 
 .PHONY: gpu-smoke
-gpu-smoke: ## on a machine with an NVIDIA driver: inventory, 10 s of NVML telemetry, a proof built and verified
+gpu-smoke: ## on a machine with an NVIDIA driver: inventory, 10 s of NVML telemetry, a proof built and verified, the CUDA audit kernel
 	./scripts/gpu-smoke.sh
 
 .PHONY: sim

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # gpu-smoke.sh — the agent against a real NVIDIA driver (run on a GPU
 # machine; CI machines have none): the inventory as a provider sees it,
-# 10 s of telemetry through NVML, and a proof built and verified locally.
+# 10 s of telemetry through NVML, a proof built and verified locally, and
+# the audit workload on each GPU through the CUDA driver (checked against the
+# CPU reference, its speed printed next to the chain's reference speed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=1 CGO_CFLAGS="${CGO_CFLAGS:--O2 -g -Wno-deprecated-declarations}"
@@ -14,4 +16,4 @@ build/idlegpu-agent inventory --gpu-backend nvml
 echo "== inventory (--json, what register-gpus takes)"
 build/idlegpu-agent inventory --gpu-backend nvml --json
 echo "== NVML backend and proof smoke tests"
-go test -tags nvml -count=1 -v -run 'Smoke' ./agent/gpu ./agent/proof
+go test -tags nvml -count=1 -v -run 'Smoke' ./agent/gpu ./agent/proof ./agent/audit
