@@ -198,29 +198,26 @@ func TestParseManifest(t *testing.T) {
 	require.Equal(t, []string{"sh", "-c", "nvidia-smi"}, m.Command)
 }
 
-// TestSamplesOfADayAreServedQuickly: a day's lease of samples (5,760) is
-// answered with every path in well under a second of work, not the
-// quadratic seconds a path per leaf cost.
-func TestSamplesOfADayAreServedQuickly(t *testing.T) {
+// TestSamplesOfADayCarryEveryPath: a day of 15 s samples, each with a path
+// that verifies against the root. How fast they are built (one pass, not a
+// path per leaf) is BenchmarkMerklePaths' job, not a timed test's.
+func TestSamplesOfADayCarryEveryPath(t *testing.T) {
 	f := setup(t)
 	f.jobs.samples = nil
 	for i := range 5760 {
 		f.jobs.samples = append(f.jobs.samples, settlementtypes.Sample{GpuUuid: "GPU-a", TimestampMs: int64(i * 15000), UtilBps: 9000, Procs: 1})
 	}
 	settlementtypes.SortSamples(f.jobs.samples)
-	start := time.Now()
 	code, body := f.do(t, f.renter, "GET", "/v1/leases/1/epochs/0/samples", nil, time.Now(), "")
-	took := time.Since(start)
 	require.Equal(t, http.StatusOK, code)
 	var got SamplesResponse
 	require.NoError(t, json.Unmarshal([]byte(body), &got))
 	require.Len(t, got.Samples, 5760)
-	for _, s := range got.Samples[:100] {
+	for _, s := range got.Samples {
 		leaf, err := s.Sample.LeafHash()
 		require.NoError(t, err)
 		require.NoError(t, settlementtypes.VerifyMerklePath(got.SamplesRoot, leaf, s.LeafIndex, 5760, s.Path))
 	}
-	require.Less(t, took, 3*time.Second, "a path per leaf took seconds here")
 }
 
 // TestRequestsSignedForAnotherEndpointFail: the provider and the chain id
