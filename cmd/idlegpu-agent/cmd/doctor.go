@@ -10,14 +10,17 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
 	"github.com/docker/docker/client"
 	"github.com/spf13/cobra"
 
+	"github.com/idlegpu/idlegpu/agent/audit"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/endpoint"
+	"github.com/idlegpu/idlegpu/agent/gpu"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -94,6 +97,9 @@ func runChecks(ctx context.Context, cfg config.Config, provider string) []check 
 			} else {
 				add("xid errors", "ok", "none pending")
 			}
+		}
+		if err == nil {
+			cs = append(cs, auditCheck(b.Name(), devs))
 		}
 		b.Close()
 	}
@@ -210,4 +216,27 @@ func printChecks(w io.Writer, cs []check) error {
 		return errDoctorFailed
 	}
 	return nil
+}
+
+// auditCheck says whether the agent can answer audits: real GPUs need the
+// CUDA driver library and every GPU visible to it (an unanswered audit is
+// judged fraud).
+func auditCheck(backend string, devs []gpu.Info) check {
+	if backend == "sim" {
+		return check{"audits", "ok", "sim: answered with the CPU reference"}
+	}
+	d, err := audit.LoadCUDA("")
+	if err != nil {
+		return check{"audits", "FAIL", fmt.Sprintf("%v: audits of these GPUs cannot be answered", err)}
+	}
+	uuids, err := d.UUIDs()
+	if err != nil {
+		return check{"audits", "FAIL", err.Error()}
+	}
+	for _, g := range devs {
+		if !slices.Contains(uuids, g.UUID) {
+			return check{"audits", "FAIL", fmt.Sprintf("CUDA does not show %s (CUDA_VISIBLE_DEVICES?): its audits cannot be answered", g.UUID)}
+		}
+	}
+	return check{"audits", "ok", fmt.Sprintf("CUDA driver loaded, %d GPUs visible", len(uuids))}
 }
