@@ -255,7 +255,7 @@ func Load(path string) (Config, error) {
 		if errors.As(err, &strict) {
 			return Config{}, fmt.Errorf("%s: unknown settings:\n%s", path, strict.String())
 		}
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+		return Config{}, decodeErrorAt(path, b, err)
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)

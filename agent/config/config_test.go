@@ -86,3 +86,19 @@ func TestPriceLine(t *testing.T) {
 	require.Equal(t, "on_demand = '1usdc'", strings.TrimSpace(lines[PriceLine(p, 1, "on_demand")-1]))
 	require.Zero(t, PriceLine(p, 2, "on_demand"))
 }
+
+// A number that does not fit, or a value of the wrong type, names its key
+// and line.
+func TestLoadErrorsNameKeyAndLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ body, want string }{
+		{"[policy]\nmax_temp_c = -1\n", "agent.toml:2: policy.max_temp_c = -1 does not fit in uint32"},
+		{"[policy]\n# hot\nmax_power_w = 99999999999 # W\n", "agent.toml:3: policy.max_power_w = 99999999999 does not fit in uint32"},
+		{"[policy]\nmax_temp_c = 'hot'\n", "agent.toml:2: toml: cannot decode TOML string"},
+	} {
+		path := filepath.Join(dir, "agent.toml")
+		require.NoError(t, os.WriteFile(path, []byte(tc.body), 0o600))
+		_, err := Load(path)
+		require.ErrorContains(t, err, filepath.Join(dir, tc.want))
+	}
+}
