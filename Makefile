@@ -59,7 +59,7 @@ lint: $(BUILD_DIR)/detlint ## gofmt, go vet and the determinism lint
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags nvml ./agent/gpu ./agent/proof
+	$(GO) vet -tags nvml ./agent/gpu ./agent/proof ./agent/audit
 	$(BUILD_DIR)/detlint ./x/... ./app/...
 
 $(BUILD_DIR)/detlint: $(wildcard scripts/detlint/*.go scripts/detlint/cmd/detlint/*.go) go.mod
