@@ -11,6 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cosmos/cosmos-sdk/client"
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
 	"github.com/idlegpu/idlegpu/agent/audit"
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
@@ -52,13 +55,22 @@ type Deps struct {
 	Audits audit.Runner
 }
 
+// chainClient is what the daemon asks of *chain.Client: tests answer its
+// transactions without a chain.
+type chainClient interface {
+	Submit(ctx context.Context, msgs ...sdk.Msg) (*sdk.TxResponse, error)
+	HeightAt(ctx context.Context, t time.Time) (int64, error)
+	FollowHeaders(ctx context.Context, from int64, fn func(chain.Header) error) error
+	Context() client.Context
+}
+
 // Daemon is `idlegpu-agent run`: it follows the chain, keeps the provider's
 // offers in line with the policy, runs leased jobs once their manifest
 // arrives, samples the GPUs, proves every epoch, preempts BRONZE work when a
 // GPU runs too hot, and claims rewards.
 type Daemon struct {
 	cfg      config.Config
-	chain    *chain.Client
+	chain    chainClient
 	q        Queries
 	gpus     gpu.Backend
 	runner   runner.Runner

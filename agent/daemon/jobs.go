@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/runner"
@@ -61,7 +62,9 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 		d.mu.Lock()
 		job := d.jobs[el.ID]
 		d.mu.Unlock()
-		if job != nil && rec.Started {
+		// A job whose start is still unsettled is the worker's to finish
+		// (finishStart): a second job would be one too many.
+		if job != nil && (rec.Started || rec.StartSent) {
 			return nil
 		}
 	}
@@ -101,17 +104,28 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 	d.mu.Unlock()
 	d.log.Info("job started", "lease", l.Id, "runner", d.runner.Name(), "image", image, "gpus", strings.Join(l.GpuUuids, ","))
 
+	// From here on the lease may start on chain whatever this run sees:
+	// the record must outlive an answer that never comes.
+	rec.StartSent = true
+	if err := d.records.Put(rec); err != nil {
+		d.stopRefused(ctx, started, l.Id)
+		return err
+	}
 	// The lease's clock starts with the block that includes this.
 	res, err := d.chain.Submit(context.WithoutCancel(ctx), &auctiontypes.MsgStartLease{Signer: d.signer, LeaseId: l.Id})
-	if err != nil {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
-		defer cancel()
-		_ = started.Stop(sctx)
-		d.mu.Lock()
-		delete(d.jobs, l.Id)
-		d.mu.Unlock()
-		_ = d.records.Delete(l.Id)
+	var txErr *chain.TxError
+	switch {
+	case errors.As(err, &txErr):
+		// The chain's refusal is final: the lease will not start.
+		d.stopRefused(ctx, started, l.Id)
 		return fmt.Errorf("start lease %d on chain: %w", l.Id, err)
+	case err != nil:
+		// Not seen in a block in time (or no answer): the tx may still
+		// land. Stopping the job now would leave an ACTIVE lease unproven,
+		// so the worker settles it from the lease's state (reconcile).
+		d.log.Warn("lease start not confirmed: the job runs on and the chain decides", "lease", l.Id, "err", err)
+		d.poke()
+		return nil
 	}
 	rec.Started = true
 	if err := d.records.Put(rec); err != nil {
@@ -120,6 +134,22 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 	d.log.Info("lease started", "lease", l.Id, "height", res.Height, "tx", res.TxHash)
 	d.poke()
 	return nil
+}
+
+// stopRefused undoes Accept for a lease that will not start: the job
+// stops and its record goes. A job that would not stop keeps both, so the
+// lease's end (retire) stops it later.
+func (d *Daemon) stopRefused(ctx context.Context, job runner.Job, leaseID uint64) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+	defer cancel()
+	if err := job.Stop(sctx); err != nil {
+		d.log.Warn("the job of a lease that will not start did not stop", "lease", leaseID, "err", err)
+		return
+	}
+	d.mu.Lock()
+	delete(d.jobs, leaseID)
+	d.mu.Unlock()
+	_ = d.records.Delete(leaseID)
 }
 
 // acceptable applies the policy to a lease's job: workloads, images,

@@ -22,8 +22,10 @@ func (rec Record) jobSpec() runner.Spec {
 }
 
 // recoverJobs re-adopts the jobs an earlier run started for leases that
-// are still PENDING or ACTIVE. A job that ended while the agent was away is
-// handled by reconcile (the lease is closed).
+// are still PENDING, ACTIVE or CLOSING, and stops those of leases that
+// ended while the agent was away (nothing else would: the chain leases
+// their GPUs to others). A job that ended by itself is handled by
+// reconcile (the lease is closed).
 func (d *Daemon) recoverJobs(ctx context.Context) error {
 	for _, rec := range d.records.All() {
 		if !rec.Ended.IsZero() {
@@ -31,6 +33,10 @@ func (d *Daemon) recoverJobs(ctx context.Context) error {
 		}
 		l, err := d.q.Lease(ctx, rec.LeaseID)
 		if isNotFound(err) {
+			// Ended long enough ago to be pruned from the chain.
+			if err := d.stopAny(ctx, rec, "lease is gone from the chain"); err != nil {
+				return err
+			}
 			if err := d.records.Delete(rec.LeaseID); err != nil {
 				return err
 			}
@@ -39,11 +45,13 @@ func (d *Daemon) recoverJobs(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("lease %d: %w", rec.LeaseID, err)
 		}
-		// A CLOSING lease's job is adopted too, so that it is stopped.
-		if l.Status != auctiontypes.LEASE_STATUS_PENDING && l.Status != auctiontypes.LEASE_STATUS_ACTIVE &&
-			l.Status != auctiontypes.LEASE_STATUS_CLOSING {
+		if !live(l.Status) {
+			if err := d.retire(ctx, rec, time.Now().UTC()); err != nil {
+				return err
+			}
 			continue
 		}
+		// A CLOSING lease's job is adopted too, so that it is stopped.
 		job, err := d.runner.Adopt(ctx, rec.jobSpec())
 		switch {
 		case errors.Is(err, runner.ErrNotRunning):
@@ -60,13 +68,21 @@ func (d *Daemon) recoverJobs(ctx context.Context) error {
 	return nil
 }
 
+// live reports a lease the agent still has work for: to start, to prove,
+// or (CLOSING) to prove up to its early end.
+func live(s auctiontypes.LeaseStatus) bool {
+	return s == auctiontypes.LEASE_STATUS_PENDING || s == auctiontypes.LEASE_STATUS_ACTIVE ||
+		s == auctiontypes.LEASE_STATUS_CLOSING
+}
+
 // resumeHeight is the block to follow from: the first block of the oldest
 // epoch still to be proven (its window needs a header), or 0 (the latest)
 // when nothing is owed.
 func (d *Daemon) resumeHeight(ctx context.Context) (int64, error) {
 	var oldest time.Time
 	for _, rec := range d.records.All() {
-		if !rec.Ended.IsZero() || !rec.Started {
+		// A start still unconfirmed may have landed: the lease's status says.
+		if !rec.Ended.IsZero() || !(rec.Started || rec.StartSent) {
 			continue
 		}
 		l, err := d.q.Lease(ctx, rec.LeaseID)
@@ -227,8 +243,15 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 // its duration there.
 func (d *Daemon) keepClosing(ctx context.Context, l auctiontypes.Lease) error {
 	rec, ok := d.records.Get(l.Id)
-	if !ok || !rec.Started {
+	if !ok || !(rec.Started || rec.StartSent) {
 		return nil // started by another agent of the provider, or never by us
+	}
+	if !rec.Started {
+		// Only an ACTIVE lease becomes CLOSING: our start landed.
+		rec.Started = true
+		if err := d.records.Put(rec); err != nil {
+			return err
+		}
 	}
 	if err := d.stopJob(ctx, l.Id, "lease ended early: "+l.Reason); err != nil {
 		return err
@@ -258,7 +281,8 @@ func (d *Daemon) keepClosing(ctx context.Context, l auctiontypes.Lease) error {
 }
 
 // finishStart sends MsgStartLease for a PENDING lease whose job runs but
-// whose start did not reach the chain (the agent died in between).
+// whose start did not reach the chain (the agent died in between, or the
+// tx was not seen in a block in time and has not landed since).
 func (d *Daemon) finishStart(ctx context.Context, l auctiontypes.Lease) error {
 	if _, busy := d.starting.Load(l.Id); busy {
 		return nil
@@ -271,10 +295,24 @@ func (d *Daemon) finishStart(ctx context.Context, l auctiontypes.Lease) error {
 	job := d.jobs[l.Id]
 	d.mu.Unlock()
 	if job == nil {
+		if rec.StartSent {
+			// A start sent earlier may still land: the record stays, so an
+			// ACTIVE lease is closed for its missing job (keepActive) and
+			// one that expires is retired.
+			return nil
+		}
 		// No job to start the lease for: drop the record; the lease closes
 		// by itself at its start deadline with a full refund.
 		return d.records.Delete(l.Id)
 	}
+	if !rec.StartSent {
+		rec.StartSent = true
+		if err := d.records.Put(rec); err != nil {
+			return err
+		}
+	}
+	// A refusal is not final here: most likely the earlier start landed
+	// meanwhile, which the next reconcile sees.
 	if _, err := d.chain.Submit(ctx, &auctiontypes.MsgStartLease{Signer: d.signer, LeaseId: l.Id}); err != nil {
 		return fmt.Errorf("start lease: %w", err)
 	}
@@ -283,11 +321,12 @@ func (d *Daemon) finishStart(ctx context.Context, l auctiontypes.Lease) error {
 	return d.records.Put(rec)
 }
 
-// retire handles a recorded lease that is no longer PENDING or ACTIVE: its
-// job is stopped, and after keepFinished its samples and record go.
+// retire handles a recorded lease that is no longer PENDING, ACTIVE or
+// CLOSING: its job is stopped, and after keepFinished its samples and
+// record go.
 func (d *Daemon) retire(ctx context.Context, rec Record, now time.Time) error {
 	if rec.Ended.IsZero() {
-		if err := d.stopJob(ctx, rec.LeaseID, "lease ended"); err != nil {
+		if err := d.stopAny(ctx, rec, "lease ended"); err != nil {
 			return err
 		}
 		rec.Ended = now
@@ -311,6 +350,27 @@ func (d *Daemon) retire(ctx context.Context, rec Record, now time.Time) error {
 	d.mu.Unlock()
 	_ = os.RemoveAll(filepath.Join(d.cfg.Runner.WorkDir, fmt.Sprintf("lease-%d", rec.LeaseID)))
 	return d.records.Delete(rec.LeaseID)
+}
+
+// stopAny stops a lease's job, also one this run holds no handle on (its
+// lease ended while the agent was away, or it was never adopted).
+func (d *Daemon) stopAny(ctx context.Context, rec Record, why string) error {
+	d.mu.Lock()
+	_, held := d.jobs[rec.LeaseID]
+	d.mu.Unlock()
+	if !held {
+		job, err := d.runner.Adopt(ctx, rec.jobSpec())
+		if errors.Is(err, runner.ErrNotRunning) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("adopt the job of lease %d to stop it: %w", rec.LeaseID, err)
+		}
+		d.mu.Lock()
+		d.jobs[rec.LeaseID] = job
+		d.mu.Unlock()
+	}
+	return d.stopJob(ctx, rec.LeaseID, why)
 }
 
 // stopJob stops a lease's job if it runs.

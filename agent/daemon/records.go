@@ -28,6 +28,10 @@ type Record struct {
 	Accepted    time.Time `json:"accepted"`
 	// Started is set once MsgStartLease is in a block.
 	Started bool `json:"started"`
+	// StartSent is set before MsgStartLease goes out: from then on only
+	// the chain can tell whether the lease started, so the record stays
+	// until the lease is seen ACTIVE or ended.
+	StartSent bool `json:"start_sent,omitempty"`
 	// Ended is when the agent saw the lease end (zero while it runs); the
 	// record and the samples are dropped keepFinished later.
 	Ended time.Time `json:"ended,omitzero"`
