@@ -104,7 +104,9 @@ type Daemon struct {
 	bad      map[[2]uint64]bool             // (lease, epoch) proofs the chain refused
 	exited   map[uint64]bool                // leases whose job ended on its own, closed
 	recent   []sampleTick                   // the last ticks' readings, for backfill
-	onGPUs   map[uint64]bool                // leases whose job has reached all its GPUs
+	// recentMax bounds recent (0: recentTicks); see setRecentBound.
+	recentMax int
+	onGPUs    map[uint64]bool // leases whose job has reached all its GPUs
 	// nextEpoch caches each lease's settled point (x/settlement next_epoch).
 	nextEpoch map[uint64]uint64
 
@@ -164,13 +166,24 @@ func (d *Daemon) Provider() string { return d.provider }
 // daemon stops: a restarted agent adopts them and proves on.
 func (d *Daemon) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	defer d.prover.Close()
 
-	if err := d.loadChainState(ctx); err != nil {
-		return err
+	errc := make(chan error, 16)
+	var wg sync.WaitGroup
+	run := func(name string, f func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(ctx); err != nil && ctx.Err() == nil {
+				errc <- fmt.Errorf("%s: %w", name, err)
+			}
+		}()
 	}
-	if err := d.recoverJobs(ctx); err != nil {
+	defer wg.Wait()
+	defer cancel()
+
+	// The sampler starts here, before the chain is reached (startUp).
+	if err := d.startUp(ctx, run); err != nil {
 		return err
 	}
 	from, err := d.resumeHeight(ctx)
@@ -182,22 +195,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	errc := make(chan error, 4+len(servers))
-	var wg sync.WaitGroup
-	run := func(name string, f func(context.Context) error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := f(ctx); err != nil && ctx.Err() == nil {
-				errc <- fmt.Errorf("%s: %w", name, err)
-			}
-		}()
-	}
 	run("chain follower", func(ctx context.Context) error { return d.chain.FollowHeaders(ctx, from, d.onHeader) })
-	run("sampler", func(ctx context.Context) error {
-		s := &Sampler{GPUs: d.gpus, Interval: d.params.Settlement.SampleInterval(), Log: d.log}
-		return s.Run(ctx, d.sampledGPUs, d.onSample)
-	})
 	run("worker", d.work)
 	for _, s := range servers {
 		run(s.name, s.serve)
@@ -217,17 +215,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	return first
 }
 
-// loadChainState reads the parameters and the GPUs, waiting for the node
-// when it is not up yet.
+// loadChainState reads the parameters and checks the provider, waiting
+// for the node when it is not up yet.
 func (d *Daemon) loadChainState(ctx context.Context) error {
-	devs, err := d.gpus.Devices(ctx)
-	if err != nil {
-		return fmt.Errorf("gpus: %w", err)
-	}
-	d.devices = map[string]gpu.Info{}
-	for _, g := range devs {
-		d.devices[g.UUID] = g
-	}
+	var err error
 	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
 		d.params, err = d.q.Params(ctx)
 		if err == nil {

@@ -52,8 +52,8 @@ func (d *Daemon) onSample(tick time.Time, rs []gpu.Reading) {
 		}
 	}
 	d.recent = append(d.recent, sampleTick{byGPU: byGPU})
-	if len(d.recent) > recentTicks {
-		d.recent = slices.Delete(d.recent, 0, len(d.recent)-recentTicks)
+	if n := d.recentBound(); len(d.recent) > n {
+		d.recent = slices.Delete(d.recent, 0, len(d.recent)-n)
 	}
 	for id, l := range d.leases {
 		job := d.jobs[id]
@@ -69,9 +69,11 @@ type sampleTick struct {
 	byGPU map[string]gpu.Reading
 }
 
-// recentTicks bounds the ticks kept for backfill: the agent learns that a
-// lease started from the block that started it, a block or two after its
-// start time, and the job was on its GPUs all along.
+// recentTicks is the least number of ticks kept for backfill: the agent
+// learns that a lease started from the block that started it, a block or
+// two after its start time, and the job was on its GPUs all along. The
+// ring keeps more when the params' epochs hold more ticks (setRecentBound),
+// so that ticks taken while the node was unreachable reach the proofs.
 const recentTicks = 120
 
 // record logs a lease's samples of one tick. The caller holds d.mu.
