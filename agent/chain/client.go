@@ -46,6 +46,10 @@ const (
 type Config struct {
 	// RPC is the CometBFT RPC address of a node, e.g. "tcp://127.0.0.1:26657".
 	RPC string
+	// Fallbacks are more nodes' RPC addresses: queries, broadcasts and the
+	// header follower move to the next one when the current node cannot be
+	// reached (in order, round).
+	Fallbacks []string
 	// ChainID is the chain id the transactions are signed for.
 	ChainID string
 	// KeyringDir is the keyring's directory.
@@ -74,7 +78,7 @@ type Client struct {
 	clientCtx client.Context
 	gasPrice  sdk.DecCoin
 	log       *slog.Logger
-	http      *http.Client // the client New made, closed by Close; nil with NewWithContext
+	http      []*http.Client // the clients New made, closed by Close; none with NewWithContext
 
 	// sem serialises Submit: the local sequence allows one tx in flight.
 	// It is a channel, not a sync.Mutex, so waiting for it honours ctx.
@@ -104,14 +108,38 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chain: keyring: %w", err)
 	}
-	hc, err := jsonrpcclient.DefaultHTTPClient(cfg.RPC)
-	if err != nil {
-		return nil, fmt.Errorf("chain: RPC address %q: %w", cfg.RPC, err)
+	var (
+		hcs   []*http.Client
+		nodes []client.CometRPC
+	)
+	closeAll := func() {
+		for _, hc := range hcs {
+			hc.CloseIdleConnections()
+		}
 	}
-	hc.Timeout = rpcTimeout
-	rpc, err := rpchttp.NewWithClient(cfg.RPC, "/websocket", hc)
-	if err != nil {
-		return nil, fmt.Errorf("chain: RPC address %q: %w", cfg.RPC, err)
+	urls := cfg.nodes()
+	for _, u := range urls {
+		hc, err := jsonrpcclient.DefaultHTTPClient(u)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("chain: RPC address %q: %w", u, err)
+		}
+		hc.Timeout = rpcTimeout
+		hcs = append(hcs, hc)
+		node, err := rpchttp.NewWithClient(u, "/websocket", hc)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("chain: RPC address %q: %w", u, err)
+		}
+		nodes = append(nodes, node)
+	}
+	var rpc client.CometRPC = nodes[0]
+	if len(nodes) > 1 {
+		logger := cfg.Logger
+		if logger == nil {
+			logger = slog.New(slog.DiscardHandler)
+		}
+		rpc = &failover{nodes: nodes, urls: urls, log: logger}
 	}
 	clientCtx := client.Context{}.
 		WithCodec(enc.Codec).
@@ -123,11 +151,16 @@ func New(cfg Config) (*Client, error) {
 		WithClient(rpc)
 	c, err := NewWithContext(clientCtx, cfg)
 	if err != nil {
-		hc.CloseIdleConnections()
+		closeAll()
 		return nil, err
 	}
-	c.http = hc
+	c.http = hcs
 	return c, nil
+}
+
+// nodes are the RPC addresses in the order tried: RPC, then Fallbacks.
+func (cfg Config) nodes() []string {
+	return append([]string{cfg.RPC}, cfg.Fallbacks...)
 }
 
 // NewWithContext builds a Client on a prepared client context, which must
@@ -210,8 +243,8 @@ func (c *Client) Context() client.Context { return c.clientCtx }
 // Close releases the idle RPC connections New opened. Followers end with
 // their own contexts.
 func (c *Client) Close() error {
-	if c.http != nil {
-		c.http.CloseIdleConnections()
+	for _, hc := range c.http {
+		hc.CloseIdleConnections()
 	}
 	return nil
 }

@@ -41,7 +41,9 @@ type Header struct {
 // are queried, so a dropped event, a broken websocket or a node restart
 // leaves no gap. A height the node has pruned gives ErrHeightUnavailable.
 func (c *Client) FollowHeaders(ctx context.Context, from int64, fn func(Header) error) error {
-	f := &follower{remote: c.cfg.RPC, next: from, fn: fn, stall: c.followStall}
+	nodes := c.cfg.nodes()
+	f := &follower{remote: nodes[0], next: from, fn: fn, stall: c.followStall}
+	cur := 0
 	var bo backoff
 	for {
 		delivered := f.next
@@ -59,6 +61,12 @@ func (c *Client) FollowHeaders(ctx context.Context, from int64, fn func(Header) 
 		// reconnect at once rather than after the last failure's delay.
 		if f.next != delivered {
 			bo.reset()
+		} else if len(nodes) > 1 {
+			// Nothing from this node: the next one is tried (each
+			// reconnection may land on another node: catch-up by height
+			// keeps the headers gapless across nodes of one chain).
+			cur = (cur + 1) % len(nodes)
+			f.remote = nodes[cur]
 		}
 		c.log.Warn("chain: header follower reconnecting", "err", err, "next_height", f.next, "after", max(bo.next, backoffStart))
 		if err := bo.wait(ctx); err != nil {

@@ -33,9 +33,11 @@ type Config struct {
 
 // Chain says where the chain is.
 type Chain struct {
-	RPC       string `toml:"rpc" comment:"CometBFT RPC address of a node."`
-	ChainID   string `toml:"chain_id" comment:"Chain id."`
-	GasPrices string `toml:"gas_prices" comment:"Gas price paid per unit of gas, e.g. 0.0025ugpu."`
+	RPC string `toml:"rpc" comment:"CometBFT RPC address of a node."`
+	// RPCFallbacks lets the agent ride out one node's outage.
+	RPCFallbacks []string `toml:"rpc_fallbacks" comment:"More nodes' RPC addresses of the same chain, tried in order when the current node cannot be reached (queries, transactions and the block follower)."`
+	ChainID      string   `toml:"chain_id" comment:"Chain id."`
+	GasPrices    string   `toml:"gas_prices" comment:"Gas price paid per unit of gas, e.g. 0.0025ugpu."`
 }
 
 // Key says which key signs.
@@ -155,7 +157,7 @@ type State struct {
 // Default is the configuration `init` writes for an agent home.
 func Default(home string) Config {
 	return Config{
-		Chain:  Chain{RPC: "tcp://127.0.0.1:26657", ChainID: "idlegpu-local", GasPrices: "0.0025ugpu"},
+		Chain:  Chain{RPC: "tcp://127.0.0.1:26657", RPCFallbacks: []string{}, ChainID: "idlegpu-local", GasPrices: "0.0025ugpu"},
 		Key:    Key{Name: "agent", KeyringBackend: "file", KeyringDir: home},
 		GPU:    GPU{Backend: "auto", SimModel: "NVIDIA H100 80GB HBM3", SimCount: 4, SimSeed: 1},
 		Runner: Runner{Backend: "docker", WorkDir: filepath.Join(home, "jobs")},
@@ -183,6 +185,9 @@ func (c Config) Validate() error {
 		}
 	}
 	need("chain.rpc", c.Chain.RPC)
+	for i, u := range c.Chain.RPCFallbacks {
+		need(fmt.Sprintf("chain.rpc_fallbacks[%d]", i), u)
+	}
 	need("chain.chain_id", c.Chain.ChainID)
 	need("chain.gas_prices", c.Chain.GasPrices)
 	need("key.name", c.Key.Name)

@@ -102,3 +102,42 @@ func TestLoadErrorsNameKeyAndLine(t *testing.T) {
 		require.ErrorContains(t, err, filepath.Join(dir, tc.want))
 	}
 }
+
+// TestRPCFallbacks: a config without rpc_fallbacks (one node) still loads;
+// with them, every address is kept in order, and an empty one is refused.
+func TestRPCFallbacks(t *testing.T) {
+	home := t.TempDir()
+	b, err := Default(home).Marshal()
+	require.NoError(t, err)
+	p := filepath.Join(home, "agent.toml")
+	write := func(text string) {
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o600))
+	}
+	one := dropLine(string(b), "rpc_fallbacks = ")
+	write(one)
+	c, err := Load(p)
+	require.NoError(t, err)
+	require.Equal(t, "tcp://127.0.0.1:26657", c.Chain.RPC)
+	require.Empty(t, c.Chain.RPCFallbacks)
+
+	write(strings.Replace(one, "rpc = 'tcp://127.0.0.1:26657'",
+		"rpc = 'tcp://127.0.0.1:26657'\nrpc_fallbacks = ['tcp://node-b:26657', 'tcp://node-c:26657']", 1))
+	c, err = Load(p)
+	require.NoError(t, err)
+	require.Equal(t, []string{"tcp://node-b:26657", "tcp://node-c:26657"}, c.Chain.RPCFallbacks)
+
+	write(strings.Replace(one, "rpc = 'tcp://127.0.0.1:26657'", "rpc = 'tcp://127.0.0.1:26657'\nrpc_fallbacks = ['']", 1))
+	_, err = Load(p)
+	require.ErrorContains(t, err, "chain.rpc_fallbacks[0] must be set")
+}
+
+// dropLine drops the lines starting with prefix.
+func dropLine(text, prefix string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

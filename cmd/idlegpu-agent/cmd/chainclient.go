@@ -19,7 +19,7 @@ func newChainClient(cmd *cobra.Command, c config.Config, log *slog.Logger) (*cha
 		return nil, err
 	}
 	cl, err := chain.New(chain.Config{
-		RPC: c.Chain.RPC, ChainID: c.Chain.ChainID, GasPrices: c.Chain.GasPrices,
+		RPC: c.Chain.RPC, Fallbacks: c.Chain.RPCFallbacks, ChainID: c.Chain.ChainID, GasPrices: c.Chain.GasPrices,
 		KeyringDir: c.Key.KeyringDir, KeyringBackend: c.Key.KeyringBackend, KeyName: c.Key.Name,
 		KeyringInput: src.input, Logger: log,
 	})
