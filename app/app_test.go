@@ -27,7 +27,7 @@ func TestAppBootsFromDefaultGenesis(t *testing.T) {
 
 	ctx := a.NewContext(true)
 
-	// Every market module starts from its DESIGN.md defaults.
+	// Every market module starts from the defaults in docs/design.md#params.
 	pp, err := a.ProviderKeeper.Params.Get(ctx)
 	require.NoError(t, err)
 	require.Equal(t, providertypes.DefaultParams(), pp)

@@ -9,7 +9,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 )
 
-// Chain-wide names (DESIGN.md §1, §3a).
+// Chain-wide names (docs/design.md#actors-and-tokens).
 const (
 	// Name is the application name, also the node's default home (~/.idlegpu).
 	Name = "idlegpu"

@@ -12,7 +12,7 @@ import (
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
-// proofsPerTx is what the issue asks of each MsgSubmitProofs.
+// proofsPerTx is the proofs per MsgSubmitProofs of a busy provider's batch.
 const proofsPerTx = 100
 
 // benchLease is an ACTIVE 1-GPU lease and the next epoch to prove.

@@ -67,7 +67,7 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 				},
 				{
 					// Built from the agent's samples and paths by the renter's
-					// tooling (idlegpud lease samples, issue #7).
+					// tooling (idlegpud lease samples, the agent).
 					RpcMethod: "ReportFraud",
 					Skip:      true,
 				},

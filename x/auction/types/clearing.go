@@ -75,7 +75,7 @@ type Outcome struct {
 }
 
 // Clear picks the winners of a job among candidates and the price they are
-// paid (DESIGN.md §4.3). One lease per provider: only each provider's best
+// paid (docs/design.md#clearing). One lease per provider: only each provider's best
 // candidate competes. Without split, the winner is the best candidate with
 // gpuCount free GPUs; with split, the best candidates in turn until the
 // count is met (all-or-nothing). The runner-up is the next candidate that

@@ -10,7 +10,7 @@ import (
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
-// Default parameter values (DESIGN.md §4.3).
+// Default parameter values (docs/design.md#params).
 const (
 	DefaultMaxClearingsPerBlock    uint32 = 500
 	DefaultMaxBidsPerJob           uint32 = 100

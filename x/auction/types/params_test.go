@@ -15,7 +15,7 @@ import (
 func TestDefaultParams(t *testing.T) {
 	p := types.DefaultParams()
 	require.NoError(t, p.Validate())
-	// DESIGN.md §4.3.
+	// docs/design.md#params.
 	require.EqualValues(t, 500, p.MaxClearingsPerBlock)
 	require.EqualValues(t, 100, p.MaxBidsPerJob)
 	require.EqualValues(t, 256, p.MaxCandidatesPerJob)

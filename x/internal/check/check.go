@@ -32,7 +32,7 @@ func NonZeroBps(field string, v uint32) error {
 const MaxSeconds uint64 = 100 * 365 * 24 * 3600
 
 // Seconds checks a duration param, which is whole seconds on chain
-// (DESIGN §3a): positive and at most MaxSeconds.
+// (docs/design.md#determinism): positive and at most MaxSeconds.
 func Seconds(field string, s uint64) error {
 	if s == 0 {
 		return fmt.Errorf("%s must be greater than 0", field)

@@ -13,7 +13,7 @@ import (
 func TestDefaultParams(t *testing.T) {
 	p := types.DefaultParams()
 	require.NoError(t, p.Validate())
-	// DESIGN.md §4.2.
+	// docs/design.md#params.
 	require.Equal(t, []string{sdk.DefaultBondDenom}, p.PaymentDenoms)
 	require.EqualValues(t, 32, p.MaxWindows)
 	require.EqualValues(t, 256, p.MaxOffersPerProvider)

@@ -11,10 +11,10 @@ import (
 	"github.com/idlegpu/idlegpu/x/internal/check"
 )
 
-// DefaultMinStakePerGPU is 100 GPU tokens per committed GPU (DESIGN.md §4.1).
+// DefaultMinStakePerGPU is 100 GPU tokens per committed GPU (docs/design.md#params).
 var DefaultMinStakePerGPU = math.NewInt(100_000_000)
 
-// Default parameter values (DESIGN.md §4.1).
+// Default parameter values (docs/design.md#params).
 const (
 	// DefaultUnbondingPeriodSeconds is two weeks.
 	DefaultUnbondingPeriodSeconds uint64 = 336 * 3600

@@ -16,7 +16,7 @@ import (
 func TestDefaultParams(t *testing.T) {
 	p := types.DefaultParams()
 	require.NoError(t, p.Validate())
-	// DESIGN.md §4.1, to the unit.
+	// docs/design.md#params, to the unit.
 	require.Equal(t, sdk.NewInt64Coin(sdk.DefaultBondDenom, 100_000_000), p.MinStakePerGpu)
 	require.EqualValues(t, 336*3600, p.UnbondingPeriodSeconds)
 	require.Equal(t, 336*time.Hour, p.UnbondingPeriod())

@@ -14,7 +14,7 @@ const MaxRegionLength = 14
 var Continents = []string{"af", "an", "as", "eu", "na", "oc", "sa"}
 
 // ValidateRegion checks a region of the form continent[-country[-site]]
-// (DESIGN §3a): continent ∈ Continents, country an assigned ISO 3166-1
+// (docs/design.md#determinism): continent ∈ Continents, country an assigned ISO 3166-1
 // alpha-2 code, site 2–8 lower-case letters or digits; all lower-case.
 // Examples: "eu", "eu-de", "eu-de-fra1". "eu-west" is not a region: west is
 // no country code. Whether the country lies on the continent is the

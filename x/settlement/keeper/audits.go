@@ -18,7 +18,7 @@ import (
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
-// OpenAudit challenges one GPU (DESIGN.md §4.4). The guardrails keep honest
+// OpenAudit challenges one GPU (docs/design.md#audits). The guardrails keep honest
 // providers safe: only governance's auditors may open audits; the GPU must
 // be the provider's, of a model in the table, and in no lease; the provider
 // has no other live audit and the GPU none within audit_cooldown; the

@@ -81,7 +81,7 @@ func (s *KeeperTestSuite) SetupTest() {
 	op := offertypes.DefaultParams()
 	op.PaymentDenoms = []string{app.BondDenom, app.USDCDenom}
 	s.Require().NoError(s.app.OfferKeeper.Params.Set(s.ctx, op))
-	// DESIGN.md's production epoch and sampling: 600 s epochs, a sample
+	// The production epoch and sampling (docs/design.md#params): 600 s epochs, a sample
 	// every 5 s, 90 % of them required, 300 s of grace.
 	sp := types.DefaultParams()
 	sp.EpochSeconds, sp.SampleIntervalSeconds, sp.MinSamplesRatioBps, sp.ProofGraceSeconds = 600, 5, 9000, 300

@@ -13,7 +13,7 @@ import (
 	"github.com/idlegpu/idlegpu/x/internal/check"
 )
 
-// Default parameter values (DESIGN.md §4.4).
+// Default parameter values (docs/design.md#params).
 const (
 	DefaultEpochSeconds          uint64 = 600
 	DefaultSampleIntervalSeconds uint64 = 5
@@ -35,7 +35,7 @@ const (
 	MaxModelNameLength = 96
 )
 
-// Default ratios (DESIGN.md §4.4).
+// Default ratios (docs/design.md#params).
 const (
 	// DefaultMinSamplesRatioBps accepts a proof with 90% of the expected samples.
 	DefaultMinSamplesRatioBps uint32 = 9000

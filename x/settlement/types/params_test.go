@@ -16,7 +16,7 @@ import (
 func TestDefaultParams(t *testing.T) {
 	p := types.DefaultParams()
 	require.NoError(t, p.Validate())
-	// DESIGN.md §4.4.
+	// docs/design.md#params.
 	require.EqualValues(t, 600, p.EpochSeconds)
 	require.EqualValues(t, 5, p.SampleIntervalSeconds)
 	require.Equal(t, 5*time.Second, p.SampleInterval())
