@@ -10,13 +10,11 @@ import (
 
 	"github.com/cosmos/cosmos-sdk/client"
 	"github.com/cosmos/cosmos-sdk/client/flags"
-	"github.com/cosmos/cosmos-sdk/types/query"
 	"github.com/cosmos/cosmos-sdk/types/tx/signing"
 
 	"github.com/idlegpu/idlegpu/agent/endpoint"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
-	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
 // leaseCommand is `idlegpud lease`: the renter's side of a lease's job, at
@@ -67,6 +65,7 @@ func leaseCommand() *cobra.Command {
 				}
 				return clientCtx.PrintObjectLegacy(s)
 			}),
+		checkCommand(),
 	)
 	return cmd
 }
@@ -168,22 +167,6 @@ func (k keyringSigner) Sign(msg []byte) ([]byte, []byte, error) {
 
 // proofRoot is the samples_root of the proof the chain stored for an epoch.
 func proofRoot(ctx context.Context, clientCtx client.Context, leaseID, epoch uint64) ([]byte, error) {
-	q := settlementtypes.NewQueryClient(clientCtx)
-	res, err := q.LeaseProofs(ctx, &settlementtypes.QueryLeaseProofsRequest{LeaseId: leaseID})
-	for err == nil {
-		for _, r := range res.Proofs {
-			if r.Proof.Epoch == epoch {
-				return r.Proof.SamplesRoot, nil
-			}
-		}
-		if res.Pagination == nil || len(res.Pagination.NextKey) == 0 {
-			break
-		}
-		res, err = q.LeaseProofs(ctx, &settlementtypes.QueryLeaseProofsRequest{LeaseId: leaseID,
-			Pagination: &query.PageRequest{Key: res.Pagination.NextKey}})
-	}
-	if err != nil {
-		return nil, err
-	}
-	return nil, fmt.Errorf("the chain holds no proof of lease %d epoch %d (not proven yet, or pruned)", leaseID, epoch)
+	p, err := storedProof(ctx, clientCtx, leaseID, epoch)
+	return p.SamplesRoot, err
 }
