@@ -141,6 +141,9 @@ func run(d *harness.Program, root string, bins harness.Binaries) bool {
 	}
 	logs := string(c.CLI("lease", "logs", "1", "--from", "alice"))
 	say("renter reads the job's logs from the endpoint:\n%s", indent(harness.Tail(logs, 3)))
+	// The renter's own check of a proof: the epoch's raw samples, each proven
+	// under the root on chain and judged by the chain's fraud rule.
+	say("renter checks epoch 0's samples against its proof: %s", strings.TrimSpace(string(c.CLI("lease", "check", "1", "0", "--from", "alice"))))
 	l = c.WaitLease(1, "LEASE_STATUS_COMPLETED", stepTimeout)
 	say("lease 1 completed: every epoch settled")
 
