@@ -3,7 +3,7 @@ package keeper
 import (
 	"context"
 	"errors"
-	"math"
+	"time"
 
 	"cosmossdk.io/collections"
 	sdkmath "cosmossdk.io/math"
@@ -11,6 +11,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/internal/duequeue"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 
@@ -240,22 +241,14 @@ func (k Keeper) providerOf(ctx context.Context, pc providerCache, operator strin
 // most max_clearings_per_block; the rest wait for the next block.
 func (k Keeper) clearDue(ctx context.Context, params types.Params) (int, error) {
 	height := sdk.UnwrapSDKContext(ctx).BlockHeight()
-	rng := new(collections.Range[collections.Pair[int64, uint64]]).
-		EndInclusive(collections.Join(height, uint64(math.MaxUint64)))
-	it, err := k.ClearingQueue.Iterate(ctx, rng)
+	it, err := k.ClearingQueue.Iterate(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
-	var due []collections.Pair[int64, uint64]
-	for ; it.Valid() && uint32(len(due)) < params.MaxClearingsPerBlock; it.Next() {
-		key, err := it.Key()
-		if err != nil {
-			it.Close()
-			return 0, err
-		}
-		due = append(due, key)
+	due, err := duequeue.Take(it, params.MaxClearingsPerBlock, func(key collections.Pair[int64, uint64]) bool { return key.K1() <= height })
+	if err != nil {
+		return 0, err
 	}
-	it.Close()
 	pc := providerCache{}
 	for _, key := range due {
 		if err := k.ClearingQueue.Remove(ctx, key); err != nil {
@@ -281,21 +274,12 @@ func (k Keeper) closeUnstarted(ctx context.Context, params types.Params) (int, e
 	if err != nil {
 		return 0, err
 	}
-	var due []uint64
-	for ; it.Valid() && uint32(len(due)) < params.MaxClearingsPerBlock; it.Next() {
-		key, err := it.Key()
-		if err != nil {
-			it.Close()
-			return 0, err
-		}
-		if key.K1().After(now) {
-			break
-		}
-		due = append(due, key.K2())
+	due, err := duequeue.Take(it, params.MaxClearingsPerBlock, func(key collections.Pair[time.Time, uint64]) bool { return !key.K1().After(now) })
+	if err != nil {
+		return 0, err
 	}
-	it.Close()
-	for _, id := range due {
-		if err := k.EndLease(ctx, id, types.LEASE_STATUS_EXPIRED, "not started before the start timeout"); err != nil {
+	for _, key := range due {
+		if err := k.EndLease(ctx, key.K2(), types.LEASE_STATUS_EXPIRED, "not started before the start timeout"); err != nil {
 			return 0, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/x/internal/duequeue"
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -107,22 +108,16 @@ func (k Keeper) CompleteUnbondings(ctx context.Context) (int, error) {
 // dueUnbondings collects (before any write) the ids of up to limit entries
 // completing at or before now.
 func (k Keeper) dueUnbondings(ctx context.Context, now time.Time, limit uint32) ([]uint64, error) {
-	rng := new(collections.Range[collections.Pair[time.Time, uint64]]).
-		EndInclusive(collections.Join(now, ^uint64(0)))
-	iter, err := k.UnbondingQueue.Iterate(ctx, rng)
+	it, err := k.UnbondingQueue.Iterate(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer iter.Close()
-	var ids []uint64
-	for ; iter.Valid() && uint32(len(ids)) < limit; iter.Next() {
-		key, err := iter.Key()
-		if err != nil {
-			return nil, err
-		}
-		ids = append(ids, key.K2())
+	keys, err := duequeue.Take(it, limit, func(key collections.Pair[time.Time, uint64]) bool { return !key.K1().After(now) })
+	ids := make([]uint64, len(keys))
+	for i, key := range keys {
+		ids[i] = key.K2()
 	}
-	return ids, nil
+	return ids, err
 }
 
 func (k Keeper) completeUnbonding(ctx context.Context, id uint64) error {

@@ -243,8 +243,9 @@ func (s *KeeperTestSuite) TestAuditTimeout() {
 	s.ctx = s.ctx.WithBlockTime(msg.Deadline.Add(time.Second))
 	s.Require().ErrorIs(s.answer(1, make([]byte, 32)), types.ErrAuditState)
 	s.ctx = late.WithBlockTime(msg.Deadline)
-	s.nextBlock() // EndBlock at the deadline itself: still OPEN
-	s.Require().Equal(types.AUDIT_STATUS_OPEN, s.getAudit(1).Status)
+	// The block at the deadline itself still takes an answer (its txs run
+	// before its EndBlock); this one carries none, so its EndBlock times the
+	// audit out: due at its time, like every queue.
 	s.nextBlock()
 	a := s.getAudit(1)
 	s.Require().Equal(types.AUDIT_STATUS_TIMED_OUT, a.Status)
@@ -255,6 +256,36 @@ func (s *KeeperTestSuite) TestAuditTimeout() {
 	s.Require().Equal(stake.Sub(penalty).Sub(share), s.providerState(0).Stake.Amount)
 	s.Require().Equal(auditorUSDC.Add(auditFee.Amount), s.usdc(s.accs[auditor].Address))
 	s.Require().NotContains(s.offerOf(gpu).LeasedGpuUuids, gpu, "the hold ends with the verdict")
+}
+
+// TestAuditAnsweredInTheDeadlineBlock: the boundary that protects an honest
+// provider. An answer in the block whose time is the deadline is accepted,
+// and that block's EndBlock, which times out every audit due at its time,
+// leaves it ANSWERED; its reveal at exactly reveal_by is CORRECT.
+func (s *KeeperTestSuite) TestAuditAnsweredInTheDeadlineBlock() {
+	s.allowAuditor()
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	params.HaltGapSeconds = 24 * 3600 // the time jumps below are no halts
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, params))
+	s.provider(0, 1, 3_600_000)
+	p := s.plan(4)
+	msg := s.openMsg(p, 0, gpuUUID(1))
+	_, err = s.msgServer.OpenAudit(s.ctx, msg)
+	s.Require().NoError(err)
+
+	s.ctx = s.ctx.WithBlockTime(msg.Deadline)
+	s.Require().NoError(s.answer(1, p.expected[:]))
+	s.nextBlock()
+	a := s.getAudit(1)
+	s.Require().Equal(types.AUDIT_STATUS_ANSWERED, a.Status)
+
+	s.ctx = s.ctx.WithBlockTime(a.RevealBy)
+	_, err = s.reveal(1, p.salt[:], p.expected[:])
+	s.Require().NoError(err)
+	s.nextBlock()
+	s.Require().Equal(types.AUDIT_STATUS_CORRECT, s.getAudit(1).Status)
+	s.Require().Equal(providertypes.PROVIDER_STATUS_ACTIVE, s.providerState(0).Status)
 }
 
 // TestAuditBadReveal: a reveal that does not open the commitment costs the

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/internal/duequeue"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -110,21 +111,17 @@ func (k Keeper) saveAudit(ctx context.Context, before *types.Audit, a types.Audi
 // retention is dropped.
 func (k Keeper) stepAudits(ctx context.Context, params types.Params, limit uint32) error {
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
-	rng := new(collections.Range[collections.Pair[time.Time, uint64]]).EndExclusive(collections.Join(now, uint64(0)))
-	it, err := k.AuditQueue.Iterate(ctx, rng)
+	it, err := k.AuditQueue.Iterate(ctx, nil)
 	if err != nil {
 		return err
 	}
-	var keys []collections.Pair[time.Time, uint64]
-	for ; it.Valid() && uint32(len(keys)) < limit; it.Next() {
-		key, err := it.Key()
-		if err != nil {
-			it.Close()
-			return err
-		}
-		keys = append(keys, key)
+	// Due at its time, as every queue: the block at that time has already run
+	// its txs (an answer or reveal at exactly the deadline is accepted), and
+	// no later block has the same time.
+	keys, err := duequeue.Take(it, limit, func(key collections.Pair[time.Time, uint64]) bool { return !key.K1().After(now) })
+	if err != nil {
+		return err
 	}
-	it.Close()
 	for _, key := range keys {
 		a, err := k.Audits.Get(ctx, key.K2())
 		if err != nil {

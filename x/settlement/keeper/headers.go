@@ -4,8 +4,11 @@ import (
 	"context"
 	"time"
 
+	"cosmossdk.io/collections"
+
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/x/internal/duequeue"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -70,21 +73,13 @@ func (k Keeper) pruneHeaders(ctx context.Context, cutoff time.Time, limit uint32
 	if err != nil {
 		return err
 	}
-	var old []int64
-	for ; it.Valid() && uint32(len(old)) < limit; it.Next() {
-		h, err := it.Value()
-		if err != nil {
-			it.Close()
-			return err
-		}
-		if !h.Time.Before(cutoff) {
-			break
-		}
-		old = append(old, h.Height)
+	// Strictly before the cutoff: the header at it may be a window's first.
+	old, err := duequeue.Take(duequeue.Entries(it), limit, func(h collections.KeyValue[int64, types.HeaderRecord]) bool { return h.Value.Time.Before(cutoff) })
+	if err != nil {
+		return err
 	}
-	it.Close()
 	for _, h := range old {
-		if err := k.Headers.Remove(ctx, h); err != nil {
+		if err := k.Headers.Remove(ctx, h.Key); err != nil {
 			return err
 		}
 	}

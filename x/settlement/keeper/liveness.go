@@ -11,6 +11,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/internal/duequeue"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -146,24 +147,17 @@ func (k Keeper) EndBlocker(ctx context.Context) error {
 		return err
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
-	rng := new(collections.Range[collections.Pair[time.Time, uint64]]).EndExclusive(collections.Join(now.Add(time.Nanosecond), uint64(0)))
-	it, err := k.Due.Iterate(ctx, rng)
+	it, err := k.Due.Iterate(ctx, nil)
 	if err != nil {
 		return err
 	}
-	var due []uint64
-	for ; it.Valid() && uint32(len(due)) < params.MaxMissesPerBlock; it.Next() {
-		key, err := it.Key()
-		if err != nil {
-			it.Close()
-			return err
-		}
-		due = append(due, key.K2())
+	due, err := duequeue.Take(it, params.MaxMissesPerBlock, func(key collections.Pair[time.Time, uint64]) bool { return !key.K1().After(now) })
+	if err != nil {
+		return err
 	}
-	it.Close()
-	for _, id := range due {
-		if err := k.overdue(ctx, id); err != nil {
-			return fmt.Errorf("lease %d: %w", id, err)
+	for _, key := range due {
+		if err := k.overdue(ctx, key.K2()); err != nil {
+			return fmt.Errorf("lease %d: %w", key.K2(), err)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/x/internal/duequeue"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -39,19 +40,10 @@ func (k Keeper) pruneProofs(ctx context.Context, limit uint32) error {
 	if err != nil {
 		return err
 	}
-	var old []collections.Triple[time.Time, uint64, uint64]
-	for ; it.Valid() && uint32(len(old)) < limit; it.Next() {
-		key, err := it.Key()
-		if err != nil {
-			it.Close()
-			return err
-		}
-		if key.K1().After(now) {
-			break
-		}
-		old = append(old, key)
+	old, err := duequeue.Take(it, limit, func(key collections.Triple[time.Time, uint64, uint64]) bool { return !key.K1().After(now) })
+	if err != nil {
+		return err
 	}
-	it.Close()
 	for _, key := range old {
 		if err := k.Prune.Remove(ctx, key); err != nil {
 			return err
