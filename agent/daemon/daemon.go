@@ -23,7 +23,6 @@ import (
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/proof"
 	"github.com/idlegpu/idlegpu/agent/runner"
-	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 )
 
 const (
@@ -93,22 +92,11 @@ type Daemon struct {
 	health  *Health
 	auditor *Auditor
 
-	// mu guards the fields below, shared by the worker, the sampler and the
-	// endpoint's handlers.
-	mu       sync.Mutex
-	jobs     map[uint64]runner.Job          // live job handles by lease
-	leases   map[uint64]auctiontypes.Lease  // the provider's PENDING and ACTIVE leases
-	tracked  map[uint64]bool                // leases the prover tracks
-	attached map[uint64]map[uint32][]string // sim backend: job pids put on their GPUs
-	preempt  map[uint64]string              // leases to preempt, with the reason
-	bad      map[[2]uint64]bool             // (lease, epoch) proofs the chain refused
-	exited   map[uint64]bool                // leases whose job ended on its own, closed
-	recent   []sampleTick                   // the last ticks' readings, for backfill
-	// recentMax bounds recent (0: recentTicks); see setRecentBound.
-	recentMax int
-	onGPUs    map[uint64]bool // leases whose job has reached all its GPUs
-	// nextEpoch caches each lease's settled point (x/settlement next_epoch).
-	nextEpoch map[uint64]uint64
+	// reg is the state of every lease, shared by the worker, the sampler
+	// and the endpoint's handlers.
+	reg *registry
+	// samples is where the sampler writes leases' samples: the prover.
+	samples sampleWriter
 
 	// starting serialises Accept per lease.
 	starting sync.Map
@@ -150,10 +138,8 @@ func New(d Deps) (*Daemon, error) {
 		m: d.Metrics, log: d.Log, version: d.Version, provider: provider, signer: d.Chain.Address().String(),
 		prices: prices, calendar: cal, claimEvery: every,
 		limits: policy.NewLimits(d.Config.Policy.MaxTempC, d.Config.Policy.MaxPowerW, d.Config.Policy.PreemptAfter),
-		prover: prover, records: records, health: &Health{},
-		jobs: map[uint64]runner.Job{}, leases: map[uint64]auctiontypes.Lease{}, tracked: map[uint64]bool{}, onGPUs: map[uint64]bool{},
-		attached: map[uint64]map[uint32][]string{}, preempt: map[uint64]string{}, bad: map[[2]uint64]bool{},
-		exited: map[uint64]bool{}, nextEpoch: map[uint64]uint64{}, tick: make(chan struct{}, 1),
+		prover: prover, samples: prover, records: records, health: &Health{},
+		reg: newRegistry(), tick: make(chan struct{}, 1),
 	}
 	dm.auditor = dm.newAuditor(d.Audits)
 	return dm, nil
@@ -370,4 +356,12 @@ func (d *Daemon) listen() ([]server, error) {
 		}
 	}
 	return out, nil
+}
+
+// poke asks the worker for a step without waiting for the next block.
+func (d *Daemon) poke() {
+	select {
+	case d.tick <- struct{}{}:
+	default:
+	}
 }

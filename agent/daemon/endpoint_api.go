@@ -59,9 +59,7 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 	defer d.starting.Delete(el.ID)
 
 	if rec, ok := d.records.Get(el.ID); ok && rec.Ended.IsZero() {
-		d.mu.Lock()
-		job := d.jobs[el.ID]
-		d.mu.Unlock()
+		job := d.reg.job(el.ID)
 		// A job whose start is still unsettled is the worker's to finish
 		// (finishStart): a second job would be one too many.
 		if job != nil && (rec.Started || rec.StartSent) {
@@ -99,9 +97,7 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 		_ = d.records.Delete(l.Id)
 		return fmt.Errorf("start job: %w", err)
 	}
-	d.mu.Lock()
-	d.jobs[l.Id] = started
-	d.mu.Unlock()
+	d.reg.setJob(l.Id, started)
 	d.log.Info("job started", "lease", l.Id, "runner", d.runner.Name(), "image", image, "gpus", strings.Join(l.GpuUuids, ","))
 
 	// From here on the lease may start on chain whatever this run sees:
@@ -146,9 +142,7 @@ func (d *Daemon) stopRefused(ctx context.Context, job runner.Job, leaseID uint64
 		d.log.Warn("the job of a lease that will not start did not stop", "lease", leaseID, "err", err)
 		return
 	}
-	d.mu.Lock()
-	delete(d.jobs, leaseID)
-	d.mu.Unlock()
+	d.reg.setJob(leaseID, nil)
 	_ = d.records.Delete(leaseID)
 }
 
@@ -205,10 +199,7 @@ func (ja jobsAPI) Status(ctx context.Context, leaseID uint64) (endpoint.JobStatu
 	if p, err := d.q.Progress(ctx, leaseID); err == nil {
 		st.EpochsProven = p.ProvenEpochs
 	}
-	d.mu.Lock()
-	job := d.jobs[leaseID]
-	d.mu.Unlock()
-	if job != nil {
+	if job := d.reg.job(leaseID); job != nil {
 		js := job.Status()
 		st.Running, st.ExitCode, st.Error = js.Running, js.ExitCode, js.Err
 	}
@@ -222,10 +213,7 @@ func (ja jobsAPI) Logs(leaseID uint64) (io.ReadCloser, error) {
 	if _, ok := d.records.Get(leaseID); !ok {
 		return nil, endpoint.ErrNoJob
 	}
-	d.mu.Lock()
-	job := d.jobs[leaseID]
-	d.mu.Unlock()
-	if job != nil {
+	if job := d.reg.job(leaseID); job != nil {
 		return job.Logs()
 	}
 	f, err := os.Open(filepath.Join(d.cfg.Runner.WorkDir, fmt.Sprintf("lease-%d", leaseID), "job.log"))
@@ -238,12 +226,4 @@ func (ja jobsAPI) Logs(leaseID uint64) (io.ReadCloser, error) {
 // Samples are an epoch's recorded samples.
 func (ja jobsAPI) Samples(leaseID, epoch uint64) ([]settlementtypes.Sample, bool) {
 	return ja.d.prover.Samples(leaseID, epoch)
-}
-
-// poke asks the worker for a step without waiting for the next block.
-func (d *Daemon) poke() {
-	select {
-	case d.tick <- struct{}{}:
-	default:
-	}
 }

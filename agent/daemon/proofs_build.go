@@ -24,13 +24,21 @@ type Prover struct {
 	dir          string
 	agentVersion string
 
+	// mu guards leases and each one's lease; a lease's logs have their
+	// own lock, so an append's fsync holds up that lease only.
 	mu     sync.Mutex
 	leases map[uint64]*tracked
 }
 
 type tracked struct {
 	lease proof.Lease
-	logs  map[uint64]*state.SampleLog // by epoch
+
+	// logsMu serialises the lease's log access: a SampleLog is not safe
+	// for concurrent use.
+	logsMu sync.Mutex
+	logs   map[uint64]*state.SampleLog // by epoch
+	// closed is set once Forget or Close closed the logs.
+	closed bool
 }
 
 // NewProver keeps sample logs under dir.
@@ -127,17 +135,26 @@ func (p *Prover) Tracked() []proof.Lease {
 // (samples outside the lease or of other GPUs are ignored).
 func (p *Prover) Record(leaseID uint64, samples []settlementtypes.Sample) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	t, ok := p.leases[leaseID]
+	var l proof.Lease
+	if ok {
+		l = t.lease
+	}
+	p.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("lease %d is not tracked", leaseID)
 	}
 	byEpoch := map[uint64][]settlementtypes.Sample{}
 	for _, s := range samples {
-		k, ok := t.lease.EpochOf(time.UnixMilli(s.TimestampMs))
+		k, ok := l.EpochOf(time.UnixMilli(s.TimestampMs))
 		if ok {
 			byEpoch[k] = append(byEpoch[k], s)
 		}
+	}
+	t.logsMu.Lock()
+	defer t.logsMu.Unlock()
+	if t.closed {
+		return fmt.Errorf("lease %d is not tracked", leaseID)
 	}
 	for k, batch := range byEpoch {
 		log, ok := t.logs[k]
@@ -159,12 +176,19 @@ func (p *Prover) Record(leaseID uint64, samples []settlementtypes.Sample) error 
 // sample queries and fraud checks).
 func (p *Prover) Samples(leaseID, epoch uint64) ([]settlementtypes.Sample, bool) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	t, ok := p.leases[leaseID]
-	if !ok || t.logs[epoch] == nil {
+	p.mu.Unlock()
+	if !ok {
 		return nil, false
 	}
-	s := t.logs[epoch].Samples()
+	t.logsMu.Lock()
+	log := t.logs[epoch]
+	if log == nil || t.closed {
+		t.logsMu.Unlock()
+		return nil, false
+	}
+	s := log.Samples()
+	t.logsMu.Unlock()
 	settlementtypes.SortSamples(s)
 	return s, true
 }
@@ -209,17 +233,17 @@ func (p *Prover) Due(now time.Time, nextEpoch func(leaseID uint64) (uint64, erro
 // proofs are settled past any fraud report the renter could make).
 func (p *Prover) Forget(leaseID uint64) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	t, ok := p.leases[leaseID]
+	p.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	for _, log := range t.logs {
-		if err := log.Close(); err != nil {
-			return err
-		}
+	if err := t.close(); err != nil {
+		return err
 	}
+	p.mu.Lock()
 	delete(p.leases, leaseID)
+	p.mu.Unlock()
 	return os.RemoveAll(p.leaseDir(leaseID))
 }
 
@@ -229,11 +253,27 @@ func (p *Prover) Close() error {
 	defer p.mu.Unlock()
 	var first error
 	for _, t := range p.leases {
-		for _, log := range t.logs {
-			if err := log.Close(); err != nil && first == nil {
-				first = err
-			}
+		if err := t.close(); err != nil && first == nil {
+			first = err
 		}
 	}
+	return first
+}
+
+// close closes the lease's logs, after any append under way; later
+// appends fail.
+func (t *tracked) close() error {
+	t.logsMu.Lock()
+	defer t.logsMu.Unlock()
+	if t.closed {
+		return nil
+	}
+	var first error
+	for _, log := range t.logs {
+		if err := log.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	t.closed = true
 	return first
 }

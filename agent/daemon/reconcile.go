@@ -13,100 +13,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/proof"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
-	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
-
-// jobSpec is the runner spec of a recorded job, as far as Adopt needs it.
-func (rec Record) jobSpec() runner.Spec {
-	return runner.Spec{LeaseID: rec.LeaseID, Image: rec.Image, GPUs: rec.GPUs}
-}
-
-// recoverJobs re-adopts the jobs an earlier run started for leases that
-// are still PENDING, ACTIVE or CLOSING, and stops those of leases that
-// ended while the agent was away (nothing else would: the chain leases
-// their GPUs to others). A job that ended by itself is handled by
-// reconcile (the lease is closed).
-func (d *Daemon) recoverJobs(ctx context.Context) error {
-	for _, rec := range d.records.All() {
-		if !rec.Ended.IsZero() {
-			continue
-		}
-		l, err := d.q.Lease(ctx, rec.LeaseID)
-		if isNotFound(err) {
-			// Ended long enough ago to be pruned from the chain.
-			if err := d.stopAny(ctx, rec, "lease is gone from the chain"); err != nil {
-				return err
-			}
-			if err := d.records.Delete(rec.LeaseID); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("lease %d: %w", rec.LeaseID, err)
-		}
-		if !live(l.Status) {
-			if err := d.retire(ctx, rec, time.Now().UTC()); err != nil {
-				return err
-			}
-			continue
-		}
-		// A CLOSING lease's job is adopted too, so that it is stopped.
-		job, err := d.runner.Adopt(ctx, rec.jobSpec())
-		switch {
-		case errors.Is(err, runner.ErrNotRunning):
-			d.log.Warn("job of a live lease is gone", "lease", rec.LeaseID, "status", l.Status)
-			continue
-		case err != nil:
-			return fmt.Errorf("adopt the job of lease %d: %w", rec.LeaseID, err)
-		}
-		d.mu.Lock()
-		d.jobs[rec.LeaseID] = job
-		d.mu.Unlock()
-		d.log.Info("job adopted", "lease", rec.LeaseID, "status", l.Status, "pids", len(job.PIDs()))
-	}
-	return nil
-}
-
-// live reports a lease the agent still has work for: to start, to prove,
-// or (CLOSING) to prove up to its early end.
-func live(s auctiontypes.LeaseStatus) bool {
-	return s == auctiontypes.LEASE_STATUS_PENDING || s == auctiontypes.LEASE_STATUS_ACTIVE ||
-		s == auctiontypes.LEASE_STATUS_CLOSING
-}
-
-// resumeHeight is the block to follow from: the first block of the oldest
-// epoch still to be proven (its window needs a header), or 0 (the latest)
-// when nothing is owed.
-func (d *Daemon) resumeHeight(ctx context.Context) (int64, error) {
-	var oldest time.Time
-	for _, rec := range d.records.All() {
-		// A start still unconfirmed may have landed: the lease's status says.
-		if !rec.Ended.IsZero() || !(rec.Started || rec.StartSent) {
-			continue
-		}
-		l, err := d.q.Lease(ctx, rec.LeaseID)
-		if err != nil || (l.Status != auctiontypes.LEASE_STATUS_ACTIVE && l.Status != auctiontypes.LEASE_STATUS_CLOSING) {
-			continue
-		}
-		p, err := d.q.Progress(ctx, l.Id)
-		if err != nil {
-			return 0, err
-		}
-		es := p.EpochSeconds
-		if es == 0 {
-			es = d.params.Settlement.EpochSeconds
-		}
-		from, _, ok := settlementtypes.EpochWindow(l.Start, cmp.Or(p.DurationSeconds, l.DurationSeconds), es, p.NextEpoch)
-		if ok && (oldest.IsZero() || from.Before(oldest)) {
-			oldest = from
-		}
-	}
-	if oldest.IsZero() {
-		return 0, nil
-	}
-	return d.chain.HeightAt(ctx, oldest)
-}
 
 // reconcile brings the local jobs in line with the provider's leases.
 func (d *Daemon) reconcile(ctx context.Context, now time.Time) error {
@@ -122,18 +29,19 @@ func (d *Daemon) reconcile(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	live := make(map[uint64]auctiontypes.Lease, len(pending)+len(active)+len(closing))
-	d.mu.Lock()
-	first := len(d.leases) == 0 && d.lastOffers.IsZero()
-	for _, l := range slices.Concat(pending, active, closing) {
-		if _, seen := d.leases[l.Id]; !seen && !first && l.Status == auctiontypes.LEASE_STATUS_PENDING {
+	listed := slices.Concat(pending, active, closing)
+	live := make(map[uint64]bool, len(listed))
+	for _, l := range listed {
+		live[l.Id] = true
+	}
+	fresh, none := d.reg.list(listed)
+	first := none && d.lastOffers.IsZero()
+	for _, l := range fresh {
+		if !first && l.Status == auctiontypes.LEASE_STATUS_PENDING {
 			d.m.Wins.Inc()
 			d.log.Info("lease won", "lease", l.Id, "job", l.JobId, "gpus", len(l.GpuUuids), "price", l.Price.String(), "tier", l.Tier)
 		}
-		live[l.Id] = l
 	}
-	d.leases = live
-	d.mu.Unlock()
 	d.m.Leases.WithLabelValues("pending").Set(float64(len(pending)))
 	d.m.Leases.WithLabelValues("active").Set(float64(len(active)))
 
@@ -153,7 +61,7 @@ func (d *Daemon) reconcile(ctx context.Context, now time.Time) error {
 		}
 	}
 	for _, rec := range d.records.All() {
-		if _, ok := live[rec.LeaseID]; ok {
+		if live[rec.LeaseID] {
 			continue
 		}
 		if _, busy := d.starting.Load(rec.LeaseID); busy {
@@ -179,10 +87,9 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 			return err
 		}
 	}
-	d.mu.Lock()
-	job, tracked, exited := d.jobs[l.Id], d.tracked[l.Id], d.exited[l.Id]
-	d.mu.Unlock()
-	if !tracked {
+	st, _ := d.reg.get(l.Id)
+	job := st.job
+	if !st.tracked {
 		p, err := d.q.Progress(ctx, l.Id)
 		if err != nil {
 			return err
@@ -195,10 +102,7 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 			DurationSeconds: l.DurationSeconds, EpochSeconds: es, ImageDigest: rec.ImageDigest}); err != nil {
 			return err
 		}
-		d.mu.Lock()
-		d.tracked[l.Id] = true
-		d.backfill(l)
-		d.mu.Unlock()
+		d.startTracking(l)
 	}
 	// One sample interval past the end, so the tick at the window's end is
 	// taken with the job still on the GPUs.
@@ -208,7 +112,7 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 		// already taken, and the GPUs are free for the next job.
 		return d.stopJob(ctx, l.Id, "lease time is up")
 	}
-	if exited {
+	if st.exited {
 		return nil
 	}
 	if job != nil {
@@ -232,9 +136,7 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 		return fmt.Errorf("close lease after its job ended: %w", err)
 	}
 	d.log.Warn("lease closed: its job ended early", "lease", l.Id, "reason", reason)
-	d.mu.Lock()
-	d.exited[l.Id] = true
-	d.mu.Unlock()
+	d.reg.update(l.Id, func(l *lease) { l.exited = true })
 	return nil
 }
 
@@ -260,19 +162,14 @@ func (d *Daemon) keepClosing(ctx context.Context, l auctiontypes.Lease) error {
 	if err != nil {
 		return err
 	}
-	d.mu.Lock()
-	tracked := d.tracked[l.Id]
-	d.mu.Unlock()
-	if !tracked {
+	if st, _ := d.reg.get(l.Id); !st.tracked {
 		// A restarted agent: the samples it took before are on disk.
 		es := cmp.Or(p.EpochSeconds, d.params.Settlement.EpochSeconds)
 		if err := d.prover.Track(proof.Lease{ID: l.Id, GPUs: l.GpuUuids, Start: l.Start,
 			DurationSeconds: cmp.Or(p.DurationSeconds, l.DurationSeconds), EpochSeconds: es, ImageDigest: rec.ImageDigest}); err != nil {
 			return err
 		}
-		d.mu.Lock()
-		d.tracked[l.Id] = true
-		d.mu.Unlock()
+		d.reg.track(l.Id, nil)
 	}
 	if p.DurationSeconds > 0 {
 		d.prover.Cut(l.Id, p.DurationSeconds)
@@ -291,10 +188,7 @@ func (d *Daemon) finishStart(ctx context.Context, l auctiontypes.Lease) error {
 	if !ok || rec.Started {
 		return nil
 	}
-	d.mu.Lock()
-	job := d.jobs[l.Id]
-	d.mu.Unlock()
-	if job == nil {
+	if d.reg.job(l.Id) == nil {
 		if rec.StartSent {
 			// A start sent earlier may still land: the record stays, so an
 			// ACTIVE lease is closed for its missing job (keepActive) and
@@ -342,12 +236,7 @@ func (d *Daemon) retire(ctx context.Context, rec Record, now time.Time) error {
 	if err := d.prover.Forget(rec.LeaseID); err != nil {
 		return err
 	}
-	d.mu.Lock()
-	delete(d.tracked, rec.LeaseID)
-	delete(d.onGPUs, rec.LeaseID)
-	delete(d.exited, rec.LeaseID)
-	delete(d.nextEpoch, rec.LeaseID)
-	d.mu.Unlock()
+	d.reg.remove(rec.LeaseID)
 	_ = os.RemoveAll(filepath.Join(d.cfg.Runner.WorkDir, fmt.Sprintf("lease-%d", rec.LeaseID)))
 	return d.records.Delete(rec.LeaseID)
 }
@@ -355,10 +244,7 @@ func (d *Daemon) retire(ctx context.Context, rec Record, now time.Time) error {
 // stopAny stops a lease's job, also one this run holds no handle on (its
 // lease ended while the agent was away, or it was never adopted).
 func (d *Daemon) stopAny(ctx context.Context, rec Record, why string) error {
-	d.mu.Lock()
-	_, held := d.jobs[rec.LeaseID]
-	d.mu.Unlock()
-	if !held {
+	if d.reg.job(rec.LeaseID) == nil {
 		job, err := d.runner.Adopt(ctx, rec.jobSpec())
 		if errors.Is(err, runner.ErrNotRunning) {
 			return nil
@@ -366,18 +252,14 @@ func (d *Daemon) stopAny(ctx context.Context, rec Record, why string) error {
 		if err != nil {
 			return fmt.Errorf("adopt the job of lease %d to stop it: %w", rec.LeaseID, err)
 		}
-		d.mu.Lock()
-		d.jobs[rec.LeaseID] = job
-		d.mu.Unlock()
+		d.reg.setJob(rec.LeaseID, job)
 	}
 	return d.stopJob(ctx, rec.LeaseID, why)
 }
 
 // stopJob stops a lease's job if it runs.
 func (d *Daemon) stopJob(ctx context.Context, leaseID uint64, why string) error {
-	d.mu.Lock()
-	job := d.jobs[leaseID]
-	d.mu.Unlock()
+	job := d.reg.job(leaseID)
 	if job == nil {
 		return nil
 	}
@@ -391,8 +273,6 @@ func (d *Daemon) stopJob(ctx context.Context, leaseID uint64, why string) error 
 			return fmt.Errorf("stop job: %w", err)
 		}
 	}
-	d.mu.Lock()
-	delete(d.jobs, leaseID)
-	d.mu.Unlock()
+	d.reg.setJob(leaseID, nil)
 	return nil
 }

@@ -171,10 +171,9 @@ func leaseDaemon(t *testing.T, r runner.Runner, tx *fakeChain) (*Daemon, *fakeAu
 		q: Queries{auction: auction, settlement: fakeSettlement{}},
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
 		provider: testProvider, signer: testProvider,
-		limits: policy.NewLimits(90, 0, 3), auditor: &Auditor{}, prover: prover, records: records,
+		limits: policy.NewLimits(90, 0, 3), auditor: &Auditor{}, prover: prover, samples: prover, records: records,
 		devices: map[string]gpu.Info{"GPU-a": {UUID: "GPU-a", Model: "NVIDIA H100 80GB HBM3"}},
-		jobs:    map[uint64]runner.Job{}, leases: map[uint64]auctiontypes.Lease{}, tracked: map[uint64]bool{},
-		onGPUs: map[uint64]bool{}, exited: map[uint64]bool{}, nextEpoch: map[uint64]uint64{}, tick: make(chan struct{}, 1),
+		reg:     newRegistry(), tick: make(chan struct{}, 1),
 	}
 	d.params.Settlement.EpochSeconds = 600
 	d.params.Settlement.SampleIntervalSeconds = 5
@@ -233,7 +232,7 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 			require.True(t, ok, "the start may still land: the record stays")
 			require.False(t, rec.Started)
 			require.True(t, rec.StartSent)
-			require.NotNil(t, d.jobs[l.Id], "the job runs on")
+			require.NotNil(t, d.reg.job(l.Id), "the job runs on")
 			require.False(t, r.jobs[l.Id].ended())
 			first := r.jobs[l.Id]
 			require.NoError(t, jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
@@ -245,7 +244,8 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 				auction.set(l)
 			}
 			require.NoError(t, d.reconcile(context.Background(), now))
-			require.Equal(t, tc.tracked, d.tracked[l.Id], "tracked for proving")
+			st, _ := d.reg.get(l.Id)
+			require.Equal(t, tc.tracked, st.tracked, "tracked for proving")
 			require.Equal(t, tc.stopped, r.jobs[l.Id].ended(), "job stopped")
 			require.Equal(t, tc.starts, tx.starts(), "MsgStartLease sent")
 			rec, ok = d.records.Get(l.Id)
@@ -265,7 +265,7 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 		_, ok := d.records.Get(l.Id)
 		require.False(t, ok)
 		require.True(t, r.jobs[l.Id].stopped)
-		require.Nil(t, d.jobs[l.Id])
+		require.Nil(t, d.reg.job(l.Id))
 	})
 
 	t.Run("a record whose start may have landed stays without a job", func(t *testing.T) {
@@ -319,7 +319,7 @@ func TestRestartStopsJobsOfEndedLeases(t *testing.T) {
 			"the job of ended lease %d still runs", id)
 	}
 	require.NoError(t, syscall.Kill(int(pids[live.Id]), 0), "the live lease's job runs on")
-	require.NotNil(t, d.jobs[live.Id])
+	require.NotNil(t, d.reg.job(live.Id))
 
 	rec, ok := d.records.Get(failed.Id)
 	require.True(t, ok, "an ended lease's record stays a while (samples, logs)")

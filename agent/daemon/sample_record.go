@@ -1,11 +1,6 @@
 package daemon
 
 import (
-	"encoding/json"
-	"errors"
-	"maps"
-	"os"
-	"slices"
 	"time"
 
 	"github.com/idlegpu/idlegpu/agent/gpu"
@@ -15,15 +10,9 @@ import (
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
-// sampledGPUs are all the machine's GPUs: leased ones are proven, and every
-// one feeds the metrics and the thermal limits.
-func (d *Daemon) sampledGPUs() []string {
-	d.syncSim()
-	return slices.Sorted(maps.Keys(d.devices))
-}
-
 // onSample takes one tick's readings: metrics, limits, and the samples of
-// every ACTIVE lease the agent runs a job for.
+// every ACTIVE lease the agent runs a job for. The samples are decided
+// under the registry's lock and written after it is released.
 func (d *Daemon) onSample(tick time.Time, rs []gpu.Reading) {
 	d.health.sampled(tick)
 	if len(rs) < len(d.devices) {
@@ -35,33 +24,39 @@ func (d *Daemon) onSample(tick time.Time, rs []gpu.Reading) {
 		d.m.ObserveGPU(r.UUID, d.devices[r.UUID], r)
 	}
 
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	for _, r := range rs {
 		if !d.limits.Observe(r.UUID, r.TempC, r.PowerMW) {
 			continue
 		}
 		// A limit held for preempt_after samples: BRONZE work on that GPU goes.
-		for _, l := range d.leases {
-			if l.Tier == auctiontypes.TIER_BRONZE && l.Status == auctiontypes.LEASE_STATUS_ACTIVE && slices.Contains(l.GpuUuids, r.UUID) {
-				if _, queued := d.preempt[l.Id]; !queued {
-					d.preempt[l.Id] = "GPU " + r.UUID + " over the thermal or power limit"
-					d.poke()
-				}
-			}
+		if d.reg.queuePreempt(r.UUID, "GPU "+r.UUID+" over the thermal or power limit") {
+			d.poke()
 		}
 	}
-	d.recent = append(d.recent, sampleTick{byGPU: byGPU})
-	if n := d.recentBound(); len(d.recent) > n {
-		d.recent = slices.Delete(d.recent, 0, len(d.recent)-n)
+	// The jobs' processes are listed before the lock is taken.
+	procs := d.jobProcs()
+	writes := d.reg.addTick(sampleTick{byGPU: byGPU}, func(l *lease) []settlementtypes.Sample {
+		return tickSamples(l, procs.of(l), byGPU)
+	})
+	for _, w := range writes {
+		d.writeSamples(w.id, w.samples)
 	}
-	for id, l := range d.leases {
-		job := d.jobs[id]
-		if !d.tracked[id] || job == nil || l.Status != auctiontypes.LEASE_STATUS_ACTIVE {
-			continue
-		}
-		d.record(l, job, byGPU)
+}
+
+// writeSamples logs a lease's samples durably. The caller holds no lock:
+// the sample logs serialise their own writes.
+func (d *Daemon) writeSamples(id uint64, samples []settlementtypes.Sample) {
+	if len(samples) == 0 {
+		return
 	}
+	if err := d.samples.Record(id, samples); err != nil {
+		d.log.Error("samples not recorded", "lease", id, "err", err)
+	}
+}
+
+// sampleWriter is where leases' samples go: the prover's durable logs.
+type sampleWriter interface {
+	Record(leaseID uint64, samples []settlementtypes.Sample) error
 }
 
 // sampleTick is one tick's readings by GPU.
@@ -76,16 +71,30 @@ type sampleTick struct {
 // so that ticks taken while the node was unreachable reach the proofs.
 const recentTicks = 120
 
-// record logs a lease's samples of one tick. The caller holds d.mu.
-func (d *Daemon) record(l auctiontypes.Lease, job runner.Job, byGPU map[string]gpu.Reading) {
-	if samples := d.tickSamples(l, jobPIDs(job), byGPU); len(samples) > 0 {
-		if err := d.prover.Record(l.Id, samples); err != nil {
-			d.log.Error("samples not recorded", "lease", l.Id, "err", err)
+// jobPIDs are the processes of the jobs, by lease, listed outside the
+// registry's lock (a runner may read /proc or ask docker).
+type jobPIDs map[uint64]map[uint32]bool
+
+func (d *Daemon) jobProcs() jobPIDs {
+	out := jobPIDs{}
+	for _, l := range d.reg.snapshot() {
+		if l.job != nil {
+			out[l.id] = pidSet(l.job)
 		}
 	}
+	return out
 }
 
-func jobPIDs(job runner.Job) map[uint32]bool {
+// of is the lease's job's processes; a job set since they were listed is
+// asked now.
+func (p jobPIDs) of(l *lease) map[uint32]bool {
+	if pids, ok := p[l.id]; ok {
+		return pids
+	}
+	return pidSet(l.job)
+}
+
+func pidSet(job runner.Job) map[uint32]bool {
 	pids := map[uint32]bool{}
 	for _, p := range job.PIDs() {
 		pids[p] = true
@@ -95,10 +104,10 @@ func jobPIDs(job runner.Job) map[uint32]bool {
 
 // tickSamples are a lease's samples of one tick (procs counts the job's
 // processes on each GPU), or none while the job has not reached all its
-// GPUs. The caller holds d.mu.
-func (d *Daemon) tickSamples(l auctiontypes.Lease, pids map[uint32]bool, byGPU map[string]gpu.Reading) []settlementtypes.Sample {
-	samples := make([]settlementtypes.Sample, 0, len(l.GpuUuids))
-	for _, g := range l.GpuUuids {
+// GPUs. The caller holds the registry's lock.
+func tickSamples(l *lease, pids map[uint32]bool, byGPU map[string]gpu.Reading) []settlementtypes.Sample {
+	samples := make([]settlementtypes.Sample, 0, len(l.chain.GpuUuids))
+	for _, g := range l.chain.GpuUuids {
 		if r, ok := byGPU[g]; ok {
 			samples = append(samples, proof.ToSample(r, func(pid uint32) bool { return pids[pid] }))
 		}
@@ -106,7 +115,7 @@ func (d *Daemon) tickSamples(l auctiontypes.Lease, pids map[uint32]bool, byGPU m
 	if len(samples) == 0 {
 		return nil
 	}
-	if !d.onGPUs[l.Id] {
+	if !l.onGPUs {
 		// A job needs a moment to reach its GPUs (a container starting, a
 		// CUDA context): ticks before its processes show on every leased
 		// GPU are not its work and stay out of the proof, within the
@@ -116,121 +125,39 @@ func (d *Daemon) tickSamples(l auctiontypes.Lease, pids map[uint32]bool, byGPU m
 				return nil
 			}
 		}
-		d.onGPUs[l.Id] = true
+		l.onGPUs = true
 	}
 	return samples
 }
 
-// backfill records the kept ticks of a newly tracked lease, taken before
-// the agent saw it ACTIVE (without them its first epoch would be a sample
-// or two short), in one write. The caller holds d.mu and marks the lease
-// tracked in the same critical section, so no tick is recorded twice or
-// lost.
-func (d *Daemon) backfill(l auctiontypes.Lease) {
-	job := d.jobs[l.Id]
-	if job == nil {
-		return
+// startTracking marks a newly tracked lease tracked and records the kept
+// ticks, taken before the agent saw it ACTIVE (without them its first
+// epoch would be a sample or two short), in one write. The registry
+// decides which ticks are backfilled and which are recorded live in one
+// critical section, so no tick is recorded twice or lost; readings from
+// before the lease's start are dropped by the prover.
+func (d *Daemon) startTracking(cl auctiontypes.Lease) {
+	job := d.reg.job(cl.Id)
+	var pids map[uint32]bool
+	if job != nil {
+		pids = pidSet(job)
 	}
-	pids := jobPIDs(job)
-	var samples []settlementtypes.Sample
-	for _, t := range d.recent {
-		samples = append(samples, d.tickSamples(l, pids, t.byGPU)...)
-	}
-	if len(samples) == 0 {
-		return
-	}
-	// Readings from before the lease's start are dropped by the prover.
-	if err := d.prover.Record(l.Id, samples); err != nil {
-		d.log.Error("samples not recorded", "lease", l.Id, "err", err)
-	}
-}
-
-// simulated is what the sim backend offers beyond gpu.Backend: processes
-// put on GPUs and a temperature knob.
-type simulated interface {
-	Attach(uuid string, pid uint32) error
-	Detach(uuid string, pid uint32) error
-	SetTemperatureOverride(uuid string, c uint32) error
-}
-
-// syncSim mirrors the jobs' processes onto the simulated GPUs they lease,
-// as a real driver would list them, and applies the sim control file. It
-// runs before each tick's reads.
-func (d *Daemon) syncSim() {
-	sim, ok := d.gpus.(simulated)
-	if !ok {
-		return
-	}
-	d.mu.Lock()
-	want := map[uint64]map[uint32][]string{}
-	for id, job := range d.jobs {
-		l, live := d.leases[id]
-		rec, _ := d.records.Get(id)
-		gpus := rec.GPUs
-		if live {
-			gpus = l.GpuUuids
+	samples := d.reg.track(cl.Id, func(l *lease, kept []sampleTick) []settlementtypes.Sample {
+		if l.job == nil {
+			return nil
 		}
-		select {
-		case <-job.Done():
-			continue
-		default:
+		if pids == nil { // a job set since
+			pids = pidSet(l.job)
 		}
-		m := map[uint32][]string{}
-		for _, p := range job.PIDs() {
-			m[p] = gpus
+		// The lease as this step saw it on chain.
+		st := *l
+		st.chain = cl
+		var out []settlementtypes.Sample
+		for _, t := range kept {
+			out = append(out, tickSamples(&st, pids, t.byGPU)...)
 		}
-		want[id] = m
-	}
-	for id, had := range d.attached {
-		for pid, gpus := range had {
-			if _, keep := want[id][pid]; keep {
-				continue
-			}
-			for _, g := range gpus {
-				_ = sim.Detach(g, pid)
-			}
-			delete(had, pid)
-		}
-		if len(had) == 0 {
-			delete(d.attached, id)
-		}
-	}
-	for id, m := range want {
-		for pid, gpus := range m {
-			if _, done := d.attached[id][pid]; done {
-				continue
-			}
-			for _, g := range gpus {
-				if err := sim.Attach(g, pid); err != nil {
-					d.log.Debug("sim attach", "gpu", g, "pid", pid, "err", err)
-				}
-			}
-			if d.attached[id] == nil {
-				d.attached[id] = map[uint32][]string{}
-			}
-			d.attached[id][pid] = gpus
-		}
-	}
-	d.mu.Unlock()
-
-	if path := d.cfg.GPU.SimControl; path != "" {
-		var ctl map[string]struct {
-			TempC uint32 `json:"temp_c"`
-		}
-		b, err := os.ReadFile(path)
-		switch {
-		case errors.Is(err, os.ErrNotExist): // no file: every override cleared
-		case err != nil:
-			d.log.Warn("sim control file", "path", path, "err", err)
-			return
-		default:
-			if err := json.Unmarshal(b, &ctl); err != nil {
-				d.log.Warn("sim control file", "path", path, "err", err)
-				return
-			}
-		}
-		for uuid := range d.devices {
-			_ = sim.SetTemperatureOverride(uuid, ctl[uuid].TempC)
-		}
-	}
+		l.onGPUs = st.onGPUs
+		return out
+	})
+	d.writeSamples(cl.Id, samples)
 }

@@ -34,14 +34,13 @@ func TestBackfillFromLeaseStart(t *testing.T) {
 	defer prover.Close()
 	d := &Daemon{
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
-		limits: policy.NewLimits(90, 0, 3), prover: prover,
-		jobs: map[uint64]runner.Job{}, leases: map[uint64]auctiontypes.Lease{}, tracked: map[uint64]bool{},
-		onGPUs: map[uint64]bool{},
+		limits: policy.NewLimits(90, 0, 3), prover: prover, samples: prover, reg: newRegistry(),
 	}
 	l := testLease()
-	d.jobs[l.ID] = pidJob{pids: []uint32{42}}
-	d.leases[l.ID] = auctiontypes.Lease{Id: l.ID, GpuUuids: l.GPUs, Start: l.Start, DurationSeconds: l.DurationSeconds,
+	cl := auctiontypes.Lease{Id: l.ID, GpuUuids: l.GPUs, Start: l.Start, DurationSeconds: l.DurationSeconds,
 		Status: auctiontypes.LEASE_STATUS_ACTIVE}
+	d.reg.list([]auctiontypes.Lease{cl})
+	d.reg.setJob(l.ID, pidJob{pids: []uint32{42}})
 	require.NoError(t, prover.Track(l))
 
 	jobOn := map[string]bool{}
@@ -68,10 +67,7 @@ func TestBackfillFromLeaseStart(t *testing.T) {
 	got, _ := prover.Samples(l.ID, 0)
 	require.Empty(t, got, "an untracked lease records nothing")
 
-	d.mu.Lock()
-	d.tracked[l.ID] = true
-	d.backfill(d.leases[l.ID])
-	d.mu.Unlock()
+	d.startTracking(cl)
 	sample(t0.Add(3 * time.Second))
 
 	got, _ = prover.Samples(l.ID, 0)
@@ -99,5 +95,5 @@ func TestBackfillFromLeaseStart(t *testing.T) {
 	for i := 0; i < recentTicks+10; i++ {
 		sample(t0.Add(time.Duration(5+i) * time.Second))
 	}
-	require.Len(t, d.recent, recentTicks, "the kept ticks are bounded")
+	require.Len(t, d.reg.kept(), recentTicks, "the kept ticks are bounded")
 }

@@ -133,10 +133,8 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 			offer: downOffer{c: c}, provider: downProvider{c: c}},
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
 		provider: testProvider, signer: testProvider,
-		limits: policy.NewLimits(90, 0, 3), auditor: &Auditor{}, prover: prover, records: records,
-		jobs: map[uint64]runner.Job{}, leases: map[uint64]auctiontypes.Lease{}, tracked: map[uint64]bool{},
-		attached: map[uint64]map[uint32][]string{}, preempt: map[uint64]string{},
-		onGPUs: map[uint64]bool{}, exited: map[uint64]bool{}, nextEpoch: map[uint64]uint64{}, tick: make(chan struct{}, 1),
+		limits: policy.NewLimits(90, 0, 3), auditor: &Auditor{}, prover: prover, samples: prover, records: records,
+		reg: newRegistry(), tick: make(chan struct{}, 1),
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -150,11 +148,7 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 	up := make(chan error, 1)
 	go func() { up <- d.startUp(ctx, run) }()
 
-	ticks := func() int {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		return len(d.recent)
-	}
+	ticks := func() int { return len(d.reg.kept()) }
 	require.Eventually(t, func() bool { return ticks() >= 3 }, 10*time.Second, 50*time.Millisecond,
 		"the GPUs are sampled while the chain is unreachable")
 	select {
@@ -162,17 +156,13 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 		t.Fatalf("start-up went on without the chain: %v", err)
 	default:
 	}
-	d.mu.Lock()
-	first := d.recent[0]
-	require.Equal(t, 2*600, d.recentBound(), "the ring holds two epochs of ticks")
-	d.mu.Unlock()
+	first := d.reg.kept()[0]
+	require.Equal(t, 2*600, d.reg.recentBound(), "the ring holds two epochs of ticks")
 
 	c.up.Store(true) // the node is back (the start-up retries after a second)
 	require.NoError(t, <-up)
-	d.mu.Lock()
-	require.NotNil(t, d.jobs[1], "the recorded job is adopted")
-	d.leases[1] = l
-	d.mu.Unlock()
+	require.NotNil(t, d.reg.job(1), "the recorded job is adopted")
+	d.reg.list([]auctiontypes.Lease{l})
 	// The first block shows the lease ACTIVE: it is tracked and backfilled.
 	require.NoError(t, d.keepActive(ctx, l, time.Now()))
 	require.Eventually(t, func() bool { return ticks() >= 6 }, 10*time.Second, 50*time.Millisecond) // and live ticks on

@@ -67,3 +67,20 @@ var ErrUnavailable = errors.New("gpu backend unavailable")
 
 // ErrUnknownGPU is returned by Read for a UUID the backend does not have.
 var ErrUnknownGPU = errors.New("unknown GPU")
+
+// JobProcs are the processes of one job of the agent and the GPUs its
+// lease holds.
+type JobProcs struct {
+	LeaseID uint64
+	GPUs    []string
+	PIDs    []uint32
+}
+
+// JobAttacher is a backend that cannot see which processes run on its
+// GPUs and is told instead: the sim, which has no driver to ask. The agent
+// calls AttachJobs before each tick's reads with every job it runs (not
+// ended); processes of jobs not in the list leave their GPUs. A real
+// driver lists the processes itself, so nvml does not implement it.
+type JobAttacher interface {
+	AttachJobs(jobs []JobProcs)
+}

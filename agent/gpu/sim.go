@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/bits"
 	"slices"
 	"sync"
@@ -30,6 +31,13 @@ type SimConfig struct {
 	// the idle draw since, so the counter never goes back (an epoch that
 	// spans an agent restart stays provable).
 	StateFile string
+	// ControlFile, when set, lets a demo or a test heat a GPU from outside
+	// the agent: a JSON file {"<uuid>": {"temp_c": 95}} applied before each
+	// tick's reads (AttachJobs). A real GPU has no such knob.
+	ControlFile string
+	// Log receives what the sim cannot act on (a broken control file);
+	// nil discards it.
+	Log *slog.Logger
 }
 
 // Sim defaults, as an H100 80GB HBM3 SXM reports them.
@@ -58,6 +66,11 @@ type Sim struct {
 	mu     sync.Mutex
 	gpus   []*simGPU
 	byUUID map[string]*simGPU
+
+	// jobsMu serialises AttachJobs; attached are the processes it put on
+	// GPUs, by lease.
+	jobsMu   sync.Mutex
+	attached map[uint64]map[uint32][]string
 }
 
 var _ Backend = (*Sim)(nil)
@@ -89,7 +102,7 @@ func NewSim(cfg SimConfig) (*Sim, error) {
 	case cfg.MemoryMiB <= idleMemMaxMiB:
 		return nil, fmt.Errorf("sim: memory %d MiB, want more than %d", cfg.MemoryMiB, idleMemMaxMiB)
 	}
-	s := &Sim{cfg: cfg, byUUID: map[string]*simGPU{}}
+	s := &Sim{cfg: cfg, byUUID: map[string]*simGPU{}, attached: map[uint64]map[uint32][]string{}}
 	start := cfg.Clock()
 	saved, err := loadSimState(cfg.StateFile)
 	if err != nil {
@@ -139,6 +152,9 @@ func withSimDefaults(cfg SimConfig) SimConfig {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	return cfg
 }

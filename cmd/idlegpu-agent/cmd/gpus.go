@@ -38,7 +38,9 @@ func openGPUs(c config.GPU, log *slog.Logger, simState ...string) (gpu.Backend, 
 		log.Warn("using SIMULATED GPUs (gpu.backend = sim): for tests and demos only", "model", c.SimModel, "count", c.SimCount)
 		cfg := gpu.SimConfig{Model: c.SimModel, Count: c.SimCount, Seed: c.SimSeed}
 		if len(simState) > 0 {
-			cfg.StateFile = simState[0]
+			// The daemon: it tells the sim its jobs each tick, when the
+			// sim also applies the control file.
+			cfg.StateFile, cfg.ControlFile, cfg.Log = simState[0], c.SimControl, log
 		}
 		return gpu.NewSim(cfg)
 	case "nvml":
