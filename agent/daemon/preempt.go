@@ -31,4 +31,3 @@ func (d *Daemon) preemptHot(ctx context.Context) {
 		})
 	}
 }
-

@@ -78,15 +78,15 @@ type jobPIDs map[uint64]map[uint32]bool
 func (d *Daemon) jobProcs() jobPIDs {
 	out := jobPIDs{}
 	for _, l := range d.reg.snapshot() {
-		if l.job != nil {
+		if l.tracked && l.job != nil && l.active() { // those addTick asks for
 			out[l.id] = pidSet(l.job)
 		}
 	}
 	return out
 }
 
-// of is the lease's job's processes; a job set since they were listed is
-// asked now.
+// of is the lease's job's processes; a job set or tracked since they were
+// listed is asked now.
 func (p jobPIDs) of(l *lease) map[uint32]bool {
 	if pids, ok := p[l.id]; ok {
 		return pids
