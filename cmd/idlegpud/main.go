@@ -2,13 +2,9 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"runtime/debug"
 
-	svrcmd "github.com/cosmos/cosmos-sdk/server/cmd"
-
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/cmd/idlegpud/cmd"
 )
 
@@ -23,9 +19,5 @@ func main() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(gcPercent)
 	}
-	rootCmd := cmd.NewRootCmd()
-	if err := svrcmd.Execute(rootCmd, "IDLEGPU", app.DefaultNodeHome); err != nil {
-		fmt.Fprintln(rootCmd.OutOrStderr(), err)
-		os.Exit(1)
-	}
+	os.Exit(cmd.Execute(cmd.NewRootCmd(), os.Args[1:]))
 }
