@@ -1,0 +1,63 @@
+package cmd_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/idlegpu/idlegpu/cmd/idlegpud/cmd"
+)
+
+// TestCLIMessages runs the real root command and checks the first line a
+// person sees on stderr, and whether usage follows it.
+func TestCLIMessages(t *testing.T) {
+	home := t.TempDir()
+	inv := filepath.Join(t.TempDir(), "inv.json")
+	if err := os.WriteFile(inv, []byte(`{"gpus":[{"uuid":"bad","model":"x","memory_mib":"1"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// register-gpus reads its signer from the keyring before it checks GPUs.
+	keys := cmd.NewRootCmd()
+	keys.SetOut(&bytes.Buffer{})
+	keys.SetErr(&bytes.Buffer{})
+	if code := cmd.Execute(keys, []string{"--home", home, "keys", "add", "a", "--keyring-backend", "test"}); code != 0 {
+		t.Fatalf("keys add: exit status %d", code)
+	}
+	for _, tc := range []struct {
+		args  string
+		first string
+		usage bool
+	}{
+		{"tx provider bond -1ugpu --from a", `Error: amount: "-1ugpu" must be positive`, false},
+		{"tx auction close-lease -1 --from a", `Error: lease-id: "-1" must be a non-negative integer`, false},
+		{"tx auction close-lease --from a -- -1", `Error: lease-id: "-1" must be a non-negative integer`, false},
+		{"tx auction close-lease abc --from a", `Error: lease-id: "abc" is not a number`, false},
+		{"tx provider bond 1ugpu 2ugpu", `Error: accepts 1 arg(s), received 2`, true},
+		{"tx provider bond --bogus 1ugpu", `Error: unknown flag: --bogus`, true},
+		{"tx provider register-gpus " + inv + " --from a --keyring-backend test",
+			`Error: "bad": want GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx: invalid gpu uuid`, false},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			root := cmd.NewRootCmd()
+			var out, errb bytes.Buffer
+			root.SetOut(&out)
+			root.SetErr(&errb)
+			args := append([]string{"--home", home}, strings.Fields(tc.args)...)
+			if code := cmd.Execute(root, args); code != 1 {
+				t.Fatalf("exit status %d, want 1", code)
+			}
+			got := errb.String()
+			if first, _, _ := strings.Cut(got, "\n"); first != tc.first {
+				t.Fatalf("first line %q, want %q (stderr %q)", first, tc.first, got)
+			}
+			if strings.Contains(got, "Usage:") != tc.usage {
+				t.Fatalf("usage shown %t, want %t: %q", !tc.usage, tc.usage, got)
+			}
+			if strings.Contains(got, ".go:") {
+				t.Fatalf("stderr carries a source path: %q", got)
+			}
+		})
+	}
+}
