@@ -61,6 +61,12 @@ lint: $(BUILD_DIR)/detlint ## gofmt, go vet and the determinism lint
 	$(GO) vet ./...
 	$(GO) vet -tags nvml ./agent/gpu ./agent/proof ./agent/audit
 	$(BUILD_DIR)/detlint ./x/... ./app/...
+	@# The programs built on scripts/harness carry none of our test code: no
+	@# package of this module in their build imports testing or testify (the
+	@# SDK's own dependencies still link testify, which is not ours to drop).
+	@bad=$$($(GO) list -deps -f '{{.ImportPath}}: {{join .Imports " "}}' ./scripts/demo ./scripts/loadbench | \
+	  grep '^github.com/idlegpu/idlegpu/' | grep -E ' (testing|github.com/stretchr/testify/[a-z]+)( |$$)'); \
+	  if [ -n "$$bad" ]; then echo "test imports in a program's build:"; echo "$$bad"; exit 1; fi
 
 $(BUILD_DIR)/detlint: $(wildcard scripts/detlint/*.go scripts/detlint/cmd/detlint/*.go) go.mod
 	$(GO) build -o $@ ./scripts/detlint/cmd/detlint

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idlegpu/idlegpu/scripts/harness"
+	"github.com/idlegpu/idlegpu/scripts/harness/harnesstest"
 )
 
 // bins are the binaries under test, built by TestMain.
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if bins, err = harness.Build(root, dir); err != nil {
+	if bins, err = harnesstest.Build(root, dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

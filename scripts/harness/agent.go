@@ -9,8 +9,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/idlegpu/idlegpu/agent/config"
 )
 
@@ -43,10 +41,10 @@ func NewAgent(t T, c *Chain, bin Binaries, o AgentOptions) *Agent {
 	home := t.TempDir()
 	out, err := exec.Command(bin.Agent, "init", "--home", home, "--keyring-backend", "test", "--gpu-backend", "sim",
 		"--runner", "process", "--unsafe-process-runner", "--node", c.RPC, "--chain-id", c.ChainID).CombinedOutput()
-	require.NoError(t, err, "init: %s", out)
+	noError(t, err, "init: %s", out)
 	cfgPath := filepath.Join(home, "agent.toml")
 	cfg, err := config.Load(cfgPath)
-	require.NoError(t, err)
+	noError(t, err, "load %s", cfgPath)
 	p := FreePorts(t, 2)
 	a := &Agent{t: t, bin: bin, Home: home, Endpoint: fmt.Sprintf("https://127.0.0.1:%d", p[0]), Control: filepath.Join(home, "sim-control.json")}
 	cfg.GPU.SimCount, cfg.GPU.SimSeed, cfg.GPU.SimControl = o.GPUs, o.Seed, a.Control
@@ -56,10 +54,10 @@ func NewAgent(t T, c *Chain, bin Binaries, o AgentOptions) *Agent {
 		o.Edit(&cfg)
 	}
 	b, err := cfg.Marshal()
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(cfgPath, b, 0o600))
+	noError(t, err, "marshal the agent configuration")
+	noError(t, os.WriteFile(cfgPath, b, 0o600), "write %s", cfgPath)
 	out, err = exec.Command(bin.Idlegpud, "keys", "show", "agent", "-a", "--keyring-backend", "test", "--keyring-dir", home).Output()
-	require.NoError(t, err)
+	noError(t, err, "keys show agent")
 	a.Addr = strings.TrimSpace(string(out))
 	t.Cleanup(a.cleanup)
 	return a
@@ -85,7 +83,7 @@ func (a *Agent) cleanup() {
 func (a *Agent) CLI(args ...string) []byte {
 	a.t.Helper()
 	out, err := exec.Command(a.bin.Agent, append(args, "--home", a.Home)...).CombinedOutput()
-	require.NoError(a.t, err, "idlegpu-agent %s: %s", strings.Join(args, " "), out)
+	noError(a.t, err, "idlegpu-agent %s: %s", strings.Join(args, " "), out)
 	return out
 }
 

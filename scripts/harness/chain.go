@@ -10,8 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/stretchr/testify/require"
 )
 
 // Chain is a single-validator idlegpud made by scripts/node.sh (alice is
@@ -38,7 +36,7 @@ func NewChain(t T, bin Binaries, root string, edits GenesisEdits) *Chain {
 	setup := exec.Command(filepath.Join(root, "scripts", "node.sh"))
 	setup.Env = append(os.Environ(), "IDLEGPUD="+bin.Idlegpud, "NODE_HOME="+home, "NODE_SETUP_ONLY=1")
 	out, err := setup.CombinedOutput()
-	require.NoError(t, err, "node.sh: %s", out)
+	noError(t, err, "node.sh: %s", out)
 
 	editGenesis(t, filepath.Join(home, "config", "genesis.json"), edits)
 
@@ -57,9 +55,9 @@ func NewChain(t T, bin Binaries, root string, edits GenesisEdits) *Chain {
 func editGenesis(t T, path string, edits GenesisEdits) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
-	require.NoError(t, err)
+	noError(t, err, "read %s", path)
 	var gen map[string]any
-	require.NoError(t, decodeJSON(raw, &gen))
+	noError(t, decodeJSON(raw, &gen), "decode %s", path)
 	app := gen["app_state"].(map[string]any)
 	for module, kv := range edits {
 		params := app[module].(map[string]any)["params"].(map[string]any)
@@ -68,8 +66,8 @@ func editGenesis(t T, path string, edits GenesisEdits) {
 		}
 	}
 	raw, err = json.MarshalIndent(gen, "", "  ")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, raw, 0o600))
+	noError(t, err, "encode %s", path)
+	noError(t, os.WriteFile(path, raw, 0o600), "write %s", path)
 }
 
 // Start (re)starts the node on its ports.
@@ -90,14 +88,14 @@ func (c *Chain) CLI(args ...string) []byte {
 	c.t.Helper()
 	args = append(args, "--home", c.Home, "--node", c.RPC)
 	out, err := exec.Command(c.bin.Idlegpud, args...).CombinedOutput()
-	require.NoError(c.t, err, "idlegpud %s: %s", strings.Join(args, " "), out)
+	noError(c.t, err, "idlegpud %s: %s", strings.Join(args, " "), out)
 	return out
 }
 
 // Query runs a query and decodes its JSON.
 func (c *Chain) Query(v any, args ...string) {
 	c.t.Helper()
-	require.NoError(c.t, json.Unmarshal(c.CLI(append(append([]string{"q"}, args...), "-o", "json")...), v))
+	noError(c.t, json.Unmarshal(c.CLI(append(append([]string{"q"}, args...), "-o", "json")...), v), "decode q %s", strings.Join(args, " "))
 }
 
 // TryQuery is Query for a node that may be down: it reports failure.
@@ -123,8 +121,10 @@ func (c *Chain) Tx(from string, args ...string) TxResult {
 		TxHash string `json:"txhash"`
 		RawLog string `json:"raw_log"`
 	}
-	require.NoError(c.t, json.Unmarshal(c.CLI(append([]string{"tx"}, args...)...), &res))
-	require.Zero(c.t, res.Code, "check tx: %s", res.RawLog)
+	noError(c.t, json.Unmarshal(c.CLI(append([]string{"tx"}, args...)...), &res), "decode tx %s", strings.Join(args, " "))
+	if res.Code != 0 {
+		fail(c.t, "check tx: code %d: %s", res.Code, res.RawLog)
+	}
 	var inc struct {
 		Code   uint32 `json:"code"`
 		Height string `json:"height"`
@@ -134,7 +134,9 @@ func (c *Chain) Tx(from string, args ...string) TxResult {
 		out, err := exec.Command(c.bin.Idlegpud, "q", "tx", res.TxHash, "-o", "json", "--home", c.Home, "--node", c.RPC).Output()
 		return err == nil && json.Unmarshal(out, &inc) == nil
 	})
-	require.Zero(c.t, inc.Code, "%s: %s", strings.Join(args, " "), inc.RawLog)
+	if inc.Code != 0 {
+		fail(c.t, "%s: code %d: %s", strings.Join(args, " "), inc.Code, inc.RawLog)
+	}
 	h, _ := strconv.ParseInt(inc.Height, 10, 64)
 	return TxResult{Hash: res.TxHash, Height: h}
 }
@@ -162,7 +164,7 @@ func (c *Chain) BlockTime(h int64) time.Time {
 			Time time.Time `json:"time"`
 		} `json:"header"`
 	}
-	require.NoError(c.t, json.Unmarshal(c.CLI("q", "block", "--type=height", strconv.FormatInt(h, 10), "-o", "json"), &b))
+	noError(c.t, json.Unmarshal(c.CLI("q", "block", "--type=height", strconv.FormatInt(h, 10), "-o", "json"), &b), "decode block %d", h)
 	return b.Header.Time
 }
 
@@ -176,16 +178,8 @@ func (c *Chain) WaitHeight(h int64, timeout time.Duration) {
 func (c *Chain) Address(key string) string {
 	c.t.Helper()
 	out, err := exec.Command(c.bin.Idlegpud, "keys", "show", key, "-a", "--keyring-backend", "test", "--home", c.Home).Output()
-	require.NoError(c.t, err)
+	noError(c.t, err, "keys show %s", key)
 	return strings.TrimSpace(string(out))
-}
-
-// AddKey creates a key in the node's test keyring and returns its address.
-func (c *Chain) AddKey(name string) string {
-	c.t.Helper()
-	out, err := exec.Command(c.bin.Idlegpud, "keys", "add", name, "--keyring-backend", "test", "--home", c.Home).CombinedOutput()
-	require.NoError(c.t, err, "keys add: %s", out)
-	return c.Address(name)
 }
 
 // Balance is an account's balance in a denom.

@@ -1,27 +1,25 @@
 // Package harness starts real idlegpud and idlegpu-agent processes on
-// loopback and drives them through their CLIs: the end-to-end tests and
-// `make demo` share it. Every helper fails its T on error.
+// loopback and drives them through their CLIs: the end-to-end tests, `make
+// demo` and `make bench` share it. Every helper fails its T on error. It
+// imports neither testing nor testify, so the programs built on it carry no
+// test code; harnesstest holds what only tests need.
 package harness
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/stretchr/testify/require"
 )
 
-// T is what the harness needs of a *testing.T; the demo has its own.
+// T is what the harness needs of a *testing.T; programs use Program.
 type T interface {
-	require.TestingT
+	Errorf(format string, args ...any)
+	FailNow()
 	Helper()
 	Cleanup(func())
 	Logf(format string, args ...any)
@@ -31,18 +29,19 @@ type T interface {
 // Binaries are the programs under test.
 type Binaries struct{ Idlegpud, Agent string }
 
-// Build compiles both binaries into dir from the module at root.
-func Build(root, dir string) (Binaries, error) {
-	b := Binaries{Idlegpud: filepath.Join(dir, "idlegpud"), Agent: filepath.Join(dir, "idlegpu-agent")}
-	for bin, pkg := range map[string]string{b.Idlegpud: "./cmd/idlegpud", b.Agent: "./cmd/idlegpu-agent"} {
-		build := exec.Command("go", "build", "-o", bin, pkg)
-		build.Dir = root
-		build.Stdout, build.Stderr = os.Stdout, os.Stderr
-		if err := build.Run(); err != nil {
-			return b, fmt.Errorf("building %s: %w", pkg, err)
-		}
+// noError fails t when err is set, saying what failed.
+func noError(t T, err error, format string, args ...any) {
+	t.Helper()
+	if err != nil {
+		fail(t, format+": %v", append(args, err)...)
 	}
-	return b, nil
+}
+
+// fail reports and stops t, as require does.
+func fail(t T, format string, args ...any) {
+	t.Helper()
+	t.Errorf(format, args...)
+	t.FailNow()
 }
 
 // FreePorts returns n ports free on loopback right now.
@@ -51,7 +50,7 @@ func FreePorts(t T, n int) []int {
 	ports := make([]int, n)
 	for i := range ports {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
+		noError(t, err, "listen on loopback")
 		defer l.Close()
 		ports[i] = l.Addr().(*net.TCPAddr).Port
 	}
@@ -84,7 +83,7 @@ func Start(t T, bin string, args ...string) *Proc {
 	t.Helper()
 	p := &Proc{cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p, p
-	require.NoError(t, p.cmd.Start())
+	noError(t, p.cmd.Start(), "start %s", bin)
 	go func() { _ = p.cmd.Wait(); close(p.done) }()
 	return p
 }
@@ -97,7 +96,7 @@ func (p *Proc) Stop(t T, sig syscall.Signal) {
 	case <-p.done:
 	case <-time.After(30 * time.Second):
 		_ = p.cmd.Process.Kill()
-		require.Fail(t, "process did not stop in 30s", p.cmd.Path)
+		fail(t, "process did not stop in 30s: %s", p.cmd.Path)
 	}
 }
 
@@ -106,7 +105,9 @@ func WaitFor(t T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
-		require.True(t, time.Now().Before(deadline), "waited %s for %s", timeout, what)
+		if !time.Now().Before(deadline) {
+			fail(t, "waited %s for %s", timeout, what)
+		}
 		time.Sleep(300 * time.Millisecond)
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/stretchr/testify/require"
 )
 
 // Localnet is scripts/localnet.sh's four validators on free loopback ports.
@@ -61,7 +59,7 @@ func (l *Localnet) script(args ...string) {
 	cmd.Env = append(os.Environ(), "IDLEGPUD="+l.bin.Idlegpud, "LOCALNET_DIR="+l.Dir,
 		"LOCALNET_PORTS="+strings.Join(ports, " "), "CHAIN_ID="+localnetChainID)
 	out, err := cmd.CombinedOutput()
-	require.NoError(l.t, err, "localnet.sh %s: %s", strings.Join(args, " "), out)
+	noError(l.t, err, "localnet.sh %s: %s", strings.Join(args, " "), out)
 }
 
 // Kill sends SIGKILL to validator i.
@@ -82,6 +80,6 @@ func (l *Localnet) AppHash(i int, h int64) string {
 			AppHash string `json:"app_hash"`
 		} `json:"header"`
 	}
-	require.NoError(l.t, json.Unmarshal(l.Nodes[i].CLI("q", "block", "--type=height", strconv.FormatInt(h, 10), "-o", "json"), &b))
+	noError(l.t, json.Unmarshal(l.Nodes[i].CLI("q", "block", "--type=height", strconv.FormatInt(h, 10), "-o", "json"), &b), "decode block %d", h)
 	return b.Header.AppHash
 }
