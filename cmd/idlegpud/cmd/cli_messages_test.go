@@ -34,6 +34,8 @@ func TestCLIMessages(t *testing.T) {
 		{"tx auction close-lease -1 --from a", `Error: lease-id: "-1" must be a non-negative integer`, false},
 		{"tx auction close-lease --from a -- -1", `Error: lease-id: "-1" must be a non-negative integer`, false},
 		{"tx auction close-lease abc --from a", `Error: lease-id: "abc" is not a number`, false},
+		{"tx auction post-job --model= --duration 1h --max-price 1ugpu --image x --manifest x --from a --keyring-backend test",
+			"Error: --model: empty model name; name a GPU model exactly as NVML does, or omit --model for any model", false},
 		{"tx provider bond 1ugpu 2ugpu", `Error: accepts 1 arg(s), received 2`, true},
 		{"tx provider bond --bogus 1ugpu", `Error: unknown flag: --bogus`, true},
 		{"tx provider register-gpus " + inv + " --from a --keyring-backend test",
@@ -59,5 +61,20 @@ func TestCLIMessages(t *testing.T) {
 				t.Fatalf("stderr carries a source path: %q", got)
 			}
 		})
+	}
+}
+
+// TestCLIPostJobHelp: the manifest sender exists, so the help names it.
+func TestCLIPostJobHelp(t *testing.T) {
+	root := cmd.NewRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	if code := cmd.Execute(root, []string{"--home", t.TempDir(), "tx", "auction", "post-job", "--help"}); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	const want = "exists: idlegpud lease send-manifest <lease-id> <manifest.json> --from renter."
+	if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "coming") {
+		t.Fatalf("help lacks %q or still says coming:\n%s", want, out.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cosmos/cosmos-sdk/client"
 	"github.com/cosmos/cosmos-sdk/client/flags"
@@ -58,7 +59,7 @@ clearing everything above the clearing price comes back at once.
 
 The manifest file (command, env, secrets) stays on this machine: only its
 sha256 goes on chain. Send it to the winning provider's agent once the lease
-exists (idlegpud lease send-manifest, coming with the agent).
+exists: idlegpud lease send-manifest <lease-id> <manifest.json> --from renter.
 
 Prices take the chain's display units (1.5usdc/gpu-h) or base units
 (1500000uusdc). Memory takes MiB or units: an "80GB" card reports about
@@ -109,6 +110,16 @@ func specFromFlags(cmd *cobra.Command, clientCtx client.Context) (types.JobSpec,
 	var err error
 	spec.GpuCount, _ = f.GetUint32(flagGPUs)
 	spec.Models, _ = f.GetStringArray(flagModel)
+	// GetStringArray loses a lone empty value; the flag's own slice keeps it.
+	if sv, ok := f.Lookup(flagModel).Value.(pflag.SliceValue); ok {
+		spec.Models = sv.GetSlice()
+	}
+	for _, m := range spec.Models {
+		// An empty model would be dropped on chain and the job would take any.
+		if m == "" {
+			return spec, fmt.Errorf("--%s: empty model name; name a GPU model exactly as NVML does, or omit --%s for any model", flagModel, flagModel)
+		}
+	}
 	spec.Regions, _ = f.GetStringArray(flagRegion)
 	spec.AllowSplit, _ = f.GetBool(flagAllowSplit)
 	spec.MinCpuCoresPerGpu, _ = f.GetUint32(flagMinCPU)
