@@ -105,7 +105,7 @@ func ValidatePrice(p sdk.Coin) error {
 		return errorsmod.Wrapf(ErrInvalidPrice, "%s: must be positive", p)
 	}
 	if p.Amount.BigIntMut().BitLen() > MaxPriceBits {
-		return errorsmod.Wrapf(ErrInvalidPrice, "%s: above 2^%d base units", p, MaxPriceBits)
+		return errorsmod.Wrapf(ErrInvalidPrice, "%s: at most 2^%d-1 base units", p, MaxPriceBits)
 	}
 	return nil
 }
