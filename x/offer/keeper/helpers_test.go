@@ -6,25 +6,31 @@ import (
 
 	abci "github.com/cometbft/cometbft/abci/types"
 
+	sdkmath "cosmossdk.io/math"
+
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/apptesting"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 const (
-	h100 = "NVIDIA H100 80GB HBM3"
+	h100 = apptesting.H100
 	l40s = "NVIDIA L40S"
 
-	// certHash is a valid certificate pin for https endpoints.
-	certHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 	// stakePerGPU is x/provider's default min_stake_per_gpu amount.
 	stakePerGPU = 100_000_000
 )
 
 // gpuUUID is test GPU i's UUID.
-func gpuUUID(i int) string { return fmt.Sprintf("GPU-%08x-1111-2222-3333-444455556666", i) }
+var gpuUUID = apptesting.GPUUUID
+
+// fixture sends this test's messages at the suite's context.
+func (s *KeeperTestSuite) fixture() apptesting.Market {
+	return apptesting.Market{TB: s.T(), App: s.app, Ctx: s.ctx}
+}
 
 // operator returns test account i's bech32 address.
 func (s *KeeperTestSuite) operator(i int) string { return s.addr(s.accs[i].Address) }
@@ -33,42 +39,20 @@ func (s *KeeperTestSuite) operator(i int) string { return s.addr(s.accs[i].Addre
 // model (UUIDs from first) and bonds stake for bondFor GPUs. It returns the UUIDs.
 func (s *KeeperTestSuite) provide(i int, model string, memory uint64, first, n, bondFor int) []string {
 	s.T().Helper()
+	m := s.fixture()
 	if _, err := s.app.ProviderKeeper.Provider(s.ctx, s.accs[i].Address); err != nil {
-		_, err := s.providers.RegisterProvider(s.ctx, &providertypes.MsgRegisterProvider{
-			Operator: s.operator(i), Moniker: fmt.Sprintf("provider-%d", i), Region: "eu-de-fra1",
-			Endpoint: "https://gpu.example.com:8443", TlsCertSha256: certHash,
-			Agents: []string{s.operator(4)},
-		})
-		s.Require().NoError(err)
+		m.RegisterProvider(s.operator(i), fmt.Sprintf("provider-%d", i), "eu-de-fra1", s.operator(4))
 	}
-	infos := make([]providertypes.GPUInfo, n)
-	uuids := make([]string, n)
-	for j := range infos {
-		infos[j] = providertypes.GPUInfo{
-			Uuid: gpuUUID(first + j), Model: model, MemoryMib: memory,
-			PciBusId: fmt.Sprintf("00000000:%02X:00.0", (first+j)%256), DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01",
-		}
-		uuids[j] = infos[j].Uuid
-	}
-	_, err := s.providers.RegisterGPUs(s.ctx, &providertypes.MsgRegisterGPUs{Signer: s.operator(i), Provider: s.operator(i), Gpus: infos})
-	s.Require().NoError(err)
+	uuids := m.RegisterGPUs(s.operator(i), apptesting.GPUs(first, n, model, memory))
 	if bondFor > 0 {
-		_, err = s.providers.Bond(s.ctx, &providertypes.MsgBond{Operator: s.operator(i), Amount: ugpu(int64(bondFor) * stakePerGPU)})
-		s.Require().NoError(err)
+		m.Bond(s.operator(i), sdkmath.NewInt(int64(bondFor)*stakePerGPU))
 	}
 	return uuids
 }
 
 // terms are valid terms selling on-demand at onDemand uusdc and preemptible
 // at half that, any workload, no windows (always available).
-func terms(onDemand int64) types.OfferTerms {
-	return types.OfferTerms{
-		PriceOnDemand:    usdc(onDemand),
-		PricePreemptible: usdc(onDemand / 2),
-		Lanes:            types.AllLanes,
-		Workloads:        types.AllWorkloads,
-	}
-}
+var terms = apptesting.Terms
 
 // create offers uuids for provider i and returns the offer id.
 func (s *KeeperTestSuite) create(i int, uuids []string, t types.OfferTerms) uint64 {

@@ -2,14 +2,10 @@ package keeper_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	sdk "github.com/cosmos/cosmos-sdk/types"
-
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
@@ -20,8 +16,7 @@ import (
 // chain, imports it into a fresh app and checks that the offers, the rebuilt
 // market index and the fill-rate counters come back exactly.
 func TestSignedOffersSurviveExportAndImport(t *testing.T) {
-	funds := sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance), sdk.NewCoin(app.USDCDenom, startBalance))
-	accs := apptesting.NewAccounts(2, funds)
+	accs := apptesting.NewAccounts(2, apptesting.MarketFunds())
 	a := apptesting.NewApp(t)
 	gen := apptesting.Genesis(t, a, apptesting.NewValidator(), accs)
 	offerGen := types.DefaultGenesis()
@@ -31,17 +26,12 @@ func TestSignedOffersSurviveExportAndImport(t *testing.T) {
 	apptesting.NextBlock(t, a)
 
 	op := accs[0].Address.String()
-	infos := make([]providertypes.GPUInfo, 3)
-	var uuids []string
-	for i := range infos {
-		infos[i] = providertypes.GPUInfo{Uuid: gpuUUID(i), Model: h100, MemoryMib: 81559, PciBusId: fmt.Sprintf("00000000:%02X:00.0", i),
-			DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01"}
-		uuids = append(uuids, infos[i].Uuid)
-	}
+	infos := apptesting.GPUs(0, 3, h100, 81559)
+	uuids := apptesting.UUIDs(infos)
 	// The provider's setup, then its offers: two transactions, each well
 	// inside apptesting.DefaultGas.
 	res := apptesting.DeliverTx(t, a, accs[0],
-		&providertypes.MsgRegisterProvider{Operator: op, Moniker: "rack", Region: "eu-de", Endpoint: "https://gpu.example.com", TlsCertSha256: certHash},
+		&providertypes.MsgRegisterProvider{Operator: op, Moniker: "rack", Region: "eu-de", Endpoint: "https://gpu.example.com", TlsCertSha256: apptesting.CertHash},
 		&providertypes.MsgRegisterGPUs{Signer: op, Provider: op, Gpus: infos},
 		&providertypes.MsgBond{Operator: op, Amount: ugpu(3 * stakePerGPU)},
 	)
