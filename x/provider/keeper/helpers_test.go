@@ -11,30 +11,23 @@ import (
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/apptesting"
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 // certHash is a valid certificate pin for https endpoints in tests.
-const certHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+const certHash = apptesting.CertHash
 
 // gpu returns the inventory of test GPU i (distinct UUID and bus per i).
-func gpu(i int) types.GPUInfo {
-	return types.GPUInfo{
-		Uuid:          fmt.Sprintf("GPU-%08x-1111-2222-3333-444455556666", i),
-		Model:         "NVIDIA H100 80GB HBM3",
-		MemoryMib:     81559,
-		PciBusId:      fmt.Sprintf("00000000:%02X:00.0", i%256),
-		DriverVersion: "550.54.15",
-		VbiosVersion:  "96.00.89.00.01",
-	}
-}
+func gpu(i int) types.GPUInfo { return apptesting.GPU(i, apptesting.H100, apptesting.H100MemoryMib) }
 
 func gpus(from, n int) []types.GPUInfo {
-	out := make([]types.GPUInfo, n)
-	for i := range out {
-		out[i] = gpu(from + i)
-	}
-	return out
+	return apptesting.GPUs(from, n, apptesting.H100, apptesting.H100MemoryMib)
+}
+
+// fixture sends this test's messages at the suite's context.
+func (s *KeeperTestSuite) fixture() apptesting.Market {
+	return apptesting.Market{TB: s.T(), App: s.app, Ctx: s.ctx}
 }
 
 // operator returns test account i's bech32 address.
@@ -43,35 +36,19 @@ func (s *KeeperTestSuite) operator(i int) string { return s.addr(s.accs[i].Addre
 // register registers account i as a provider in eu-de with an https endpoint.
 func (s *KeeperTestSuite) register(i int, agents ...string) {
 	s.T().Helper()
-	_, err := s.msgServer.RegisterProvider(s.ctx, &types.MsgRegisterProvider{
-		Operator:      s.operator(i),
-		Moniker:       fmt.Sprintf("provider-%d", i),
-		Region:        "eu-de-fra1",
-		Endpoint:      "https://gpu.example.com:8443",
-		TlsCertSha256: certHash,
-		Agents:        agents,
-	})
-	s.Require().NoError(err)
+	s.fixture().RegisterProvider(s.operator(i), fmt.Sprintf("provider-%d", i), "eu-de-fra1", agents...)
 }
 
 // bond bonds amount ugpu for provider i.
 func (s *KeeperTestSuite) bond(i int, amount int64) {
 	s.T().Helper()
-	_, err := s.msgServer.Bond(s.ctx, &types.MsgBond{Operator: s.operator(i), Amount: ugpu(amount)})
-	s.Require().NoError(err)
+	s.fixture().Bond(s.operator(i), sdkmath.NewInt(amount))
 }
 
 // registerGPUs binds n test GPUs starting at from to provider i.
 func (s *KeeperTestSuite) registerGPUs(i, from, n int) []string {
 	s.T().Helper()
-	infos := gpus(from, n)
-	_, err := s.msgServer.RegisterGPUs(s.ctx, &types.MsgRegisterGPUs{Signer: s.operator(i), Provider: s.operator(i), Gpus: infos})
-	s.Require().NoError(err)
-	uuids := make([]string, n)
-	for j, g := range infos {
-		uuids[j] = g.Uuid
-	}
-	return uuids
+	return s.fixture().RegisterGPUs(s.operator(i), gpus(from, n))
 }
 
 func (s *KeeperTestSuite) provider(i int) types.Provider {

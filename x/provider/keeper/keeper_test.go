@@ -3,16 +3,11 @@ package keeper_test
 import (
 	"testing"
 
-	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
 	"github.com/stretchr/testify/suite"
 
 	"cosmossdk.io/core/address"
-	sdkmath "cosmossdk.io/math"
 
-	addresscodec "github.com/cosmos/cosmos-sdk/codec/address"
 	sdk "github.com/cosmos/cosmos-sdk/types"
-	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
-	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
@@ -21,7 +16,7 @@ import (
 )
 
 // startBalance funds every test account: 1,000,000 GPU.
-var startBalance = sdkmath.NewInt(1_000_000_000_000)
+var startBalance = apptesting.StartBalance
 
 // KeeperTestSuite runs the keeper inside the real app, so stake moves
 // through the real x/bank and every amount, balance and supply asserted is
@@ -44,15 +39,8 @@ func TestKeeperTestSuite(t *testing.T) {
 }
 
 func (s *KeeperTestSuite) SetupTest() {
-	s.accs = apptesting.NewAccounts(5, sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance)))
-	s.app = apptesting.Setup(s.T(), s.accs)
-	s.ctx = s.app.NewNextBlockContext(cmtproto.Header{
-		ChainID: apptesting.ChainID,
-		Height:  s.app.LastBlockHeight() + 1,
-		Time:    apptesting.GenesisTime.Add(apptesting.BlockInterval * 2),
-	})
-	s.addrCodec = addresscodec.NewBech32Codec(app.Bech32Prefix)
-	s.authority = s.addr(authtypes.NewModuleAddress(govtypes.ModuleName))
+	c := apptesting.NewMarketChain(s.T(), 5, sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance)))
+	s.app, s.ctx, s.accs, s.addrCodec, s.authority = c.App, c.Ctx, c.Accs, c.AddrCodec, c.Authority
 	s.keeper = s.app.ProviderKeeper
 	s.msgServer = keeper.NewMsgServerImpl(s.keeper)
 	s.queryServer = keeper.NewQuerier(s.keeper)
