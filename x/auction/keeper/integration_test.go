@@ -19,8 +19,7 @@ import (
 // transactions through the ante handler and router in real blocks — and
 // reports the gas MsgPostJob and MsgPlaceBid use (docs/benchmarks.md).
 func TestSignedMarketTransactions(t *testing.T) {
-	funds := sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance), sdk.NewCoin(app.USDCDenom, startBalance))
-	accs := apptesting.NewAccounts(2, funds)
+	accs := apptesting.NewAccounts(2, apptesting.MarketFunds())
 	a := apptesting.NewApp(t)
 	gen := apptesting.Genesis(t, a, apptesting.NewValidator(), accs)
 	og := offertypes.DefaultGenesis()
@@ -30,15 +29,12 @@ func TestSignedMarketTransactions(t *testing.T) {
 	apptesting.NextBlock(t, a)
 
 	op, renter := accs[0].Address.String(), accs[1].Address.String()
-	gpu := providertypes.GPUInfo{Uuid: "GPU-00000001-1111-2222-3333-444455556666", Model: h100, MemoryMib: 81559,
-		PciBusId: "00000000:01:00.0", DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01"}
+	gpu := apptesting.GPU(1, h100, 81559)
 	res := apptesting.DeliverTx(t, a, accs[0],
 		&providertypes.MsgRegisterProvider{Operator: op, Moniker: "rack", Region: "eu-de", Endpoint: "https://gpu.example.com", TlsCertSha256: certHash},
 		&providertypes.MsgRegisterGPUs{Signer: op, Provider: op, Gpus: []providertypes.GPUInfo{gpu}},
 		&providertypes.MsgBond{Operator: op, Amount: sdk.NewInt64Coin(app.BondDenom, stakePerGPU)},
-		&offertypes.MsgCreateOffer{Signer: op, Provider: op, GpuUuids: []string{gpu.Uuid}, Terms: offertypes.OfferTerms{
-			PriceOnDemand: usdc(1_000_000), PricePreemptible: usdc(500_000), Lanes: offertypes.AllLanes, Workloads: offertypes.AllWorkloads,
-		}},
+		&offertypes.MsgCreateOffer{Signer: op, Provider: op, GpuUuids: []string{gpu.Uuid}, Terms: apptesting.Terms(1_000_000)},
 	)
 	require.Zero(t, res.Code, res.Log)
 

@@ -5,16 +5,13 @@ import (
 	"testing"
 	"time"
 
-	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
 	"github.com/stretchr/testify/suite"
 
 	"cosmossdk.io/core/address"
 	sdkmath "cosmossdk.io/math"
 
-	addresscodec "github.com/cosmos/cosmos-sdk/codec/address"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
-	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
@@ -27,15 +24,10 @@ import (
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
-// startBalance funds every test account in both denoms.
-var startBalance = sdkmath.NewInt(1_000_000_000_000)
-
 const (
-	h100        = "NVIDIA H100 80GB HBM3"
-	certHash    = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	h100        = apptesting.H100
+	certHash    = apptesting.CertHash
 	stakePerGPU = 100_000_000
-	digest      = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	manifest    = "a3f1c2d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
 )
 
 // KeeperTestSuite runs x/auction inside the real app: deposits move through
@@ -61,15 +53,8 @@ func TestKeeperTestSuite(t *testing.T) {
 }
 
 func (s *KeeperTestSuite) SetupTest() {
-	s.accs = apptesting.NewAccounts(6, sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance), sdk.NewCoin(app.USDCDenom, startBalance)))
-	s.app = apptesting.Setup(s.T(), s.accs)
-	s.ctx = s.app.NewNextBlockContext(cmtproto.Header{
-		ChainID: apptesting.ChainID,
-		Height:  s.app.LastBlockHeight() + 1,
-		Time:    apptesting.GenesisTime.Add(apptesting.BlockInterval * 2),
-	})
-	s.addrCodec = addresscodec.NewBech32Codec(app.Bech32Prefix)
-	s.authority = s.addr(authtypes.NewModuleAddress(govtypes.ModuleName))
+	c := apptesting.NewMarketChain(s.T(), 6, apptesting.MarketFunds())
+	s.app, s.ctx, s.accs, s.addrCodec, s.authority = c.App, c.Ctx, c.Accs, c.AddrCodec, c.Authority
 	s.keeper = s.app.AuctionKeeper
 	s.msgServer = keeper.NewMsgServerImpl(s.keeper)
 	s.queryServer = keeper.NewQuerier(s.keeper)
@@ -107,64 +92,39 @@ func (s *KeeperTestSuite) TestNewKeeperRejectsBadAuthority() {
 
 func (s *KeeperTestSuite) operator(i int) string { return s.addr(s.accs[i].Address) }
 
+// fixture sends this test's messages at the suite's context.
+func (s *KeeperTestSuite) fixture() apptesting.Market {
+	return apptesting.Market{TB: s.T(), App: s.app, Ctx: s.ctx}
+}
+
 // provider registers account i in region with n H100s, bonds for them,
 // sets its reliability and offers them at onDemand uusdc (preemptible at
 // half). It returns the offer id.
 func (s *KeeperTestSuite) provider(i int, region string, n int, reliability uint32, onDemand int64) uint64 {
 	s.T().Helper()
-	_, err := s.providers.RegisterProvider(s.ctx, &providertypes.MsgRegisterProvider{
-		Operator: s.operator(i), Moniker: fmt.Sprintf("p%d", i), Region: region,
-		Endpoint: "https://gpu.example.com:8443", TlsCertSha256: certHash, Agents: []string{s.operator(5)},
+	gpus := apptesting.GPUs(s.nextGPU+1, n, h100, apptesting.H100MemoryMib)
+	s.nextGPU += n
+	return s.fixture().Provide(s.operator(i), apptesting.Provider{
+		Moniker: fmt.Sprintf("p%d", i), Region: region, Agents: []string{s.operator(5)}, GPUs: gpus,
+		Stake: sdkmath.NewInt(int64(n) * stakePerGPU), ReliabilityBps: reliability, OnDemand: onDemand,
 	})
-	s.Require().NoError(err)
-	infos := make([]providertypes.GPUInfo, n)
-	uuids := make([]string, n)
-	for j := range infos {
-		s.nextGPU++
-		infos[j] = providertypes.GPUInfo{
-			Uuid: fmt.Sprintf("GPU-%08x-1111-2222-3333-444455556666", s.nextGPU), Model: h100, MemoryMib: 81559,
-			PciBusId: fmt.Sprintf("00000000:%02X:00.0", s.nextGPU%256), DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01",
-		}
-		uuids[j] = infos[j].Uuid
-	}
-	_, err = s.providers.RegisterGPUs(s.ctx, &providertypes.MsgRegisterGPUs{Signer: s.operator(i), Provider: s.operator(i), Gpus: infos})
-	s.Require().NoError(err)
-	_, err = s.providers.Bond(s.ctx, &providertypes.MsgBond{Operator: s.operator(i), Amount: sdk.NewInt64Coin(app.BondDenom, int64(n)*stakePerGPU)})
-	s.Require().NoError(err)
-	s.setReliability(i, reliability)
-	res, err := s.offers.CreateOffer(s.ctx, &offertypes.MsgCreateOffer{
-		Signer: s.operator(i), Provider: s.operator(i), GpuUuids: uuids,
-		Terms: offertypes.OfferTerms{
-			PriceOnDemand: usdc(onDemand), PricePreemptible: usdc(onDemand / 2),
-			Lanes: offertypes.AllLanes, Workloads: offertypes.AllWorkloads,
-		},
-	})
-	s.Require().NoError(err)
-	return res.OfferId
 }
 
 func (s *KeeperTestSuite) setReliability(i int, bps uint32) {
 	s.T().Helper()
-	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[i].Address)
-	s.Require().NoError(err)
-	rep.ReliabilityBps = bps
-	s.Require().NoError(s.app.ProviderKeeper.Reputations.Set(s.ctx, s.accs[i].Address, rep))
+	s.fixture().SetReliability(s.operator(i), bps)
 }
 
 // spec is a SILVER training job for gpus H100s, 2 h, at most maxPrice uusdc/GPU-h.
 func spec(gpus uint32, maxPrice int64, window uint32) types.JobSpec {
-	return types.JobSpec{
-		Image: "ghcr.io/acme/train:1.4", ImageDigest: digest, ManifestHash: manifest,
-		Workload: offertypes.WORKLOAD_TRAINING, GpuCount: gpus, MinMemoryMib: 80_000, Models: []string{h100},
-		Tier: types.TIER_SILVER, DurationSeconds: 7200, MaxPrice: *usdc(maxPrice), BidWindowBlocks: window,
-	}
+	sp := apptesting.TrainingJob(gpus, maxPrice)
+	sp.MinMemoryMib, sp.DurationSeconds, sp.BidWindowBlocks = 80_000, 7200, window
+	return sp
 }
 
 func (s *KeeperTestSuite) post(renter int, sp types.JobSpec) uint64 {
 	s.T().Helper()
-	res, err := s.msgServer.PostJob(s.ctx, &types.MsgPostJob{Renter: s.operator(renter), Spec: sp})
-	s.Require().NoError(err)
-	return res.JobId
+	return s.fixture().PostJob(s.operator(renter), sp)
 }
 
 // endBlock runs x/auction's EndBlocker, then moves to the next block.
