@@ -3,7 +3,6 @@ package keeper_test
 import (
 	"context"
 	"crypto/sha256"
-	"fmt"
 	"slices"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/apptesting"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
@@ -30,7 +30,7 @@ const (
 var auditFee = sdk.NewInt64Coin(app.USDCDenom, 5_000_000)
 
 // gpuUUID is the UUID the suite's provider helper gives its n-th GPU.
-func gpuUUID(n int) string { return fmt.Sprintf("GPU-%08x-1111-2222-3333-444455556666", n) }
+var gpuUUID = apptesting.GPUUUID
 
 // allowAuditor makes account auditor the chain's one auditor.
 func (s *KeeperTestSuite) allowAuditor() {
@@ -123,14 +123,9 @@ func (s *KeeperTestSuite) TestAuditHappyPath() {
 	s.Require().Equal(h100, a.Model)
 
 	// A 2-GPU job cannot take the held GPU.
-	job, err := s.auction.PostJob(s.ctx, &auctiontypes.MsgPostJob{Renter: s.operator(3), Spec: auctiontypes.JobSpec{
-		Image: "ghcr.io/acme/train:1.4", ImageDigest: digest, ManifestHash: manifest, Workload: offertypes.WORKLOAD_TRAINING,
-		GpuCount: 2, Models: []string{h100}, Tier: auctiontypes.TIER_SILVER, DurationSeconds: 1800,
-		MaxPrice: sdk.NewInt64Coin(app.USDCDenom, 4_000_000),
-	}})
-	s.Require().NoError(err)
+	job := s.postJob(3, trainingJob(2, 1800, 4_000_000))
 	s.nextBlock()
-	j, err := s.app.AuctionKeeper.Job(s.ctx, job.JobId)
+	j, err := s.app.AuctionKeeper.Job(s.ctx, job)
 	s.Require().NoError(err)
 	s.Require().NotEqual(auctiontypes.JOB_STATUS_MATCHED, j.Status)
 

@@ -1,7 +1,6 @@
 package keeper_test
 
 import (
-	"fmt"
 	"time"
 
 	sdkmath "cosmossdk.io/math"
@@ -9,10 +8,10 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
+	"github.com/idlegpu/idlegpu/app/apptesting"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offerkeeper "github.com/idlegpu/idlegpu/x/offer/keeper"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
-	providerkeeper "github.com/idlegpu/idlegpu/x/provider/keeper"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -224,14 +223,9 @@ func (s *KeeperTestSuite) TestAuditHoldsGPUWhateverItsOffer() {
 	s.Require().Contains(s.offerOf(gpu).LeasedGpuUuids, gpu, "held in its paused offer")
 	_, err = offers.UpdateOffer(s.ctx, &offertypes.MsgUpdateOffer{Signer: s.operator(0), OfferId: offer.Id, Terms: offer.Terms, Status: offertypes.OFFER_STATUS_OPEN})
 	s.Require().NoError(err)
-	res, err := s.auction.PostJob(s.ctx, &auctiontypes.MsgPostJob{Renter: s.operator(3), Spec: auctiontypes.JobSpec{
-		Image: "ghcr.io/acme/train:1.4", ImageDigest: digest, ManifestHash: manifest, Workload: offertypes.WORKLOAD_TRAINING,
-		GpuCount: 1, Models: []string{h100}, Tier: auctiontypes.TIER_SILVER, DurationSeconds: 600,
-		MaxPrice: sdk.NewInt64Coin("uusdc", 4_000_000),
-	}})
-	s.Require().NoError(err)
+	id := s.postJob(3, trainingJob(1, 600, 4_000_000))
 	s.nextBlock()
-	job, err := s.app.AuctionKeeper.Job(s.ctx, res.JobId)
+	job, err := s.app.AuctionKeeper.Job(s.ctx, id)
 	s.Require().NoError(err)
 	s.Require().Equal(auctiontypes.JOB_STATUS_EXPIRED, job.Status, "the audited GPU is not matched after the offer reopens")
 	s.Require().NoError(s.answer(1, p.expected[:]))
@@ -243,9 +237,8 @@ func (s *KeeperTestSuite) TestAuditHoldsGPUWhateverItsOffer() {
 	p2 := s.plan(10)
 	_, err = s.msgServer.OpenAudit(s.ctx, s.openMsg(p2, 0, free))
 	s.Require().NoError(err)
-	onDemand, pre := sdk.NewInt64Coin("uusdc", 1_000_000), sdk.NewInt64Coin("uusdc", 500_000)
 	create := &offertypes.MsgCreateOffer{Signer: s.operator(0), Provider: s.operator(0), GpuUuids: []string{free},
-		Terms: offertypes.OfferTerms{PriceOnDemand: &onDemand, PricePreemptible: &pre, Lanes: offertypes.AllLanes, Workloads: offertypes.AllWorkloads}}
+		Terms: apptesting.Terms(1_000_000)}
 	_, err = offers.CreateOffer(s.ctx, create)
 	s.Require().ErrorIs(err, offertypes.ErrGPUHeld)
 	s.Require().NoError(s.answer(2, p2.expected[:]))
@@ -257,18 +250,10 @@ func (s *KeeperTestSuite) TestAuditHoldsGPUWhateverItsOffer() {
 func (s *KeeperTestSuite) registerSpareGPU(i int) string {
 	s.T().Helper()
 	s.nextGPU++
-	info := providertypes.GPUInfo{
-		Uuid: gpuUUID(s.nextGPU), Model: h100, MemoryMib: 81559,
-		PciBusId: fmt.Sprintf("00000000:%02X:00.0", s.nextGPU), DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01",
-	}
-	providers := providerkeeper.NewMsgServerImpl(s.app.ProviderKeeper)
-	_, err := providers.RegisterGPUs(s.ctx, &providertypes.MsgRegisterGPUs{Signer: s.operator(i), Provider: s.operator(i), Gpus: []providertypes.GPUInfo{info}})
-	s.Require().NoError(err)
-	params, err := s.app.ProviderKeeper.Params.Get(s.ctx)
-	s.Require().NoError(err)
-	_, err = providers.Bond(s.ctx, &providertypes.MsgBond{Operator: s.operator(i), Amount: sdk.NewCoin(params.MinStakePerGpu.Denom, params.MinStakePerGpu.Amount)})
-	s.Require().NoError(err)
-	return info.Uuid
+	m := s.fixture()
+	uuids := m.RegisterGPUs(s.operator(i), apptesting.GPUs(s.nextGPU, 1, h100, apptesting.H100MemoryMib))
+	m.Bond(s.operator(i), m.RequiredStake(1))
+	return uuids[0]
 }
 
 // TestSelfLeasedGPUIsAuditable: a provider renting its own GPU does not

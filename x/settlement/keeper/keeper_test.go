@@ -7,41 +7,33 @@ import (
 	"testing"
 	"time"
 
-	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
 	"github.com/stretchr/testify/suite"
 
 	"cosmossdk.io/core/address"
 	sdkmath "cosmossdk.io/math"
 
-	addresscodec "github.com/cosmos/cosmos-sdk/codec/address"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
-	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
 	auctionkeeper "github.com/idlegpu/idlegpu/x/auction/keeper"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
-	offerkeeper "github.com/idlegpu/idlegpu/x/offer/keeper"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
-	providerkeeper "github.com/idlegpu/idlegpu/x/provider/keeper"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	"github.com/idlegpu/idlegpu/x/settlement/keeper"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
 const (
-	h100     = "NVIDIA H100 80GB HBM3"
-	certHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-	digest   = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	manifest = "a3f1c2d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
+	h100     = apptesting.H100
+	certHash = apptesting.CertHash
+	digest   = apptesting.ImageDigest
 	// blockStep is the time between the blocks the suite makes.
 	blockStep = 60 * time.Second
 	// agent is the account every test provider names as its agent.
 	agent = 5
 )
-
-var startBalance = sdkmath.NewInt(1_000_000_000_000)
 
 // KeeperTestSuite runs x/settlement inside the real app: leases come from
 // x/auction's clearing, payments move escrow through x/bank, reputation and
@@ -66,13 +58,8 @@ func TestKeeperTestSuite(t *testing.T) {
 }
 
 func (s *KeeperTestSuite) SetupTest() {
-	s.accs = apptesting.NewAccounts(6, sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance), sdk.NewCoin(app.USDCDenom, startBalance)))
-	s.app = apptesting.Setup(s.T(), s.accs)
-	s.ctx = s.app.NewNextBlockContext(cmtproto.Header{
-		ChainID: apptesting.ChainID, Height: s.app.LastBlockHeight() + 1, Time: apptesting.GenesisTime.Add(apptesting.BlockInterval * 2),
-	})
-	s.addrCodec = addresscodec.NewBech32Codec(app.Bech32Prefix)
-	s.authority = s.addr(authtypes.NewModuleAddress(govtypes.ModuleName))
+	c := apptesting.NewMarketChain(s.T(), 6, apptesting.MarketFunds())
+	s.app, s.ctx, s.accs, s.addrCodec, s.authority = c.App, c.Ctx, c.Accs, c.AddrCodec, c.Authority
 	s.keeper = s.app.SettlementKeeper
 	s.msgServer = keeper.NewMsgServerImpl(s.keeper)
 	s.queryServer = keeper.NewQuerier(s.keeper)
@@ -116,6 +103,11 @@ func (s *KeeperTestSuite) TestNewKeeperRejectsBadAuthority() {
 
 func (s *KeeperTestSuite) operator(i int) string { return s.addr(s.accs[i].Address) }
 
+// fixture sends this test's messages at the suite's context.
+func (s *KeeperTestSuite) fixture() apptesting.Market {
+	return apptesting.Market{TB: s.T(), App: s.app, Ctx: s.ctx}
+}
+
 // headerHash is the suite's stand-in header hash of a height.
 func headerHash(height int64) []byte {
 	h := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("header"), uint64(height)))
@@ -152,39 +144,29 @@ func (s *KeeperTestSuite) until(t time.Time) {
 // offers them at price uusdc/GPU-h on demand.
 func (s *KeeperTestSuite) provider(i, n int, price int64) {
 	s.T().Helper()
-	providers := providerkeeper.NewMsgServerImpl(s.app.ProviderKeeper)
-	_, err := providers.RegisterProvider(s.ctx, &providertypes.MsgRegisterProvider{
-		Operator: s.operator(i), Moniker: fmt.Sprintf("p%d", i), Region: "eu-de",
-		Endpoint: "https://gpu.example.com:8443", TlsCertSha256: certHash, Agents: []string{s.operator(agent)},
+	m := s.fixture()
+	gpus := apptesting.GPUs(s.nextGPU+1, n, h100, apptesting.H100MemoryMib)
+	s.nextGPU += n
+	m.Provide(s.operator(i), apptesting.Provider{
+		Moniker: fmt.Sprintf("p%d", i), Region: "eu-de", Agents: []string{s.operator(agent)}, GPUs: gpus,
+		Stake: m.RequiredStake(uint32(n)),
+		// A track record good enough for SILVER jobs.
+		ReliabilityBps: 10_000, OnDemand: price,
 	})
-	s.Require().NoError(err)
-	infos := make([]providertypes.GPUInfo, n)
-	uuids := make([]string, n)
-	for j := range infos {
-		s.nextGPU++
-		infos[j] = providertypes.GPUInfo{
-			Uuid: fmt.Sprintf("GPU-%08x-1111-2222-3333-444455556666", s.nextGPU), Model: h100, MemoryMib: 81559,
-			PciBusId: fmt.Sprintf("00000000:%02X:00.0", s.nextGPU), DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01",
-		}
-		uuids[j] = infos[j].Uuid
-	}
-	_, err = providers.RegisterGPUs(s.ctx, &providertypes.MsgRegisterGPUs{Signer: s.operator(i), Provider: s.operator(i), Gpus: infos})
-	s.Require().NoError(err)
-	params, err := s.app.ProviderKeeper.Params.Get(s.ctx)
-	s.Require().NoError(err)
-	_, err = providers.Bond(s.ctx, &providertypes.MsgBond{Operator: s.operator(i), Amount: sdk.NewCoin(app.BondDenom, params.RequiredStake(uint32(n)))})
-	s.Require().NoError(err)
-	// A track record good enough for SILVER jobs.
-	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[i].Address)
-	s.Require().NoError(err)
-	rep.ReliabilityBps = 10_000
-	s.Require().NoError(s.app.ProviderKeeper.Reputations.Set(s.ctx, s.accs[i].Address, rep))
-	p, pre := sdk.NewInt64Coin(app.USDCDenom, price), sdk.NewInt64Coin(app.USDCDenom, price/2)
-	_, err = offerkeeper.NewMsgServerImpl(s.app.OfferKeeper).CreateOffer(s.ctx, &offertypes.MsgCreateOffer{
-		Signer: s.operator(i), Provider: s.operator(i), GpuUuids: uuids,
-		Terms: offertypes.OfferTerms{PriceOnDemand: &p, PricePreemptible: &pre, Lanes: offertypes.AllLanes, Workloads: offertypes.AllWorkloads},
-	})
-	s.Require().NoError(err)
+}
+
+// trainingJob is a SILVER training job for gpus H100s over seconds, at most
+// maxPrice uusdc per GPU-hour.
+func trainingJob(gpus uint32, seconds uint64, maxPrice int64) auctiontypes.JobSpec {
+	sp := apptesting.TrainingJob(gpus, maxPrice)
+	sp.DurationSeconds = seconds
+	return sp
+}
+
+// postJob posts spec for renter and returns the job id.
+func (s *KeeperTestSuite) postJob(renter int, spec auctiontypes.JobSpec) uint64 {
+	s.T().Helper()
+	return s.fixture().PostJob(s.operator(renter), spec)
 }
 
 // lease has renter post a SILVER job for gpus H100s over duration at most
@@ -192,14 +174,9 @@ func (s *KeeperTestSuite) provider(i, n int, price int64) {
 // provider's agent, and returns it ACTIVE.
 func (s *KeeperTestSuite) lease(renter int, gpus uint32, duration time.Duration, maxPrice int64) auctiontypes.Lease {
 	s.T().Helper()
-	res, err := s.auction.PostJob(s.ctx, &auctiontypes.MsgPostJob{Renter: s.operator(renter), Spec: auctiontypes.JobSpec{
-		Image: "ghcr.io/acme/train:1.4", ImageDigest: digest, ManifestHash: manifest, Workload: offertypes.WORKLOAD_TRAINING,
-		GpuCount: gpus, Models: []string{h100}, Tier: auctiontypes.TIER_SILVER, DurationSeconds: uint64(duration / time.Second),
-		MaxPrice: sdk.NewInt64Coin(app.USDCDenom, maxPrice),
-	}})
-	s.Require().NoError(err)
+	jobID := s.postJob(renter, trainingJob(gpus, uint64(duration/time.Second), maxPrice))
 	s.nextBlock()
-	job, err := s.app.AuctionKeeper.Job(s.ctx, res.JobId)
+	job, err := s.app.AuctionKeeper.Job(s.ctx, jobID)
 	s.Require().NoError(err)
 	s.Require().Equal(auctiontypes.JOB_STATUS_MATCHED, job.Status)
 	id := job.LeaseIds[0]

@@ -6,11 +6,7 @@ import (
 	"cosmossdk.io/collections"
 	sdkmath "cosmossdk.io/math"
 
-	sdk "github.com/cosmos/cosmos-sdk/types"
-
-	"github.com/idlegpu/idlegpu/app"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
-	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -159,12 +155,7 @@ func (s *KeeperTestSuite) TestMissesPerBlockAreBounded() {
 	s.provider(0, 2, 1_000_000)
 	// Two leases started in one block: both fall due at the same instant.
 	for _, renter := range []int{3, 4} {
-		_, err := s.auction.PostJob(s.ctx, &auctiontypes.MsgPostJob{Renter: s.operator(renter), Spec: auctiontypes.JobSpec{
-			Image: "ghcr.io/acme/train:1.4", ImageDigest: digest, ManifestHash: manifest, Workload: offertypes.WORKLOAD_TRAINING,
-			GpuCount: 1, Models: []string{h100}, Tier: auctiontypes.TIER_SILVER, DurationSeconds: 1800,
-			MaxPrice: sdk.NewInt64Coin(app.USDCDenom, 2_000_000),
-		}})
-		s.Require().NoError(err)
+		s.postJob(renter, trainingJob(1, 1800, 2_000_000))
 	}
 	s.nextBlock()
 	for id := uint64(1); id <= 2; id++ {

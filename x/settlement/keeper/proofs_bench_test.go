@@ -123,10 +123,7 @@ func benchProofs(b *testing.B) (*app.App, *types.MsgSubmitProofs) {
 			Signer: op, Provider: op, GpuUuids: uuids[l*benchGPUs : (l+1)*benchGPUs],
 			Terms: offertypes.OfferTerms{PriceOnDemand: &price, Lanes: uint32(offertypes.LANE_ON_DEMAND), Workloads: offertypes.AllWorkloads},
 		}))
-		must(auction.PostJob(ctx, &auctiontypes.MsgPostJob{Renter: renter, Spec: auctiontypes.JobSpec{
-			Image: "ghcr.io/acme/train:1.4", ImageDigest: digest, ManifestHash: manifest, Workload: offertypes.WORKLOAD_TRAINING,
-			GpuCount: benchGPUs, Models: []string{h100}, Tier: auctiontypes.TIER_SILVER, DurationSeconds: 3600, MaxPrice: price,
-		}}))
+		must(auction.PostJob(ctx, &auctiontypes.MsgPostJob{Renter: renter, Spec: trainingJob(benchGPUs, 3600, price.Amount.Int64())}))
 	}
 	must(nil, a.AuctionKeeper.EndBlocker(ctx))
 	for id := uint64(1); id <= benchLeases; id++ {
