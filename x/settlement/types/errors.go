@@ -63,4 +63,6 @@ var (
 	ErrAuditNotFound = errorsmod.Register(ModuleName, 29, "audit not found")
 	// ErrAuditState is returned for a message the audit's status or clock does not allow.
 	ErrAuditState = errorsmod.Register(ModuleName, 30, "audit does not accept this message now")
+	// ErrNoProofs is returned for a MsgSubmitProofs that carries no proof.
+	ErrNoProofs = errorsmod.Register(ModuleName, 31, "no proofs to submit: a MsgSubmitProofs needs at least one proof")
 )

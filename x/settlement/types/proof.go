@@ -18,6 +18,19 @@ const (
 	MaxAgentVersionLength = 64
 )
 
+// ValidateBasic checks the proof count before any state is read: baseapp
+// and the CLI run it, so an empty message is refused as empty, with its own
+// error, and not by the keeper's 1..MaxProofsPerMsg bound as "too many".
+func (m *MsgSubmitProofs) ValidateBasic() error {
+	switch n := len(m.Proofs); {
+	case n == 0:
+		return ErrNoProofs
+	case n > MaxProofsPerMsg:
+		return errorsmod.Wrapf(ErrTooManyProofs, "%d proofs, at most %d", n, MaxProofsPerMsg)
+	}
+	return nil
+}
+
 // ValidateBasic checks a proof on its own, before any state is read.
 func (p ExecutionProof) ValidateBasic() error {
 	if p.LeaseId == 0 {
