@@ -31,6 +31,8 @@ func TestCLIMessages(t *testing.T) {
 		usage bool
 	}{
 		{"tx provider bond -1ugpu --from a", `Error: amount: "-1ugpu" must be positive`, false},
+		{"tx provider bond 100 --from a", `Error: amount: "100" has no denom: write it like 100ugpu`, false},
+		{"tx provider unbond 2.5 --from a", `Error: amount: "2.5" has no denom: write it like 2.5ugpu`, false},
 		{"tx auction close-lease -1 --from a", `Error: lease-id: "-1" must be a non-negative integer`, false},
 		{"tx auction close-lease --from a -- -1", `Error: lease-id: "-1" must be a non-negative integer`, false},
 		{"tx auction close-lease abc --from a", `Error: lease-id: "abc" is not a number`, false},

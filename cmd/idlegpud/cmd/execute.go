@@ -85,7 +85,13 @@ var (
 	// autocli parses positional arguments as flags named by their index.
 	positionalRe = regexp.MustCompile(`^invalid argument "(.*)" for "--(\d+)" flag: (.*)$`)
 	negativeRe   = regexp.MustCompile(`^-[0-9]`)
+	// a coin's amount written alone, without its denom ("100", "2.5").
+	bareAmountRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 )
+
+// noDenomCause is what autocli's coin parser says of a coin that does not
+// read <amount><denom>: for a bare number, the denom is what is missing.
+const noDenomCause = "invalid input format"
 
 // Message is the one line an error prints as: no source paths, and a bad
 // positional argument named as the command's usage names it.
@@ -107,6 +113,8 @@ func Message(cmd *cobra.Command, err error) string {
 		return fmt.Sprintf("%s: %q is not a number", name, value)
 	case negativeRe.MatchString(value):
 		return fmt.Sprintf("%s: %q must be positive", name, value)
+	case cause == noDenomCause && bareAmountRe.MatchString(value):
+		return fmt.Sprintf("%s: %q has no denom: write it like %s%s", name, value, value, app.BondDenom)
 	}
 	return fmt.Sprintf("%s: %q: %s", name, value, cause)
 }
