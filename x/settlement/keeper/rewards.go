@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"cosmossdk.io/collections"
 	errorsmod "cosmossdk.io/errors"
@@ -70,7 +71,17 @@ func (m msgServer) ClaimRewards(ctx context.Context, msg *types.MsgClaimRewards)
 		}
 	}
 	if claim.IsZero() {
-		return nil, errorsmod.Wrapf(types.ErrNoRewards, "%s has no rewards to claim", msg.Operator)
+		// Name what was asked for and what is held: "--denoms foo" against
+		// rewards in uusdc is a wrong denom, not an empty purse.
+		held := "no rewards held"
+		if !all.IsZero() {
+			held = "rewards held: " + all.String()
+		}
+		if len(msg.Denoms) == 0 {
+			return nil, errorsmod.Wrapf(types.ErrNoRewards, "%s has no rewards to claim (%s)", msg.Operator, held)
+		}
+		return nil, errorsmod.Wrapf(types.ErrNoRewards, "%s has no rewards in %s to claim (%s)",
+			msg.Operator, strings.Join(msg.Denoms, ", "), held)
 	}
 	for _, c := range claim {
 		if err := m.Rewards.Remove(ctx, collections.Join(sdk.AccAddress(op), c.Denom)); err != nil {
