@@ -9,7 +9,6 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
-	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 // PlaceBid records (or replaces) a provider's bid on an OPEN job. The bid
@@ -141,48 +140,4 @@ func (k Keeper) openJob(ctx context.Context, id uint64) (types.Job, error) {
 		return job, errorsmod.Wrapf(types.ErrBidDeadlinePassed, "job %d cleared at height %d", id, job.BidDeadline)
 	}
 	return job, nil
-}
-
-// eligible returns the provider's reliability when it may serve tier: it is
-// ACTIVE and its reliability is positive and at least the tier's floor.
-func (k Keeper) eligible(ctx context.Context, provider sdk.AccAddress, tier types.Tier, params types.Params) (uint32, error) {
-	r, err := k.activeReliability(ctx, provider)
-	if err != nil {
-		return 0, err
-	}
-	if r < params.MinReliability(tier) {
-		return 0, errorsmod.Wrapf(types.ErrProviderNotEligible, "%s has reliability %d bps, %s needs %d", provider, r, tier, params.MinReliability(tier))
-	}
-	return r, nil
-}
-
-// activeReliability returns an ACTIVE provider's reliability, or
-// ErrProviderNotEligible when it is not ACTIVE or has none.
-func (k Keeper) activeReliability(ctx context.Context, provider sdk.AccAddress) (uint32, error) {
-	p, err := k.providers.Provider(ctx, provider)
-	if err != nil {
-		return 0, err
-	}
-	if p.Status != providertypes.PROVIDER_STATUS_ACTIVE {
-		return 0, errorsmod.Wrapf(types.ErrProviderNotEligible, "%s is %s", p.Operator, p.Status)
-	}
-	r, err := k.providers.Reliability(ctx, provider)
-	if err != nil {
-		return 0, err
-	}
-	if r == 0 {
-		return 0, errorsmod.Wrapf(types.ErrProviderNotEligible, "%s has reliability 0", p.Operator)
-	}
-	return r, nil
-}
-
-// Eligible returns a provider's reliability if it may serve (or bid on)
-// a job of tier now: ACTIVE, and reliability ≥ the tier's floor; else
-// ErrProviderNotEligible.
-func (k Keeper) Eligible(ctx context.Context, provider sdk.AccAddress, tier types.Tier) (uint32, error) {
-	params, err := k.Params.Get(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return k.eligible(ctx, provider, tier, params)
 }

@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,17 +11,14 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	"github.com/idlegpu/idlegpu/x/internal/duequeue"
-	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
 // resolve gives an audit its verdict. CORRECT, BAD_REVEAL and UNREVEALED
 // credit the fee to the provider's rewards; WRONG and TIMED_OUT return it to
-// the auditor and judge the provider fraudulent like a fraud report: every
-// live lease ends SLASHED, slash_fraud (the auditor gets the reporter's
-// share), tombstone — unless an earlier verdict tombstoned it already.
+// the auditor and convict the provider as a fraud report does (convict: the
+// auditor gets the reporter's share) — unless an earlier verdict did.
 func (k Keeper) resolve(ctx context.Context, a types.Audit, verdict types.AuditStatus, params types.Params) (sdk.Coin, error) {
 	provider, err := k.addressCodec.StringToBytes(a.Provider)
 	if err != nil {
@@ -47,18 +45,14 @@ func (k Keeper) resolve(ctx context.Context, a types.Audit, verdict types.AuditS
 		if err := k.bank.SendCoinsFromModuleToAccount(ctx, types.ModuleName, auditor, sdk.NewCoins(a.Fee)); err != nil {
 			return sdk.Coin{}, err
 		}
-		p, err := k.providers.Provider(ctx, provider)
+		reason := fmt.Sprintf("provider failed audit %d (%s)", a.Id, verdict)
+		slashed, failed, err = k.convict(ctx, provider, auditor, reason)
+		if errors.Is(err, types.ErrAlreadyTombstoned) {
+			// An earlier verdict judged it: the auditor is refunded, no second slash.
+			slashed, failed, err = sdk.Coin{Amount: sdkmath.ZeroInt()}, 0, nil
+		}
 		if err != nil {
 			return sdk.Coin{}, err
-		}
-		if p.Status != providertypes.PROVIDER_STATUS_TOMBSTONED {
-			reason := fmt.Sprintf("provider failed audit %d (%s)", a.Id, verdict)
-			if failed, err = k.auction.EndProviderLeases(ctx, provider, auctiontypes.LEASE_STATUS_SLASHED, reason); err != nil {
-				return sdk.Coin{}, err
-			}
-			if slashed, err = k.providers.PunishFraud(ctx, provider, auditor); err != nil {
-				return sdk.Coin{}, err
-			}
 		}
 	default:
 		return sdk.Coin{}, fmt.Errorf("audit %d: %s is not a verdict", a.Id, verdict)

@@ -9,17 +9,14 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
-	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
 // ReportFraud judges a fraud report: the sample must sit under the stored
 // proof's samples_root at leaf_index (the tree's size comes from the proof's
 // own sample counts, never from the reporter) and contradict the proof's
-// summary. Then the provider is slashed slash_fraud (the reporter gets its
-// share), tombstoned, and every live lease of it ends SLASHED (renters get
-// the unpaid rest back). The proof record is dropped, so one lie is judged
+// summary. Then the provider is convicted (convict: the reporter gets the
+// reporter's share) and the proof record is dropped, so one lie is judged
 // once. A sample that agrees with the proof changes nothing.
 func (m msgServer) ReportFraud(ctx context.Context, msg *types.MsgReportFraud) (*types.MsgReportFraudResponse, error) {
 	reporter, err := m.addressCodec.StringToBytes(msg.Reporter)
@@ -49,22 +46,11 @@ func (m msgServer) ReportFraud(ctx context.Context, msg *types.MsgReportFraud) (
 	if err != nil {
 		return nil, err
 	}
-	p, err := m.providers.Provider(ctx, provider)
+	slashed, n, err := m.convict(ctx, provider, reporter, "provider proven fraudulent: "+why)
 	if err != nil {
 		return nil, err
-	}
-	if p.Status == providertypes.PROVIDER_STATUS_TOMBSTONED {
-		return nil, errorsmod.Wrapf(types.ErrAlreadyTombstoned, "%s was already judged", rec.Provider)
 	}
 	if err := m.dropProof(ctx, rec); err != nil {
-		return nil, err
-	}
-	n, err := m.auction.EndProviderLeases(ctx, provider, auctiontypes.LEASE_STATUS_SLASHED, "provider proven fraudulent: "+why)
-	if err != nil {
-		return nil, err
-	}
-	slashed, err := m.providers.PunishFraud(ctx, provider, reporter)
-	if err != nil {
 		return nil, err
 	}
 	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventFraudProven{
