@@ -14,7 +14,6 @@ import (
 	"github.com/idlegpu/idlegpu/x/auction/keeper"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	modulev1 "github.com/idlegpu/idlegpu/x/auction/types/module"
-	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
 func init() {
@@ -35,6 +34,9 @@ type ModuleInputs struct {
 	// calls, through the narrow interfaces it declares.
 	ProviderKeeper types.ProviderKeeper
 	OfferKeeper    types.OfferKeeper
+	// Payee is the module account lease payments go to, provided by the
+	// module that settles leases (x/settlement).
+	Payee types.LeasePayee
 }
 
 // ModuleOutputs are what the module gives the app container.
@@ -56,8 +58,7 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 		panic(err)
 	}
 
-	// Lease payments go to x/settlement, which credits each provider.
 	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.BankKeeper, in.ProviderKeeper, in.OfferKeeper,
-		settlementtypes.ModuleName, authorityAddr)
+		in.Payee, authorityAddr)
 	return ModuleOutputs{Keeper: k, Module: NewAppModule(k, in.OfferKeeper)}
 }

@@ -11,13 +11,14 @@ import (
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	"github.com/idlegpu/idlegpu/x/settlement/keeper"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 	modulev1 "github.com/idlegpu/idlegpu/x/settlement/types/module"
 )
 
 func init() {
-	appconfig.RegisterModule(&modulev1.Module{}, appconfig.Provide(ProvideModule), appconfig.Invoke(InvokeSetAuctionHooks, InvokeSetOfferHolds))
+	appconfig.RegisterModule(&modulev1.Module{}, appconfig.Provide(ProvideModule, ProvideLeasePayee), appconfig.Invoke(InvokeSetAuctionHooks, InvokeSetOfferHolds))
 }
 
 // ModuleInputs are what the app container gives the module.
@@ -58,6 +59,13 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.BankKeeper, in.AuctionKeeper, in.ProviderKeeper, in.OfferKeeper,
 		authtypes.FeeCollectorName, authorityAddr)
 	return ModuleOutputs{Keeper: k, Module: NewAppModule(k, in.ProviderKeeper, in.OfferKeeper)}
+}
+
+// ProvideLeasePayee makes this module's account the one x/auction pays
+// leases' proven time to: settlement credits each provider from it and
+// takes the protocol fee.
+func ProvideLeasePayee() auctiontypes.LeasePayee {
+	return auctiontypes.LeasePayee{Module: types.ModuleName}
 }
 
 // InvokeSetAuctionHooks gives x/auction settlement's lease hooks: a lease's

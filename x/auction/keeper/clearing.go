@@ -46,10 +46,9 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 	for i, w := range out.Winners {
 		gpus[i] = uint32(len(w.GPUs))
 	}
-	allot := types.Allotments(price, gpus, spec.DurationSeconds)
-	var total sdkmath.Int = sdkmath.ZeroInt()
-	for _, a := range allot {
-		total = total.Add(a.Amount)
+	allot, err := k.allot(ctx, job, price, gpus) // the surplus goes back now
+	if err != nil {
+		return err
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	for i, w := range out.Winners {
@@ -74,10 +73,6 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 			return err
 		}
 		job.LeaseIds = append(job.LeaseIds, id)
-	}
-	// Refund at once everything above ceil(price × gpus × duration / 3600).
-	if err := k.refund(ctx, job.Id, 0, job.Renter, job.Deposit.SubAmount(total)); err != nil {
-		return err
 	}
 	job.Status = types.JOB_STATUS_MATCHED
 	job.ClearingPrice = price
@@ -114,10 +109,10 @@ func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Para
 		if err != nil {
 			return nil, err
 		}
-		provider, r := p.addr, p.reliability
-		if r == 0 || r < params.MinReliability(spec.Tier) {
+		if !serves(params, spec.Tier, p.reliability) {
 			continue // jailed, tombstoned or less reliable since it bid
 		}
+		provider, r := p.addr, p.reliability
 		bq := q
 		bq.GPUCount, bq.AllowSplit = b.GpuCount, false
 		c, fits, err := k.offers.Fit(ctx, b.OfferId, bq)
@@ -148,7 +143,7 @@ func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Para
 		if err != nil {
 			return true, err
 		}
-		if p.reliability == 0 || p.reliability < params.MinReliability(spec.Tier) {
+		if !serves(params, spec.Tier, p.reliability) {
 			return false, nil // not ACTIVE, or not reliable enough for the tier
 		}
 		cands = append(cands, types.Candidate{
@@ -203,38 +198,6 @@ func (s *stopRule) refresh(cands []types.Candidate) {
 // above reports price > ru.price × 10000 / ru.reliability, cross-multiplied.
 func above(price sdkmath.Int, ru *types.Candidate) bool {
 	return price.MulRaw(int64(ru.Reliability)).GT(ru.Price.MulRaw(10000))
-}
-
-// providerSeen is a provider as clearing needs it: its address bytes and
-// reliability, 0 when it is not ACTIVE.
-type providerSeen struct {
-	addr        sdk.AccAddress
-	reliability uint32
-}
-
-// providerCache holds the providers one EndBlock's clearings have looked
-// up: clearing changes no provider's status or reliability, and a large
-// market shows each job many offers of the same providers.
-type providerCache map[string]providerSeen
-
-// providerOf returns a provider's address and reliability through pc.
-func (k Keeper) providerOf(ctx context.Context, pc providerCache, operator string) (providerSeen, error) {
-	if p, ok := pc[operator]; ok {
-		return p, nil
-	}
-	addr, err := k.storedAddress(operator)
-	if err != nil {
-		return providerSeen{}, err
-	}
-	r, err := k.activeReliability(ctx, addr)
-	if errors.Is(err, types.ErrProviderNotEligible) {
-		r = 0
-	} else if err != nil {
-		return providerSeen{}, err
-	}
-	p := providerSeen{addr, r}
-	pc[operator] = p
-	return p, nil
 }
 
 // clearDue clears the OPEN jobs whose deadline has come, oldest first, at

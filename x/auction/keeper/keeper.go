@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -23,7 +24,7 @@ type Keeper struct {
 	bank         types.BankKeeper
 	providers    types.ProviderKeeper
 	offers       types.OfferKeeper
-	// payee is the module account PayLease pays (x/settlement, which credits providers).
+	// payee is the module account PayLeases pays (injected: the settling module).
 	payee string
 	// hooks is shared by every copy of the keeper, so SetHooks after the
 	// app is wired reaches the copies other modules hold.
@@ -61,13 +62,16 @@ type Keeper struct {
 }
 
 // NewKeeper returns the x/auction keeper; payee is the module account lease
-// payments go to. It panics on an invalid authority because that is a
-// wiring bug, caught when the app starts.
+// payments go to. It panics on an invalid authority or an empty payee
+// because that is a wiring bug, caught when the app starts.
 func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, addressCodec address.Codec,
-	bank types.BankKeeper, providers types.ProviderKeeper, offers types.OfferKeeper, payee, authority string,
+	bank types.BankKeeper, providers types.ProviderKeeper, offers types.OfferKeeper, payee types.LeasePayee, authority string,
 ) Keeper {
 	if _, err := addressCodec.StringToBytes(authority); err != nil {
 		panic(fmt.Errorf("invalid %s authority address %q: %w", types.ModuleName, authority, err))
+	}
+	if payee.Module == "" {
+		panic(fmt.Errorf("%s: no module account to pay leases to", types.ModuleName))
 	}
 
 	sb := collections.NewSchemaBuilder(storeService)
@@ -77,7 +81,7 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		bank:         bank,
 		providers:    providers,
 		offers:       offers,
-		payee:        payee,
+		payee:        payee.Module,
 		hooks:        &leaseHooks{},
 		authority:    authority,
 		Params:       collections.NewItem(sb, types.ParamsKey, "params", codec.CollValue[types.Params](cdc)),
@@ -123,23 +127,27 @@ func (k Keeper) SetHooks(h types.LeaseHooks) {
 	k.hooks.h = h
 }
 
+// The lease hooks are required: without them nobody settles a lease's
+// epochs, so a missing hook is a wiring error, not a lease that ends unpaid.
+var errNoLeaseHooks = errors.New("x/auction: lease hooks are not set (the app wires x/settlement's)")
+
 func (k Keeper) afterLeaseStarted(ctx context.Context, l types.Lease) error {
-	if k.hooks == nil || k.hooks.h == nil {
-		return nil
+	if k.hooks.h == nil {
+		return errNoLeaseHooks
 	}
 	return k.hooks.h.AfterLeaseStarted(ctx, l)
 }
 
 func (k Keeper) afterLeaseStopped(ctx context.Context, l types.Lease) error {
-	if k.hooks == nil || k.hooks.h == nil {
-		return k.EndLease(ctx, l.Id, l.FinalStatus, l.Reason) // nobody settles epochs
+	if k.hooks.h == nil {
+		return errNoLeaseHooks
 	}
 	return k.hooks.h.AfterLeaseStopped(ctx, l)
 }
 
 func (k Keeper) afterLeaseEnded(ctx context.Context, l types.Lease) error {
-	if k.hooks == nil || k.hooks.h == nil {
-		return nil
+	if k.hooks.h == nil {
+		return errNoLeaseHooks
 	}
 	return k.hooks.h.AfterLeaseEnded(ctx, l)
 }

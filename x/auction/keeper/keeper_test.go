@@ -85,7 +85,16 @@ func (s *KeeperTestSuite) TestNewKeeperRejectsBadAuthority() {
 		s.Require().True(ok, "NewKeeper must panic with an error")
 		s.Require().ErrorContains(err, `invalid auction authority address "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn"`)
 	}()
-	keeper.NewKeeper(nil, nil, s.addrCodec, nil, nil, nil, settlementtypes.ModuleName, "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn")
+	keeper.NewKeeper(nil, nil, s.addrCodec, nil, nil, nil, types.LeasePayee{Module: settlementtypes.ModuleName}, "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn")
+}
+
+func (s *KeeperTestSuite) TestNewKeeperRejectsNoPayee() {
+	defer func() {
+		err, ok := recover().(error)
+		s.Require().True(ok, "NewKeeper must panic with an error")
+		s.Require().ErrorContains(err, "no module account to pay leases to")
+	}()
+	keeper.NewKeeper(nil, nil, s.addrCodec, nil, nil, nil, types.LeasePayee{}, s.addr(s.accs[0].Address))
 }
 
 // --- helpers ---

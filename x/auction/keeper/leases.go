@@ -3,11 +3,9 @@ package keeper
 import (
 	"context"
 	"slices"
-	"time"
 
 	"cosmossdk.io/collections"
 	errorsmod "cosmossdk.io/errors"
-	sdkmath "cosmossdk.io/math"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
@@ -26,66 +24,6 @@ func live(l types.Lease) bool {
 // early (PENDING or ACTIVE).
 func running(l types.Lease) bool {
 	return l.Status == types.LEASE_STATUS_PENDING || l.Status == types.LEASE_STATUS_ACTIVE
-}
-
-// PayLease pays a lease what it has earned up to until (clamped to its
-// start and end): floor(price × gpus × elapsed / 3600) − paid, from escrow
-// to the payee module (x/settlement credits the provider). Cumulative, so
-// rounding never drifts and the last payment settles to the unit. Returns
-// the payment (zero when nothing new is due).
-func (k Keeper) PayLease(ctx context.Context, leaseID uint64, until time.Time) (sdk.Coin, error) {
-	pay, err := k.AccrueLease(ctx, leaseID, until)
-	if err != nil {
-		return sdk.Coin{}, err
-	}
-	return pay, k.ReleaseEscrow(ctx, sdk.NewCoins(pay))
-}
-
-// AccrueLease is PayLease without the transfer: the lease is marked paid up
-// to until and the payment is returned, still in escrow. A caller settling
-// many leases in one message accrues each and moves the sum with one
-// ReleaseEscrow (one bank transfer and its events instead of one per
-// lease); it must release exactly what it accrued, in the same message.
-func (k Keeper) AccrueLease(ctx context.Context, leaseID uint64, until time.Time) (sdk.Coin, error) {
-	l, err := k.Lease(ctx, leaseID)
-	if err != nil {
-		return sdk.Coin{}, err
-	}
-	switch l.Status {
-	case types.LEASE_STATUS_ACTIVE:
-	case types.LEASE_STATUS_CLOSING:
-		if until.After(l.EndedAt) { // its clock stopped there
-			until = l.EndedAt
-		}
-	default:
-		return sdk.Coin{}, errorsmod.Wrapf(types.ErrInvalidLeaseState, "lease %d is %s", leaseID, l.Status)
-	}
-	due := types.Due(l.Price, uint32(len(l.GpuUuids)), elapsedSeconds(l, until))
-	pay := due.Sub(l.Paid)
-	if !pay.IsPositive() {
-		return sdk.NewCoin(l.Price.Denom, sdkmath.ZeroInt()), nil
-	}
-	l.Paid = due
-	if err := k.Leases.Set(ctx, l.Id, l); err != nil {
-		return sdk.Coin{}, err
-	}
-	return pay, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeasePaid{LeaseId: l.Id, Amount: pay, Paid: due})
-}
-
-// ReleaseEscrow moves accrued lease payments from escrow to the payee.
-func (k Keeper) ReleaseEscrow(ctx context.Context, amt sdk.Coins) error {
-	if amt.IsZero() {
-		return nil
-	}
-	return k.bank.SendCoinsFromModuleToModule(ctx, types.EscrowAccount, k.payee, amt)
-}
-
-// elapsedSeconds is the whole seconds of l's run up to until, within [0, duration].
-func elapsedSeconds(l types.Lease, until time.Time) uint64 {
-	if !until.After(l.Start) {
-		return 0
-	}
-	return min(uint64(until.Sub(l.Start)/time.Second), l.DurationSeconds)
 }
 
 // EndLease ends a live lease for good with status (COMPLETED, CLOSED,
@@ -158,7 +96,7 @@ func (k Keeper) endLease(ctx context.Context, leaseID uint64, status types.Lease
 		}
 		l.EndedAt = sdk.UnwrapSDKContext(ctx).BlockTime()
 	}
-	if err := k.refund(ctx, l.JobId, l.Id, l.Renter, l.Escrow.Sub(l.Paid)); err != nil {
+	if err := k.refundLease(ctx, l); err != nil {
 		return err
 	}
 	provider, err := k.storedAddress(l.Provider)

@@ -6,10 +6,13 @@ import (
 	sdkmath "cosmossdk.io/math"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
+	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
+	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
 // TestInstantClearingSecondPrice: a job with no bid window clears in the
@@ -83,21 +86,21 @@ func (s *KeeperTestSuite) TestLeaseLifecyclePaysExactly() {
 	s.Require().Equal("2000002uusdc", l.Escrow.String())
 
 	// Paying before the start is refused; the agent starts the lease.
-	_, err := s.keeper.PayLease(s.ctx, l.Id, s.ctx.BlockTime())
+	_, err := s.pay(l.Id, s.ctx.BlockTime())
 	s.Require().ErrorIs(err, types.ErrInvalidLeaseState)
 	_, err = s.msgServer.StartLease(s.ctx, &types.MsgStartLease{Signer: s.operator(5), LeaseId: l.Id}) // the agent
 	s.Require().NoError(err)
 	start := s.ctx.BlockTime()
 
 	// 1 s in: floor(1000001 / 3600) = 277. 1001 s in: floor(1000001 × 1001 / 3600) = 278055; paid 277 → 277778 more.
-	paid, err := s.keeper.PayLease(s.ctx, l.Id, start.Add(time.Second))
+	paid, err := s.pay(l.Id, start.Add(time.Second))
 	s.Require().NoError(err)
 	s.Require().Equal("277uusdc", paid.String())
-	paid, err = s.keeper.PayLease(s.ctx, l.Id, start.Add(1001*time.Second))
+	paid, err = s.pay(l.Id, start.Add(1001*time.Second))
 	s.Require().NoError(err)
 	s.Require().Equal("277778uusdc", paid.String())
 	// Paying again for the same instant pays nothing.
-	paid, err = s.keeper.PayLease(s.ctx, l.Id, start.Add(1001*time.Second))
+	paid, err = s.pay(l.Id, start.Add(1001*time.Second))
 	s.Require().NoError(err)
 	s.Require().True(paid.IsZero())
 	s.Require().Equal(sdkmath.NewInt(278_055), s.payeeUSDC())
@@ -137,7 +140,7 @@ func (s *KeeperTestSuite) TestFullDurationSettlesToTheUnit() {
 	start := s.ctx.BlockTime()
 	total := sdkmath.ZeroInt()
 	for sec := 1; sec <= 9; sec++ { // past the 5 s end
-		p, err := s.keeper.PayLease(s.ctx, l.Id, start.Add(time.Duration(sec)*time.Second))
+		p, err := s.pay(l.Id, start.Add(time.Duration(sec)*time.Second))
 		s.Require().NoError(err)
 		total = total.Add(p.Amount)
 	}
@@ -375,7 +378,7 @@ func (s *KeeperTestSuite) TestCancelJob() {
 	lid := s.job(id).LeaseIds[0]
 	_, err = s.msgServer.StartLease(s.ctx, &types.MsgStartLease{Signer: s.operator(0), LeaseId: lid})
 	s.Require().NoError(err)
-	_, err = s.keeper.PayLease(s.ctx, lid, s.ctx.BlockTime().Add(time.Hour))
+	_, err = s.pay(lid, s.ctx.BlockTime().Add(time.Hour))
 	s.Require().NoError(err)
 	_, err = s.msgServer.CancelJob(s.ctx, &types.MsgCancelJob{Renter: s.operator(renter), JobId: id})
 	s.Require().NoError(err)
@@ -558,4 +561,64 @@ func (s *KeeperTestSuite) TestBidLimitAndCount() {
 	s.Require().NoError(err)
 	s.Require().Empty(bids)
 	s.Require().NoError(s.keeper.CheckInvariants(s.ctx))
+}
+
+// pay pays one lease its time up to until through PayLeases, as
+// x/settlement does for one proof.
+func (s *KeeperTestSuite) pay(leaseID uint64, until time.Time) (sdk.Coin, error) {
+	var paid sdk.Coin
+	_, err := s.keeper.PayLeases(s.ctx, func(pay types.PayFunc) error {
+		var err error
+		paid, err = pay(leaseID, until)
+		return err
+	})
+	return paid, err
+}
+
+// TestPayLeasesMovesExactlyWhatItPaid: two leases paid in one call move
+// their sum to the payee in one transfer; a settle that fails after paying
+// moves nothing to the payee (the tx that ran it fails with it).
+func (s *KeeperTestSuite) TestPayLeasesMovesExactlyWhatItPaid() {
+	s.provider(0, "eu-de", 2, 10000, 3_600_000) // 1000 uusdc per GPU-second
+	renter := 3
+	a := s.post(renter, spec(1, 3_600_000, 0))
+	b := s.post(renter, spec(1, 3_600_000, 0))
+	s.endBlock(time.Second)
+	la, lb := s.job(a).LeaseIds[0], s.job(b).LeaseIds[0]
+	for _, id := range []uint64{la, lb} {
+		_, err := s.msgServer.StartLease(s.ctx, &types.MsgStartLease{Signer: s.operator(0), LeaseId: id})
+		s.Require().NoError(err)
+	}
+	start := s.ctx.BlockTime()
+	escrowBefore := s.escrowUSDC()
+
+	paid, err := s.keeper.PayLeases(s.ctx, func(pay types.PayFunc) error {
+		if _, err := pay(la, start.Add(10*time.Second)); err != nil {
+			return err
+		}
+		_, err := pay(lb, start.Add(25*time.Second))
+		return err
+	})
+	s.Require().NoError(err)
+	s.Require().Equal("35000uusdc", paid.String())
+	s.Require().Equal(sdkmath.NewInt(35_000), s.payeeUSDC())
+	s.Require().Equal(escrowBefore.SubRaw(35_000), s.escrowUSDC())
+	s.Require().Equal("10000uusdc", s.lease(la).Paid.String())
+	s.Require().Equal("25000uusdc", s.lease(lb).Paid.String())
+
+	// A settle that fails after paying one lease: PayLeases returns before
+	// any transfer (the failed tx then discards the accrual, as the cached
+	// context here is discarded).
+	cctx, _ := s.ctx.CacheContext()
+	_, err = s.keeper.PayLeases(cctx, func(pay types.PayFunc) error {
+		if _, err := pay(la, start.Add(20*time.Second)); err != nil {
+			return err
+		}
+		_, err := pay(99, start.Add(20*time.Second))
+		return err
+	})
+	payee := s.app.BankKeeper.GetBalance(cctx, authtypes.NewModuleAddress(settlementtypes.ModuleName), app.USDCDenom)
+	s.Require().Equal(sdkmath.NewInt(35_000), payee.Amount, "nothing moved for the failed settle")
+	s.Require().ErrorIs(err, types.ErrLeaseNotFound)
+	s.Require().Equal(sdkmath.NewInt(35_000), s.payeeUSDC())
 }

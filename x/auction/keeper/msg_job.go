@@ -33,12 +33,9 @@ func (m msgServer) PostJob(ctx context.Context, msg *types.MsgPostJob) (*types.M
 	if !ok {
 		return nil, errorsmod.Wrapf(types.ErrDenomNotAccepted, "%s", msg.Spec.MaxPrice.Denom)
 	}
-	deposit := types.Deposit(msg.Spec.MaxPrice, msg.Spec.GpuCount, msg.Spec.DurationSeconds)
-	if have := m.bank.SpendableCoin(ctx, renter, deposit.Denom); have.IsLT(deposit) {
-		return nil, errorsmod.Wrapf(types.ErrInsufficientFunds, "deposit %s, spendable %s", deposit, have)
-	}
-	if err := m.bank.SendCoinsFromAccountToModule(ctx, renter, types.EscrowAccount, sdk.NewCoins(deposit)); err != nil {
-		return nil, errorsmod.Wrap(types.ErrInsufficientFunds, err.Error())
+	deposit, err := m.deposit(ctx, renter, msg.Spec)
+	if err != nil {
+		return nil, err
 	}
 
 	id, err := m.JobSeq.Next(ctx)

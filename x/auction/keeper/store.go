@@ -53,23 +53,6 @@ func (k Keeper) actsFor(ctx context.Context, signer sdk.AccAddress, provider str
 	return k.providers.IsAuthorized(ctx, addr, signer)
 }
 
-// refund pays amount from escrow back to the renter and says so.
-func (k Keeper) refund(ctx context.Context, jobID, leaseID uint64, renter string, amount sdk.Coin) error {
-	if !amount.IsPositive() {
-		return nil
-	}
-	addr, err := k.storedAddress(renter)
-	if err != nil {
-		return err
-	}
-	if err := k.bank.SendCoinsFromModuleToAccount(ctx, types.EscrowAccount, addr, sdk.NewCoins(amount)); err != nil {
-		return err
-	}
-	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEscrowRefunded{
-		JobId: jobID, LeaseId: leaseID, Renter: renter, Amount: amount,
-	})
-}
-
 // dropBids removes every bid on a job (bounded by max_bids_per_job).
 func (k Keeper) dropBids(ctx context.Context, job *types.Job) error {
 	if job.Bids == 0 {

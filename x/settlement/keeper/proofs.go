@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -39,18 +40,21 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 	if err != nil {
 		return nil, err
 	}
-	var paid, fees sdk.Coins
-	for i, p := range msg.Proofs {
-		pay, fee, err := m.settleProof(ctx, msg.Provider, provider, p, params)
-		if err != nil {
-			return nil, errorsmod.Wrapf(err, "proof %d (lease %d, epoch %d)", i, p.LeaseId, p.Epoch)
+	// x/auction pays the proven time of every proof into this module in one
+	// transfer per message, not one per proof: the same sums, a tenth of
+	// the state machine's work and of the events every node indexes.
+	var fees sdk.Coins
+	paid, err := m.auction.PayLeases(ctx, func(pay auctiontypes.PayFunc) error {
+		for i, p := range msg.Proofs {
+			fee, err := m.settleProof(ctx, msg.Provider, provider, p, params, pay)
+			if err != nil {
+				return errorsmod.Wrapf(err, "proof %d (lease %d, epoch %d)", i, p.LeaseId, p.Epoch)
+			}
+			fees = fees.Add(fee)
 		}
-		paid, fees = paid.Add(pay), fees.Add(fee)
-	}
-	// The coins move once per message, not once per proof: the same sums,
-	// a tenth of the state machine's work and of the events every node
-	// indexes and stores.
-	if err := m.auction.ReleaseEscrow(ctx, paid); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if !fees.IsZero() {
@@ -67,91 +71,88 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 }
 
 // settleProof verifies one proof against the chain
-// (x/settlement/README.md, "Messages") and accrues its epoch's payment and fee (the
-// caller moves the coins: escrow → this module, take_rate to the fee
-// collector, the rest to the provider's rewards). A lease is judged by the
+// (x/settlement/README.md, "Messages"), reports the lease's proven time to
+// x/auction through pay and returns the epoch's fee (the caller moves the
+// coins: take_rate to the fee collector, the rest to the provider's rewards). A lease is judged by the
 // params it started with. The last epoch ends the lease. provider is the
 // message's address, addr the same decoded once per message.
-func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAddress, p types.ExecutionProof, params types.Params) (pay, fee sdk.Coin, err error) {
+func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAddress, p types.ExecutionProof, params types.Params, pay auctiontypes.PayFunc) (fee sdk.Coin, err error) {
 	if err := p.ValidateBasic(); err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
+		return sdk.Coin{}, err
 	}
 	lease, err := k.auction.Lease(ctx, p.LeaseId)
 	if err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
+		return sdk.Coin{}, err
 	}
 	if lease.Provider != provider {
-		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrUnauthorized, "lease %d is %s's", lease.Id, lease.Provider)
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrUnauthorized, "lease %d is %s's", lease.Id, lease.Provider)
 	}
 	if !settling(lease) {
-		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrLeaseNotActive, "lease %d is %s", lease.Id, lease.Status)
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrLeaseNotActive, "lease %d is %s", lease.Id, lease.Status)
 	}
 	prog, err := k.progress(ctx, lease, params)
 	if err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
+		return sdk.Coin{}, err
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	from, to, ok := prog.Window(lease.Start, p.Epoch)
 	switch {
 	case !ok:
-		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "lease %d has %d epochs", lease.Id, prog.Epochs())
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "lease %d has %d epochs", lease.Id, prog.Epochs())
 	case p.Epoch < prog.NextEpoch:
-		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochProven, "lease %d is settled up to epoch %d", lease.Id, prog.NextEpoch)
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochProven, "lease %d is settled up to epoch %d", lease.Id, prog.NextEpoch)
 	case to.After(now):
-		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochNotEnded, "epoch %d ends at %s", p.Epoch, to)
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochNotEnded, "epoch %d ends at %s", p.Epoch, to)
 	case p.Epoch > prog.NextEpoch:
-		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochOutOfOrder, "prove epoch %d first", prog.NextEpoch)
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochOutOfOrder, "prove epoch %d first", prog.NextEpoch)
 	case !p.WindowStart.Equal(from) || !p.WindowEnd.Equal(to):
-		return sdk.Coin{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "epoch %d is [%s, %s]", p.Epoch, from, to)
+		return sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "epoch %d is [%s, %s]", p.Epoch, from, to)
 	}
 	if err := k.checkChallenge(ctx, p); err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
+		return sdk.Coin{}, err
 	}
 	if err := k.checkTelemetry(ctx, lease, p, prog); err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
+		return sdk.Coin{}, err
 	}
 
 	// Pay the proven time, cumulatively: missed epochs are never paid, and
 	// the last payment settles the lease to the unit.
 	if err := k.unschedule(ctx, lease.Start, &prog); err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
+		return sdk.Coin{}, err
 	}
 	prog.ProvenSeconds += uint64(to.Sub(from) / time.Second)
 	prog.ProvenEpochs++
 	prog.NextEpoch++
 	paidBefore := lease.Paid
-	paid, err := k.auction.AccrueLease(ctx, lease.Id, lease.Start.Add(time.Duration(prog.ProvenSeconds)*time.Second))
+	paid, err := pay(lease.Id, lease.Start.Add(time.Duration(prog.ProvenSeconds)*time.Second))
 	if err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
+		return sdk.Coin{}, err
 	}
 	fee = types.EpochFee(paidBefore, paid, params.TakeRateBps)
 	if err := k.providers.RecordEpochWeighted(ctx, addr, true, params.ReliabilityWeight(paid)); err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
+		return sdk.Coin{}, err
 	}
 	prog.MissedInRow = 0
 	if err := k.storeProof(ctx, types.ProofRecord{
 		Proof: p, Provider: provider, Paid: paid, Fee: fee, SubmittedAt: now,
 	}, prog.EpochSeconds, params); err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
+		return sdk.Coin{}, err
 	}
 	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventProofAccepted{
 		LeaseId: lease.Id, Epoch: p.Epoch, Provider: provider, Paid: paid, Fee: fee, SamplesRoot: p.SamplesRoot,
 	}); err != nil {
-		return sdk.Coin{}, sdk.Coin{}, err
+		return sdk.Coin{}, err
 	}
-	return paid, fee, k.advance(ctx, lease, prog, true)
+	return fee, k.advance(ctx, lease, prog, true)
 }
 
-// progress returns a lease's settlement progress. x/auction's start hook
-// creates it; a lease started without the hook (none, once wired) starts
-// it here with the current params, and a record from before the params
-// snapshot gets the current ones.
+// progress returns a lease's settlement progress, which x/auction's start
+// hook creates; a record from before the params snapshot gets the current
+// ones.
 func (k Keeper) progress(ctx context.Context, lease auctiontypes.Lease, params types.Params) (types.LeaseProgress, error) {
 	p, err := k.Progress.Get(ctx, lease.Id)
-	if errors.Is(err, collections.ErrNotFound) {
-		p = types.LeaseProgress{LeaseId: lease.Id}
-	} else if err != nil {
-		return p, err
+	if err != nil {
+		return p, fmt.Errorf("lease %d has no settlement progress: %w", lease.Id, err)
 	}
 	p.FillUnset(params, lease.DurationSeconds)
 	return p, nil

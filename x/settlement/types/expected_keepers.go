@@ -2,7 +2,6 @@ package types
 
 import (
 	"context"
-	"time"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
@@ -24,10 +23,9 @@ type BankKeeper interface {
 // cumulative payment out of escrow, and their end.
 type AuctionKeeper interface {
 	Lease(ctx context.Context, id uint64) (auctiontypes.Lease, error)
-	// AccrueLease marks a lease paid up to until and returns the payment,
-	// still in escrow; ReleaseEscrow moves a message's accrued sum.
-	AccrueLease(ctx context.Context, leaseID uint64, until time.Time) (sdk.Coin, error)
-	ReleaseEscrow(ctx context.Context, amt sdk.Coins) error
+	// PayLeases runs settle, which reports each settled lease's proven time
+	// through pay; the sum paid moves from escrow to this module at the end.
+	PayLeases(ctx context.Context, settle func(pay auctiontypes.PayFunc) error) (sdk.Coins, error)
 	EndLease(ctx context.Context, leaseID uint64, status auctiontypes.LeaseStatus, reason string) error
 	// EndSettledLease ends a lease whose last epoch was settled.
 	EndSettledLease(ctx context.Context, leaseID uint64, lastSettledWell bool) error
