@@ -80,3 +80,36 @@ func TestCLIPostJobHelp(t *testing.T) {
 		t.Fatalf("help lacks %q or still says coming:\n%s", want, out.String())
 	}
 }
+
+// TestCLILeaseFlags: the lease commands that only talk to the provider's
+// endpoint list the flags they read (signer key, node, chain id), not the
+// tx flags of a command that broadcasts; `lease check --report` does
+// broadcast, so it keeps them.
+func TestCLILeaseFlags(t *testing.T) {
+	txOnly := []string{"--gas", "--fees", "--broadcast-mode", "--gas-prices", "--generate-only", "--sign-mode", "--fee-payer", "--dry-run", "--note"}
+	for _, sub := range []string{"send-manifest", "status", "logs", "samples", "check"} {
+		t.Run(sub, func(t *testing.T) {
+			root := cmd.NewRootCmd()
+			var out bytes.Buffer
+			root.SetOut(&out)
+			root.SetErr(&out)
+			if code := cmd.Execute(root, []string{"--home", t.TempDir(), "lease", sub, "--help"}); code != 0 {
+				t.Fatalf("exit status %d: %s", code, out.String())
+			}
+			help := out.String()
+			for _, f := range []string{"--from", "--keyring-backend", "--keyring-dir", "--node", "--chain-id"} {
+				if !strings.Contains(help, f+" ") {
+					t.Errorf("help lacks %s:\n%s", f, help)
+				}
+			}
+			if got := strings.Contains(help, "--output "); got != (sub == "samples" || sub == "check") {
+				t.Errorf("help lists --output: %t:\n%s", got, help)
+			}
+			for _, f := range txOnly {
+				if got := strings.Contains(help, f+" "); got != (sub == "check") {
+					t.Errorf("help lists %s: %t, want %t:\n%s", f, got, sub == "check", help)
+				}
+			}
+		})
+	}
+}

@@ -25,8 +25,25 @@ func leaseCommand() *cobra.Command {
 		Short: "Talk to a lease's provider: send the manifest, read status, logs and samples (--from the renter)",
 		RunE:  client.ValidateCmd,
 	}
+	samples := endpointFlags(leaseSub("samples <lease-id> <epoch>", "Fetch an epoch's raw samples, verified against the proof's samples_root on chain, as JSON", 2,
+		func(ctx context.Context, c *endpoint.Client, id uint64, args []string, cmd *cobra.Command, clientCtx client.Context) error {
+			epoch, err := strconv.ParseUint(args[1], 10, 64)
+			if err != nil {
+				return fmt.Errorf("epoch: %w", err)
+			}
+			root, err := proofRoot(ctx, clientCtx, id, epoch)
+			if err != nil {
+				return err
+			}
+			s, err := c.Samples(ctx, id, epoch, root)
+			if err != nil {
+				return err
+			}
+			return clientCtx.PrintObjectLegacy(s)
+		}))
+	samples.Flags().StringP(flags.FlagOutput, "o", flags.OutputFormatJSON, "Output format (text|json)")
 	cmd.AddCommand(
-		leaseSub("send-manifest <lease-id> <manifest.json>", "Send the job's manifest (the file hashed into the job's manifest_hash) to start the lease", 2,
+		endpointFlags(leaseSub("send-manifest <lease-id> <manifest.json>", "Send the job's manifest (the file hashed into the job's manifest_hash) to start the lease", 2,
 			func(ctx context.Context, c *endpoint.Client, id uint64, args []string, cmd *cobra.Command, _ client.Context) error {
 				b, err := os.ReadFile(args[1])
 				if err != nil {
@@ -37,8 +54,8 @@ func leaseCommand() *cobra.Command {
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "manifest accepted for lease %d\n", id)
 				return nil
-			}),
-		leaseSub("status <lease-id>", "Show the job's status", 1,
+			})),
+		endpointFlags(leaseSub("status <lease-id>", "Show the job's status", 1,
 			func(ctx context.Context, c *endpoint.Client, id uint64, _ []string, cmd *cobra.Command, _ client.Context) error {
 				st, err := c.Status(ctx, id)
 				if err != nil {
@@ -47,24 +64,9 @@ func leaseCommand() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "lease %d: %s, running %t, exit code %d, epochs proven %d %s\n",
 					st.LeaseID, st.Lease, st.Running, st.ExitCode, st.EpochsProven, st.Error)
 				return nil
-			}),
+			})),
 		logsCommand(),
-		leaseSub("samples <lease-id> <epoch>", "Fetch an epoch's raw samples, verified against the proof's samples_root on chain, as JSON", 2,
-			func(ctx context.Context, c *endpoint.Client, id uint64, args []string, cmd *cobra.Command, clientCtx client.Context) error {
-				epoch, err := strconv.ParseUint(args[1], 10, 64)
-				if err != nil {
-					return fmt.Errorf("epoch: %w", err)
-				}
-				root, err := proofRoot(ctx, clientCtx, id, epoch)
-				if err != nil {
-					return err
-				}
-				s, err := c.Samples(ctx, id, epoch, root)
-				if err != nil {
-					return err
-				}
-				return clientCtx.PrintObjectLegacy(s)
-			}),
+		samples,
 		checkCommand(),
 	)
 	return cmd
@@ -74,7 +76,7 @@ func leaseCommand() *cobra.Command {
 // serves at most endpoint.MaxLogBytes a request); where the chunk sits in
 // the log goes to stderr, so stdout is the log's bytes only.
 func logsCommand() *cobra.Command {
-	cmd := leaseSub("logs <lease-id>", "Print the job's output: its last --tail bytes (default 1 MiB), or --limit bytes from --offset", 1,
+	cmd := endpointFlags(leaseSub("logs <lease-id>", "Print the job's output: its last --tail bytes (default 1 MiB), or --limit bytes from --offset", 1,
 		func(ctx context.Context, c *endpoint.Client, id uint64, _ []string, cmd *cobra.Command, _ client.Context) error {
 			var lr endpoint.LogRange
 			var err error
@@ -99,7 +101,7 @@ func logsCommand() *cobra.Command {
 			}
 			_, err = cmd.OutOrStdout().Write(chunk.Data)
 			return err
-		})
+		}))
 	cmd.Flags().Int64("tail", 0, "print the log's last N bytes (at most 8 MiB)")
 	cmd.Flags().Int64("offset", 0, "print from this byte of the log")
 	cmd.Flags().Int64("limit", 0, "with --offset: at most N bytes (default 1 MiB, at most 8 MiB)")
@@ -109,7 +111,10 @@ func logsCommand() *cobra.Command {
 type leaseAction func(ctx context.Context, c *endpoint.Client, id uint64, args []string, cmd *cobra.Command, clientCtx client.Context) error
 
 // leaseSub builds one subcommand: it finds the lease's provider endpoint
-// and certificate pin on chain and signs with the --from key.
+// and certificate pin on chain and signs its requests with the --from key.
+// It signs no transaction, so it takes only the flags it reads (see
+// endpointFlags); a subcommand that also broadcasts one (lease check
+// --report) adds the tx flags itself.
 func leaseSub(use, short string, nargs int, act leaseAction) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use,
@@ -150,7 +155,19 @@ func leaseSub(use, short string, nargs int, act leaseAction) *cobra.Command {
 			return act(ctx, c, id, args, cmd, clientCtx)
 		},
 	}
-	flags.AddTxFlagsToCmd(cmd)
+	return cmd
+}
+
+// endpointFlags are the flags a lease subcommand reads when it signs no
+// transaction: the key that signs its requests to the endpoint, and the
+// node (and chain id) it finds the lease and provider on. The tx flags
+// (--gas, --fees, --broadcast-mode, ...) would be accepted and ignored.
+func endpointFlags(cmd *cobra.Command) *cobra.Command {
+	f := cmd.Flags()
+	f.String(flags.FlagFrom, "", "Name or address of the renter's key, which signs every request")
+	f.String(flags.FlagNode, "tcp://localhost:26657", "<host>:<port> to CometBFT rpc interface for this chain")
+	f.String(flags.FlagChainID, "", "The network chain ID (default: client.toml's, else the node's)")
+	flags.AddKeyringFlags(f)
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cosmos/cosmos-sdk/client"
+	"github.com/cosmos/cosmos-sdk/client/flags"
 	"github.com/cosmos/cosmos-sdk/client/tx"
 	"github.com/cosmos/cosmos-sdk/types/query"
 
@@ -62,6 +63,9 @@ func checkCommand() *cobra.Command {
 			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), msg)
 		})
 	cmd.Flags().Bool("report", false, "file a fraud report (MsgReportFraud, --from the reporter) for the first contradicting sample")
+	// --report broadcasts a tx: the tx flags (with --from, keyring, node and
+	// chain id) are this subcommand's.
+	flags.AddTxFlagsToCmd(cmd)
 	return cmd
 }
 
