@@ -113,3 +113,50 @@ func TestCLILeaseFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestCLIKeyringDir: --keyring-dir alone picks the keyring directory; the
+// backend comes from client.toml (test here, since the default os backend
+// needs a desktop keyring) just as from --keyring-backend.
+func TestCLIKeyringDir(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	run := func(args ...string) (int, string) {
+		root := cmd.NewRootCmd()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&out)
+		code := cmd.Execute(root, append([]string{"--home", home}, args...))
+		return code, out.String()
+	}
+	if code, out := run("keys", "add", "a", "--keyring-backend", "test", "--keyring-dir", dir); code != 0 {
+		t.Fatalf("keys add: exit status %d: %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "keyring-test", "a.info")); err != nil {
+		t.Fatalf("the key is not in --keyring-dir: %v", err)
+	}
+	// client.toml (written by the first command) names the backend.
+	toml := filepath.Join(home, "config", "client.toml")
+	bz, err := os.ReadFile(toml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := strings.Replace(string(bz), `keyring-backend = "os"`, `keyring-backend = "test"`, 1)
+	if set == string(bz) {
+		t.Fatalf("client.toml names no os keyring backend:\n%s", bz)
+	}
+	if err := os.WriteFile(toml, []byte(set), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	if code, _ := run("keys", "show", "a", "-a"); code == 0 {
+		t.Fatal("without --keyring-dir the key is found in --home: the test proves nothing")
+	}
+	for _, args := range [][]string{
+		{"keys", "show", "a", "-a", "--keyring-dir", dir},
+		{"keys", "show", "a", "-a", "--keyring-dir", dir, "--keyring-backend", "test"},
+		{"tx", "provider", "bond", "1ugpu", "--from", "a", "--keyring-dir", dir, "--generate-only", "--chain-id", "c"},
+	} {
+		if code, out := run(args...); code != 0 || !strings.Contains(out, "idle1") {
+			t.Errorf("%s: exit status %d: %s", strings.Join(args, " "), code, out)
+		}
+	}
+}

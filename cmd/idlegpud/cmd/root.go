@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"cosmossdk.io/client/v2/autocli"
 	"cosmossdk.io/depinject"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/cosmos/cosmos-sdk/client"
 	"github.com/cosmos/cosmos-sdk/client/config"
+	"github.com/cosmos/cosmos-sdk/client/flags"
 	"github.com/cosmos/cosmos-sdk/codec"
 	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
 	"github.com/cosmos/cosmos-sdk/server"
@@ -64,6 +66,9 @@ func NewRootCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if ctx, err = keyringInDirFlag(ctx, cmd.Flags()); err != nil {
+				return err
+			}
 			if err := client.SetCmdClientContextHandler(ctx, cmd); err != nil {
 				return err
 			}
@@ -106,4 +111,32 @@ func ProvideClientContext(
 		panic(err)
 	}
 	return clientCtx.WithTxConfig(txConfig)
+}
+
+// keyringInDirFlag opens the keyring in --keyring-dir when the flag is
+// given. ReadFromClientConfig opens client.toml's backend in --home, and
+// ReadPersistentCommandFlags, which the commands call, reopens the keyring
+// only when --keyring-backend itself is given: without this, --keyring-dir
+// alone set the directory the context names but not the keyring it uses.
+func keyringInDirFlag(ctx client.Context, fs *pflag.FlagSet) (client.Context, error) {
+	if !fs.Changed(flags.FlagKeyringDir) {
+		return ctx, nil
+	}
+	dir, err := fs.GetString(flags.FlagKeyringDir)
+	if err != nil || dir == "" { // empty: the home directory, as already opened
+		return ctx, err
+	}
+	backend, err := fs.GetString(flags.FlagKeyringBackend)
+	if err != nil {
+		return ctx, err
+	}
+	if !fs.Changed(flags.FlagKeyringBackend) && ctx.Keyring != nil {
+		backend = ctx.Keyring.Backend() // client.toml's
+	}
+	ctx = ctx.WithKeyringDir(dir)
+	kr, err := client.NewKeyringFromBackend(ctx, backend)
+	if err != nil {
+		return ctx, err
+	}
+	return ctx.WithKeyring(kr), nil
 }
