@@ -2,10 +2,14 @@ package cmd_test
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/idlegpu/idlegpu/cmd/idlegpud/cmd"
 )
@@ -158,5 +162,41 @@ func TestCLIKeyringDir(t *testing.T) {
 		if code, out := run(args...); code != 0 || !strings.Contains(out, "idle1") {
 			t.Errorf("%s: exit status %d: %s", strings.Join(args, " "), code, out)
 		}
+	}
+}
+
+// exitCodeErr carries its exit status, as cometbft's cli.ExitCoder.
+type exitCodeErr int
+
+func (e exitCodeErr) Error() string { return fmt.Sprintf("failed with status %d", int(e)) }
+func (e exitCodeErr) ExitCode() int { return int(e) }
+
+// TestCLIExitCode: an error that carries an exit status, wrapped or not,
+// exits with it; any other error exits 1, and so does a carried 0, since
+// an error is never success.
+func TestCLIExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		code int
+	}{
+		{"carried", exitCodeErr(3), 3},
+		{"wrapped", fmt.Errorf("start: %w", exitCodeErr(42)), 42},
+		{"plain", errors.New("boom"), 1},
+		{"carried zero", exitCodeErr(0), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := cmd.NewRootCmd()
+			root.AddCommand(&cobra.Command{Use: "fail", RunE: func(*cobra.Command, []string) error { return tc.err }})
+			var out bytes.Buffer
+			root.SetOut(&out)
+			root.SetErr(&out)
+			if code := cmd.Execute(root, []string{"--home", t.TempDir(), "fail"}); code != tc.code {
+				t.Fatalf("exit status %d, want %d", code, tc.code)
+			}
+			if want := "Error: " + tc.err.Error() + "\n"; out.String() != want {
+				t.Fatalf("stderr %q, want %q", out.String(), want)
+			}
+		})
 	}
 }

@@ -29,9 +29,10 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-// Execute runs the root command on args and returns the exit status. An
-// error prints as one line, "Error: <message>", on the command's stderr;
-// a usage error adds the command's usage after it.
+// Execute runs the root command on args and returns the exit status: 0,
+// an error's own exit status (see exitCode), or 1. An error prints as one
+// line, "Error: <message>", on the command's stderr; a usage error adds the
+// command's usage after it.
 func Execute(rootCmd *cobra.Command, args []string) int {
 	// What svrcmd.Execute does, so tests run the same command tree.
 	ctx := svrcmd.CreateExecuteContext(context.Background())
@@ -60,6 +61,20 @@ func Execute(rootCmd *cobra.Command, args []string) int {
 	var ue usageError
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
 		fmt.Fprint(w, "\n"+cmd.UsageString())
+	}
+	return exitCode(err)
+}
+
+// exitCode is the status err exits with: the one an error in its chain
+// carries, through cometbft's cli.ExitCoder (the interface the executor
+// that cmtcli.PrepareBaseCmd returns honours; this SDK has no
+// server.ErrorCode), else 1. A carried 0 is 1 too: an error is not success.
+func exitCode(err error) int {
+	var ec cmtcli.ExitCoder
+	if errors.As(err, &ec) {
+		if code := ec.ExitCode(); code > 0 {
+			return code
+		}
 	}
 	return 1
 }
