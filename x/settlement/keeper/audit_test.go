@@ -11,8 +11,8 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
@@ -27,7 +27,7 @@ const (
 	auditUnits = 2
 )
 
-var auditFee = sdk.NewInt64Coin(app.USDCDenom, 5_000_000)
+var auditFee = sdk.NewInt64Coin(chaincfg.USDCDenom, 5_000_000)
 
 // gpuUUID is the UUID the suite's provider helper gives its n-th GPU.
 var gpuUUID = apptesting.GPUUUID
@@ -116,7 +116,7 @@ func (s *KeeperTestSuite) TestAuditHappyPath() {
 	s.Require().EqualValues(1, res.AuditId)
 	s.Require().Equal(auditorBefore.Sub(auditFee.Amount), s.usdc(s.accs[auditor].Address))
 	s.Require().Equal(auditFee.Amount, s.moduleUSDC())
-	s.Require().Equal([]string{gpu}, s.offerOf(gpu).LeasedGpuUuids, "the audited GPU is held out of the market")
+	s.Require().Equal([]string{gpu}, s.offerOf(gpu).OccupiedGpuUuids, "the audited GPU is held out of the market")
 	a := s.getAudit(1)
 	s.Require().Equal(types.AUDIT_STATUS_OPEN, a.Status)
 	s.Require().Equal(s.offerOf(gpu).Id, a.ReservedOfferId)
@@ -133,7 +133,7 @@ func (s *KeeperTestSuite) TestAuditHappyPath() {
 	result, err := audit.MatMulV1{}.Run(context.Background(), a.Seed, a.WorkUnits)
 	s.Require().NoError(err)
 	s.Require().NoError(s.answer(1, result[:]))
-	s.Require().Empty(s.offerOf(gpu).LeasedGpuUuids, "answered: the GPU is back on the market")
+	s.Require().Empty(s.offerOf(gpu).OccupiedGpuUuids, "answered: the GPU is back on the market")
 	s.Require().Equal(types.AUDIT_STATUS_ANSWERED, s.getAudit(1).Status)
 	s.Require().ErrorIs(s.answer(1, result[:]), types.ErrAuditState, "answered once")
 
@@ -250,7 +250,34 @@ func (s *KeeperTestSuite) TestAuditTimeout() {
 	share := penalty.MulRaw(int64(pparams.FraudReporterShareBps)).QuoRaw(10_000) // to the auditor, on top
 	s.Require().Equal(stake.Sub(penalty).Sub(share), s.providerState(0).Stake.Amount)
 	s.Require().Equal(auditorUSDC.Add(auditFee.Amount), s.usdc(s.accs[auditor].Address))
-	s.Require().NotContains(s.offerOf(gpu).LeasedGpuUuids, gpu, "the hold ends with the verdict")
+	s.Require().NotContains(s.offerOf(gpu).OccupiedGpuUuids, gpu, "the hold ends with the verdict")
+}
+
+// TestAuditStepsHaveTheirOwnBound: max_audit_steps_per_block, not the
+// liveness bound, limits the audit steps of one EndBlock; the rest wait
+// for the next block, oldest first.
+func (s *KeeperTestSuite) TestAuditStepsHaveTheirOwnBound() {
+	s.allowAuditor()
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	params.HaltGapSeconds = 24 * 3600 // the time jump below is no halt
+	params.MaxAuditStepsPerBlock = 1
+	params.MaxMissesPerBlock = 100
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, params))
+	s.provider(0, 1, 3_600_000) // gpu 1
+	s.provider(1, 1, 3_600_000) // gpu 2
+	first := s.openMsg(s.plan(5), 0, gpuUUID(1))
+	_, err = s.msgServer.OpenAudit(s.ctx, first)
+	s.Require().NoError(err)
+	_, err = s.msgServer.OpenAudit(s.ctx, s.openMsg(s.plan(6), 1, gpuUUID(2)))
+	s.Require().NoError(err)
+
+	s.ctx = s.ctx.WithBlockTime(first.Deadline.Add(time.Second))
+	s.nextBlock()
+	s.Require().Equal(types.AUDIT_STATUS_TIMED_OUT, s.getAudit(1).Status)
+	s.Require().Equal(types.AUDIT_STATUS_OPEN, s.getAudit(2).Status, "one step per block")
+	s.nextBlock()
+	s.Require().Equal(types.AUDIT_STATUS_TIMED_OUT, s.getAudit(2).Status)
 }
 
 // TestAuditAnsweredInTheDeadlineBlock: the boundary that protects an honest
@@ -356,7 +383,7 @@ func (s *KeeperTestSuite) TestAuditGuardrails() {
 		{"short seed", func(m *types.MsgOpenAudit) { m.Seed = m.Seed[:31] }, types.ErrInvalidAudit},
 		{"no work", func(m *types.MsgOpenAudit) { m.WorkUnits = 0 }, types.ErrInvalidAudit},
 		{"short commitment", func(m *types.MsgOpenAudit) { m.Commitment = m.Commitment[:16] }, types.ErrInvalidAudit},
-		{"no fee", func(m *types.MsgOpenAudit) { m.Fee = sdk.NewInt64Coin(app.USDCDenom, 0) }, types.ErrInvalidAudit},
+		{"no fee", func(m *types.MsgOpenAudit) { m.Fee = sdk.NewInt64Coin(chaincfg.USDCDenom, 0) }, types.ErrInvalidAudit},
 		{"fee in a foreign denom", func(m *types.MsgOpenAudit) { m.Fee = sdk.NewInt64Coin("uatom", 5) }, types.ErrInvalidAudit},
 		{"deadline a second too early", func(m *types.MsgOpenAudit) { m.Deadline = m.Deadline.Add(-time.Second) }, types.ErrAuditDeadline},
 		{"deadline beyond audit_max", func(m *types.MsgOpenAudit) { m.Deadline = s.ctx.BlockTime().Add(params.AuditMax() + time.Second) }, types.ErrAuditDeadline},
@@ -374,7 +401,7 @@ func (s *KeeperTestSuite) TestAuditGuardrails() {
 	s.Require().True(s.moduleUSDC().IsZero())
 
 	s.Require().NoError(open(func(*types.MsgOpenAudit) {}))
-	s.Require().ElementsMatch([]string{leased, free}, s.offerOf(free).LeasedGpuUuids, "the lease's GPU and the audited one are both out of the market")
+	s.Require().ElementsMatch([]string{leased, free}, s.offerOf(free).OccupiedGpuUuids, "the lease's GPU and the audited one are both out of the market")
 	other := s.openMsg(p, 1, gpuUUID(3))
 	_, err = s.msgServer.OpenAudit(s.ctx, other)
 	s.Require().NoError(err, "another provider may be audited at the same time")

@@ -133,7 +133,7 @@ func (k Keeper) unschedule(ctx context.Context, start time.Time, prog *types.Lea
 
 // EndBlocker drops proof records past their retention (at most
 // max_prunes_per_block), runs due audit steps (timeouts, reveal expiries,
-// pruning; at most max_misses_per_block) and settles overdue epochs,
+// pruning; at most max_audit_steps_per_block) and settles overdue epochs,
 // oldest first, at most max_misses_per_block.
 func (k Keeper) EndBlocker(ctx context.Context) error {
 	params, err := k.Params.Get(ctx)
@@ -143,7 +143,7 @@ func (k Keeper) EndBlocker(ctx context.Context) error {
 	if err := k.pruneProofs(ctx, params.MaxPrunesPerBlock); err != nil {
 		return err
 	}
-	if err := k.stepAudits(ctx, params, params.MaxMissesPerBlock); err != nil {
+	if err := k.stepAudits(ctx, params, params.MaxAuditStepsPerBlock); err != nil {
 		return err
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()

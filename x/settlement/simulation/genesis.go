@@ -38,6 +38,8 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		// exercised. Derived, not drawn: a new draw would shift every
 		// module's random stream after this one.
 		HaltGapSeconds: 30 + sample%600,
+		// Derived for the same reason.
+		MaxAuditStepsPerBlock: uint32(1 + sample%1000),
 	}
 }
 

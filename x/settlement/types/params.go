@@ -25,6 +25,7 @@ const (
 	DefaultAuditCooldownSeconds  uint64 = 24 * 3600
 	DefaultMaxMissesPerBlock     uint32 = 500
 	DefaultMaxPrunesPerBlock     uint32 = 500
+	DefaultMaxAuditStepsPerBlock uint32 = 200
 	DefaultAuditMaxSeconds       uint64 = 3600
 	DefaultAuditRevealSeconds    uint64 = 600
 	// DefaultHaltGapSeconds: with 1 s blocks, two minutes without one is a
@@ -80,6 +81,7 @@ func DefaultParams() Params {
 		AuditCooldownSeconds:   DefaultAuditCooldownSeconds,
 		MaxMissesPerBlock:      DefaultMaxMissesPerBlock,
 		MaxPrunesPerBlock:      DefaultMaxPrunesPerBlock,
+		MaxAuditStepsPerBlock:  DefaultMaxAuditStepsPerBlock,
 		AuditMaxSeconds:        DefaultAuditMaxSeconds,
 		AuditRevealSeconds:     DefaultAuditRevealSeconds,
 		HaltGapSeconds:         DefaultHaltGapSeconds,
@@ -103,6 +105,7 @@ func (p Params) Validate() error {
 		check.Seconds("audit_cooldown_seconds", p.AuditCooldownSeconds),
 		check.Positive("max_misses_per_block", p.MaxMissesPerBlock),
 		check.Positive("max_prunes_per_block", p.MaxPrunesPerBlock),
+		check.Positive("max_audit_steps_per_block", p.MaxAuditStepsPerBlock),
 		check.Seconds("audit_max_seconds", p.AuditMaxSeconds),
 		check.Seconds("audit_reveal_seconds", p.AuditRevealSeconds),
 		check.Seconds("halt_gap_seconds", p.HaltGapSeconds),
@@ -130,9 +133,6 @@ func (p Params) SampleInterval() time.Duration { return check.Duration(p.SampleI
 
 // ProofGrace is how long after an epoch ends its proof may still land.
 func (p Params) ProofGrace() time.Duration { return check.Duration(p.ProofGraceSeconds) }
-
-// AuditLatency is the allowance added to an audit's least deadline.
-func (p Params) AuditLatency() time.Duration { return check.Duration(p.AuditLatencySeconds) }
 
 // AuditCooldown is the least time between two audits of one GPU.
 func (p Params) AuditCooldown() time.Duration { return check.Duration(p.AuditCooldownSeconds) }

@@ -29,7 +29,6 @@ func TestDefaultParams(t *testing.T) {
 	require.EqualValues(t, 1000, p.ProofRetention)
 	require.EqualValues(t, 3, p.AuditSlack)
 	require.EqualValues(t, 60, p.AuditLatencySeconds)
-	require.Equal(t, time.Minute, p.AuditLatency())
 	require.Equal(t, 24*time.Hour, p.AuditCooldown())
 	require.Empty(t, p.Auditors, "audits are off until governance names auditors")
 	require.Equal(t, time.Hour, p.AuditMax())
@@ -72,6 +71,7 @@ func TestParamsValidate(t *testing.T) {
 		{"zero audit latency", func(p *types.Params) { p.AuditLatencySeconds = 0 }, "audit_latency_seconds must be greater than 0"},
 		{"zero audit cooldown", func(p *types.Params) { p.AuditCooldownSeconds = 0 }, "audit_cooldown_seconds must be greater than 0"},
 		{"zero misses per block", func(p *types.Params) { p.MaxMissesPerBlock = 0 }, "max_misses_per_block must be greater than 0"},
+		{"zero audit steps per block", func(p *types.Params) { p.MaxAuditStepsPerBlock = 0 }, "max_audit_steps_per_block must be greater than 0"},
 		{"zero prunes per block", func(p *types.Params) { p.MaxPrunesPerBlock = 0 }, "max_prunes_per_block must be greater than 0"},
 		{"zero audit max", func(p *types.Params) { p.AuditMaxSeconds = 0 }, "audit_max_seconds must be greater than 0"},
 		{"audit max within latency", func(p *types.Params) { p.AuditMaxSeconds = 60 }, "audit_max_seconds 60 must exceed audit_latency_seconds 60"},
