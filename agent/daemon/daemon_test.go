@@ -111,7 +111,7 @@ func TestSameTerms(t *testing.T) {
 }
 
 func TestLeasedShare(t *testing.T) {
-	o := offertypes.Offer{Id: 1, GpuUuids: []string{"a", "b", "c", "d"}, LeasedGpuUuids: []string{"b"}}
+	o := offertypes.Offer{Id: 1, GpuUuids: []string{"a", "b", "c", "d"}, OccupiedGpuUuids: []string{"b"}}
 	in := map[string]offertypes.Offer{"a": o, "b": o, "c": o, "d": o}
 	require.Equal(t, uint32(2500), leasedShare([]string{"a", "b", "c", "d"}, in))
 	require.Equal(t, uint32(0), leasedShare([]string{"e"}, in), "not in an offer: not leased")

@@ -99,7 +99,7 @@ func leasedShare(gpus []string, inOffer map[string]offertypes.Offer) uint32 {
 	}
 	leased := 0
 	for _, g := range gpus {
-		if o, ok := inOffer[g]; ok && slices.Contains(o.LeasedGpuUuids, g) {
+		if o, ok := inOffer[g]; ok && slices.Contains(o.OccupiedGpuUuids, g) {
 			leased++
 		}
 	}

@@ -52,7 +52,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	for i, w := range out.Winners {
-		if err := k.offers.LeaseGPUs(ctx, w.OfferID, w.GPUs); err != nil {
+		if err := k.offers.OccupyForLease(ctx, w.OfferID, w.GPUs); err != nil {
 			return err
 		}
 		id, err := k.LeaseSeq.Next(ctx)

@@ -91,7 +91,7 @@ func (k Keeper) endLease(ctx context.Context, leaseID uint64, status types.Lease
 		}
 	}
 	if running(l) { // a CLOSING lease's GPUs were freed when it stopped
-		if err := k.offers.FreeGPUs(ctx, l.OfferId, l.GpuUuids); err != nil {
+		if err := k.offers.VacateGPUs(ctx, l.OfferId, l.GpuUuids); err != nil {
 			return err
 		}
 		l.EndedAt = sdk.UnwrapSDKContext(ctx).BlockTime()
@@ -140,7 +140,7 @@ func (k Keeper) stopLease(ctx context.Context, l types.Lease, final types.LeaseS
 		}
 		return k.EndLease(ctx, l.Id, final, reason)
 	}
-	if err := k.offers.FreeGPUs(ctx, l.OfferId, l.GpuUuids); err != nil {
+	if err := k.offers.VacateGPUs(ctx, l.OfferId, l.GpuUuids); err != nil {
 		return err
 	}
 	l.Status, l.FinalStatus, l.Reason = types.LEASE_STATUS_CLOSING, final, reason

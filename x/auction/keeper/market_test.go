@@ -8,7 +8,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
-	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
@@ -57,7 +57,7 @@ func (s *KeeperTestSuite) TestInstantClearingSecondPrice() {
 	// The GPUs are leased in x/offer.
 	offer, err := s.app.OfferKeeper.Offer(s.ctx, o1)
 	s.Require().NoError(err)
-	s.Require().Equal(l.GpuUuids, offer.LeasedGpuUuids)
+	s.Require().Equal(l.GpuUuids, offer.OccupiedGpuUuids)
 
 	// First price would have paid the ask.
 	s.SetupTest()
@@ -119,7 +119,7 @@ func (s *KeeperTestSuite) TestLeaseLifecyclePaysExactly() {
 	s.Require().Zero(rep.LeasesFailed)
 	offer, err := s.app.OfferKeeper.Offer(s.ctx, l.OfferId)
 	s.Require().NoError(err)
-	s.Require().Empty(offer.LeasedGpuUuids)
+	s.Require().Empty(offer.OccupiedGpuUuids)
 }
 
 // TestFullDurationSettlesToTheUnit: paying to (and past) the end pays
@@ -617,7 +617,7 @@ func (s *KeeperTestSuite) TestPayLeasesMovesExactlyWhatItPaid() {
 		_, err := pay(99, start.Add(20*time.Second))
 		return err
 	})
-	payee := s.app.BankKeeper.GetBalance(cctx, authtypes.NewModuleAddress(settlementtypes.ModuleName), app.USDCDenom)
+	payee := s.app.BankKeeper.GetBalance(cctx, authtypes.NewModuleAddress(settlementtypes.ModuleName), chaincfg.USDCDenom)
 	s.Require().Equal(sdkmath.NewInt(35_000), payee.Amount, "nothing moved for the failed settle")
 	s.Require().ErrorIs(err, types.ErrLeaseNotFound)
 	s.Require().Equal(sdkmath.NewInt(35_000), s.payeeUSDC())

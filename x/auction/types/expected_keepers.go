@@ -35,6 +35,6 @@ type OfferKeeper interface {
 	AcceptsDenom(ctx context.Context, denom string) (bool, error)
 	WalkCandidates(ctx context.Context, q offertypes.CandidateQuery, fn func(offertypes.Candidate) (bool, error)) (uint32, error)
 	Fit(ctx context.Context, offerID uint64, q offertypes.CandidateQuery) (offertypes.Candidate, bool, error)
-	LeaseGPUs(ctx context.Context, offerID uint64, uuids []string) error
-	FreeGPUs(ctx context.Context, offerID uint64, uuids []string) error
+	OccupyForLease(ctx context.Context, offerID uint64, uuids []string) error
+	VacateGPUs(ctx context.Context, offerID uint64, uuids []string) error
 }

@@ -43,7 +43,7 @@ func (s *KeeperTestSuite) TestOffersOfProvidersThatCannotWorkAreNotOnSale() {
 			theirs := s.provide(1, h100, 81559, 10, 2, 4)
 			id0 := s.create(0, mine, terms(1_000_000)) // the cheapest
 			id1 := s.create(1, theirs, terms(2_000_000))
-			s.Require().NoError(s.keeper.LeaseGPUs(s.ctx, id0, mine[:1]))
+			s.Require().NoError(s.keeper.OccupyForLease(s.ctx, id0, mine[:1]))
 
 			tc.stop()
 			s.Require().Equal(tc.status, s.providerState(0).Status)

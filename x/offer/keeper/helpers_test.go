@@ -10,8 +10,8 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
@@ -114,8 +114,8 @@ func (s *KeeperTestSuite) snapshot() snapshot {
 	return snapshot{o, p}
 }
 
-func ugpu(n int64) sdk.Coin  { return sdk.NewInt64Coin(app.BondDenom, n) }
-func usdc(n int64) *sdk.Coin { c := sdk.NewInt64Coin(app.USDCDenom, n); return &c }
+func ugpu(n int64) sdk.Coin  { return sdk.NewInt64Coin(chaincfg.BondDenom, n) }
+func usdc(n int64) *sdk.Coin { c := sdk.NewInt64Coin(chaincfg.USDCDenom, n); return &c }
 
 func window(from, to time.Time) types.Window { return types.Window{Start: from, End: to} }
 
@@ -125,7 +125,7 @@ func abciEvent(e sdk.Event) abci.Event { return abci.Event(e) }
 // accepted next to ugpu.
 func marketParams() types.Params {
 	p := types.DefaultParams()
-	p.PaymentDenoms = []string{app.BondDenom, app.USDCDenom}
+	p.PaymentDenoms = []string{chaincfg.BondDenom, chaincfg.USDCDenom}
 	return p
 }
 

@@ -37,18 +37,3 @@ func (k Keeper) checkNotHeld(ctx context.Context, uuids []string) error {
 	}
 	return nil
 }
-
-// ReserveGPUs marks free GPUs of an OPEN or PAUSED offer occupied, as
-// LeaseGPUs does for a lease: an audit holds its GPU out of the market
-// whatever the offer's state, so reopening the offer cannot match it.
-// FreeGPUs gives them back.
-func (k Keeper) ReserveGPUs(ctx context.Context, offerID uint64, uuids []string) error {
-	before, err := k.Offer(ctx, offerID)
-	if err != nil {
-		return err
-	}
-	if before.Status != types.OFFER_STATUS_OPEN && before.Status != types.OFFER_STATUS_PAUSED {
-		return errorsmod.Wrapf(types.ErrOfferNotOpen, "offer %d is %s", offerID, before.Status)
-	}
-	return k.occupy(ctx, before, uuids)
-}

@@ -54,7 +54,7 @@ func TestSignedOffersSurviveExportAndImport(t *testing.T) {
 	// One GPU leased (as x/auction will) and blocks pass, so counters move.
 	// Written straight to the committed store, so the next block commits it.
 	ctx := a.NewUncachedContext(false, a.GetContextForCheckTx(nil).BlockHeader())
-	require.NoError(t, a.OfferKeeper.LeaseGPUs(ctx, 2, uuids[2:]))
+	require.NoError(t, a.OfferKeeper.OccupyForLease(ctx, 2, uuids[2:]))
 	for range 3 {
 		apptesting.NextBlock(t, a)
 	}
@@ -73,7 +73,7 @@ func TestSignedOffersSurviveExportAndImport(t *testing.T) {
 	a.AppCodec().MustUnmarshalJSON(state[types.ModuleName], &og)
 	require.Len(t, og.Offers, 2)
 	require.Equal(t, uint64(3), og.NextOfferId)
-	require.Equal(t, []string{uuids[2]}, og.Offers[1].LeasedGpuUuids)
+	require.Equal(t, []string{uuids[2]}, og.Offers[1].OccupiedGpuUuids)
 	require.Len(t, og.ProviderStats, 1)
 	require.Equal(t, [3]uint32{2, 3, 1}, [3]uint32{og.ProviderStats[0].Offers, og.ProviderStats[0].OfferedGpus, og.ProviderStats[0].LeasedGpus})
 

@@ -49,7 +49,7 @@ func (k Keeper) allOffers(ctx context.Context) ([]types.Offer, error) {
 
 // GPUsInOneOfferInvariant: every GPU is in at most one offer; GPUOffers maps
 // exactly the offers' GPUs to their offer; each such GPU is registered to the
-// offer's provider and committed in x/provider; leased GPUs are the offer's.
+// offer's provider and committed in x/provider; occupied GPUs are the offer's.
 func (k Keeper) GPUsInOneOfferInvariant(ctx context.Context) error {
 	offers, err := k.allOffers(ctx)
 	if err != nil {
@@ -74,13 +74,13 @@ func (k Keeper) GPUsInOneOfferInvariant(ctx context.Context) error {
 				return fmt.Errorf("gpu %s of offer %d: owner %s committed %t, want %s committed", u, o.Id, g.Provider, g.Committed, o.Provider)
 			}
 		}
-		for _, u := range o.LeasedGpuUuids {
+		for _, u := range o.OccupiedGpuUuids {
 			if seen[u] != o.Id {
 				return fmt.Errorf("offer %d leases gpu %s it does not hold", o.Id, u)
 			}
 		}
-		if o.Status == types.OFFER_STATUS_CLOSED && len(o.LeasedGpuUuids) != len(o.GpuUuids) {
-			return fmt.Errorf("closed offer %d holds GPUs that are not leased", o.Id)
+		if o.Status == types.OFFER_STATUS_CLOSED && len(o.OccupiedGpuUuids) != len(o.GpuUuids) {
+			return fmt.Errorf("closed offer %d holds GPUs that are not occupied", o.Id)
 		}
 	}
 	n := 0

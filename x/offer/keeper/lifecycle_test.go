@@ -102,8 +102,8 @@ func (s *KeeperTestSuite) TestCloseOfferWithoutLeasesRemovesIt() {
 func (s *KeeperTestSuite) TestCloseOfferKeepsLeasedGPUsUntilTheLeaseEnds() {
 	uuids := s.provide(0, h100, 81559, 0, 4, 4)
 	id := s.create(0, uuids, terms(2_000_000))
-	s.Require().NoError(s.keeper.LeaseGPUs(s.ctx, id, []string{uuids[2], uuids[0]}))
-	s.Require().Equal([]string{uuids[0], uuids[2]}, s.offer(id).LeasedGpuUuids, "kept in offer order")
+	s.Require().NoError(s.keeper.OccupyForLease(s.ctx, id, []string{uuids[2], uuids[0]}))
+	s.Require().Equal([]string{uuids[0], uuids[2]}, s.offer(id).OccupiedGpuUuids, "kept in offer order")
 
 	_, err := s.msgServer.CloseOffer(s.ctx, &types.MsgCloseOffer{Signer: s.operator(0), OfferId: id})
 	s.Require().NoError(err)
@@ -120,14 +120,14 @@ func (s *KeeperTestSuite) TestCloseOfferKeepsLeasedGPUsUntilTheLeaseEnds() {
 	s.Require().ErrorIs(err, types.ErrOfferClosed)
 	_, err = s.msgServer.CreateOffer(s.ctx, &types.MsgCreateOffer{Signer: s.operator(0), Provider: s.operator(0), GpuUuids: uuids[:1], Terms: terms(2)})
 	s.Require().ErrorIs(err, types.ErrGPUInOffer)
-	s.Require().ErrorIs(s.keeper.LeaseGPUs(s.ctx, id, uuids[:1]), types.ErrOfferNotOpen)
+	s.Require().ErrorIs(s.keeper.OccupyForLease(s.ctx, id, uuids[:1]), types.ErrOfferNotOpen)
 
 	// The first lease ends: its GPU leaves the offer and x/provider.
-	s.Require().NoError(s.keeper.FreeGPUs(s.ctx, id, uuids[:1]))
+	s.Require().NoError(s.keeper.VacateGPUs(s.ctx, id, uuids[:1]))
 	s.Require().Equal([]string{uuids[2]}, s.offer(id).GpuUuids)
 	s.Require().Equal(uint32(1), s.providerState(0).CommittedGpus)
 	// The last one ends: the offer is gone.
-	s.Require().NoError(s.keeper.FreeGPUs(s.ctx, id, uuids[2:3]))
+	s.Require().NoError(s.keeper.VacateGPUs(s.ctx, id, uuids[2:3]))
 	_, err = s.keeper.Offer(s.ctx, id)
 	s.Require().ErrorIs(err, types.ErrOfferNotFound)
 	s.Require().Zero(s.providerState(0).CommittedGpus)
@@ -139,20 +139,20 @@ func (s *KeeperTestSuite) TestCloseOfferKeepsLeasedGPUsUntilTheLeaseEnds() {
 func (s *KeeperTestSuite) TestLeaseAndFreeRejects() {
 	uuids := s.provide(0, h100, 81559, 0, 3, 3)
 	id := s.create(0, uuids[:2], terms(2_000_000))
-	s.Require().NoError(s.keeper.LeaseGPUs(s.ctx, id, uuids[:1]))
+	s.Require().NoError(s.keeper.OccupyForLease(s.ctx, id, uuids[:1]))
 
 	for _, tc := range []struct {
 		name   string
 		run    func() error
 		expErr error
 	}{
-		{"lease in unknown offer", func() error { return s.keeper.LeaseGPUs(s.ctx, 7, uuids[:1]) }, types.ErrOfferNotFound},
-		{"lease nothing", func() error { return s.keeper.LeaseGPUs(s.ctx, id, nil) }, types.ErrNoGPUs},
-		{"lease a leased GPU", func() error { return s.keeper.LeaseGPUs(s.ctx, id, uuids[:1]) }, types.ErrGPULeased},
-		{"lease a GPU twice", func() error { return s.keeper.LeaseGPUs(s.ctx, id, []string{uuids[1], uuids[1]}) }, types.ErrDuplicateGPU},
-		{"lease a GPU of no offer", func() error { return s.keeper.LeaseGPUs(s.ctx, id, uuids[2:]) }, types.ErrGPUNotInOffer},
-		{"free a free GPU", func() error { return s.keeper.FreeGPUs(s.ctx, id, uuids[1:2]) }, types.ErrGPUNotLeased},
-		{"free a GPU of no offer", func() error { return s.keeper.FreeGPUs(s.ctx, id, uuids[2:]) }, types.ErrGPUNotInOffer},
+		{"lease in unknown offer", func() error { return s.keeper.OccupyForLease(s.ctx, 7, uuids[:1]) }, types.ErrOfferNotFound},
+		{"lease nothing", func() error { return s.keeper.OccupyForLease(s.ctx, id, nil) }, types.ErrNoGPUs},
+		{"lease a leased GPU", func() error { return s.keeper.OccupyForLease(s.ctx, id, uuids[:1]) }, types.ErrGPUOccupied},
+		{"lease a GPU twice", func() error { return s.keeper.OccupyForLease(s.ctx, id, []string{uuids[1], uuids[1]}) }, types.ErrDuplicateGPU},
+		{"lease a GPU of no offer", func() error { return s.keeper.OccupyForLease(s.ctx, id, uuids[2:]) }, types.ErrGPUNotInOffer},
+		{"free a free GPU", func() error { return s.keeper.VacateGPUs(s.ctx, id, uuids[1:2]) }, types.ErrGPUNotOccupied},
+		{"free a GPU of no offer", func() error { return s.keeper.VacateGPUs(s.ctx, id, uuids[2:]) }, types.ErrGPUNotInOffer},
 	} {
 		s.Run(tc.name, func() {
 			before := s.snapshot()
@@ -163,9 +163,9 @@ func (s *KeeperTestSuite) TestLeaseAndFreeRejects() {
 	// A paused offer's free GPUs cannot be leased; its leased ones can be freed.
 	_, err := s.msgServer.UpdateOffer(s.ctx, &types.MsgUpdateOffer{Signer: s.operator(0), OfferId: id, Terms: terms(2_000_000), Status: types.OFFER_STATUS_PAUSED})
 	s.Require().NoError(err)
-	s.Require().ErrorIs(s.keeper.LeaseGPUs(s.ctx, id, uuids[1:2]), types.ErrOfferNotOpen)
-	s.Require().NoError(s.keeper.FreeGPUs(s.ctx, id, uuids[:1]))
-	s.Require().Empty(s.offer(id).LeasedGpuUuids)
+	s.Require().ErrorIs(s.keeper.OccupyForLease(s.ctx, id, uuids[1:2]), types.ErrOfferNotOpen)
+	s.Require().NoError(s.keeper.VacateGPUs(s.ctx, id, uuids[:1]))
+	s.Require().Empty(s.offer(id).OccupiedGpuUuids)
 }
 
 // TestFillRateAccruesExactGPUSeconds drives a provider through offering,
@@ -176,7 +176,7 @@ func (s *KeeperTestSuite) TestFillRateAccruesExactGPUSeconds() {
 	id := s.create(0, uuids, terms(2_000_000)) // 4 offered
 
 	s.advance(100 * time.Second) // 400 offered
-	s.Require().NoError(s.keeper.LeaseGPUs(s.ctx, id, uuids[:2]))
+	s.Require().NoError(s.keeper.OccupyForLease(s.ctx, id, uuids[:2]))
 	s.advance(50 * time.Second) // +200 offered, +100 leased
 	_, err := s.msgServer.UpdateOffer(s.ctx, &types.MsgUpdateOffer{Signer: s.operator(0), OfferId: id, Terms: terms(2_000_000), Status: types.OFFER_STATUS_PAUSED})
 	s.Require().NoError(err)
@@ -199,7 +199,7 @@ func (s *KeeperTestSuite) TestFillRateAccruesExactGPUSeconds() {
 	_, err = s.msgServer.CloseOffer(s.ctx, &types.MsgCloseOffer{Signer: s.operator(0), OfferId: id})
 	s.Require().NoError(err)
 	s.advance(10 * time.Second)
-	s.Require().NoError(s.keeper.FreeGPUs(s.ctx, id, uuids[:2]))
+	s.Require().NoError(s.keeper.VacateGPUs(s.ctx, id, uuids[:2]))
 	s.advance(1000 * time.Second) // nothing offered any more
 	res, err = s.queryServer.FillRate(s.ctx, &types.QueryFillRateRequest{Provider: s.operator(0)})
 	s.Require().NoError(err)

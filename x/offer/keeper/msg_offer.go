@@ -146,11 +146,11 @@ func (m msgServer) CloseOffer(ctx context.Context, msg *types.MsgCloseOffer) (*t
 	}
 	em := sdk.UnwrapSDKContext(ctx).EventManager()
 	if err := em.EmitTypedEvent(&types.EventOfferClosed{
-		OfferId: before.Id, Provider: before.Provider, ReleasedGpuUuids: free, LeasedGpuUuids: before.LeasedGpuUuids,
+		OfferId: before.Id, Provider: before.Provider, ReleasedGpuUuids: free, OccupiedGpuUuids: before.OccupiedGpuUuids,
 	}); err != nil {
 		return nil, err
 	}
-	if len(before.LeasedGpuUuids) == 0 {
+	if len(before.OccupiedGpuUuids) == 0 {
 		if err := m.saveOffer(ctx, &before, nil); err != nil {
 			return nil, err
 		}
@@ -158,7 +158,7 @@ func (m msgServer) CloseOffer(ctx context.Context, msg *types.MsgCloseOffer) (*t
 	}
 	after := before
 	after.Status = types.OFFER_STATUS_CLOSED
-	after.GpuUuids = before.LeasedGpuUuids
+	after.GpuUuids = before.OccupiedGpuUuids
 	after.UpdatedAt = sdk.UnwrapSDKContext(ctx).BlockTime()
 	return &types.MsgCloseOfferResponse{}, m.saveOffer(ctx, &before, &after)
 }

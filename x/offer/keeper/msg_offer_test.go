@@ -10,8 +10,8 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
@@ -81,7 +81,7 @@ func (s *KeeperTestSuite) TestCreateOfferRejects() {
 		edit(&t)
 		return t
 	}
-	neg := sdk.Coin{Denom: app.USDCDenom, Amount: sdkmath.NewInt(-5)}
+	neg := sdk.Coin{Denom: chaincfg.USDCDenom, Amount: sdkmath.NewInt(-5)}
 
 	cases := []struct {
 		name   string

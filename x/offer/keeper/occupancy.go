@@ -13,10 +13,14 @@ import (
 	"github.com/idlegpu/idlegpu/x/offer/types"
 )
 
-// LeaseGPUs marks GPUs of an OPEN offer as in a lease (x/auction calls it
-// when a lease is made). All-or-nothing: every UUID must be the offer's,
+// A GPU of an offer is free or occupied: held out of the market by a lease
+// (OccupyForLease) or an audit (OccupyForAudit) until VacateGPUs gives it
+// back. Occupied GPUs are the offer's occupied_gpu_uuids.
+
+// OccupyForLease occupies GPUs of an OPEN offer for a new lease (x/auction
+// calls it at clearing). All-or-nothing: every UUID must be the offer's,
 // listed once and free.
-func (k Keeper) LeaseGPUs(ctx context.Context, offerID uint64, uuids []string) error {
+func (k Keeper) OccupyForLease(ctx context.Context, offerID uint64, uuids []string) error {
 	before, err := k.Offer(ctx, offerID)
 	if err != nil {
 		return err
@@ -24,26 +28,41 @@ func (k Keeper) LeaseGPUs(ctx context.Context, offerID uint64, uuids []string) e
 	if before.Status != types.OFFER_STATUS_OPEN {
 		return errorsmod.Wrapf(types.ErrOfferNotOpen, "offer %d is %s", offerID, before.Status)
 	}
-	return k.occupy(ctx, before, uuids)
+	return k.occupy(ctx, before, uuids, false)
 }
 
-// occupy marks free GPUs of the offer as occupied (leased or reserved).
-func (k Keeper) occupy(ctx context.Context, before types.Offer, uuids []string) error {
+// OccupyForAudit marks free GPUs of an OPEN or PAUSED offer occupied, as
+// OccupyForLease does for a lease: an audit holds its GPU out of the market
+// whatever the offer's state, so reopening the offer cannot match it.
+// FreeGPUs gives them back.
+func (k Keeper) OccupyForAudit(ctx context.Context, offerID uint64, uuids []string) error {
+	before, err := k.Offer(ctx, offerID)
+	if err != nil {
+		return err
+	}
+	if before.Status != types.OFFER_STATUS_OPEN && before.Status != types.OFFER_STATUS_PAUSED {
+		return errorsmod.Wrapf(types.ErrOfferNotOpen, "offer %d is %s", offerID, before.Status)
+	}
+	return k.occupy(ctx, before, uuids, true)
+}
+
+// occupy marks free GPUs of the offer as occupied, by an audit or a lease.
+func (k Keeper) occupy(ctx context.Context, before types.Offer, uuids []string, audit bool) error {
 	if err := checkGPUs(before, uuids, false); err != nil {
 		return err
 	}
 	after := before
-	after.LeasedGpuUuids = inOfferOrder(before.GpuUuids, append(slices.Clone(before.LeasedGpuUuids), uuids...))
+	after.OccupiedGpuUuids = inOfferOrder(before.GpuUuids, append(slices.Clone(before.OccupiedGpuUuids), uuids...))
 	if err := k.saveOffer(ctx, &before, &after); err != nil {
 		return err
 	}
-	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventGPUsLeased{OfferId: before.Id, GpuUuids: uuids})
+	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventGPUsOccupied{OfferId: before.Id, GpuUuids: uuids, Audit: audit})
 }
 
-// FreeGPUs marks leased GPUs of an offer free again (x/auction calls it when
-// a lease ends, for any reason). On a CLOSED offer the GPUs also leave the
+// VacateGPUs frees occupied GPUs of an offer (x/auction calls it when a
+// lease ends, for any reason; x/settlement at an audit's verdict). On a CLOSED offer the GPUs also leave the
 // offer and are released in x/provider; the offer is removed with its last GPU.
-func (k Keeper) FreeGPUs(ctx context.Context, offerID uint64, uuids []string) error {
+func (k Keeper) VacateGPUs(ctx context.Context, offerID uint64, uuids []string) error {
 	before, err := k.Offer(ctx, offerID)
 	if err != nil {
 		return err
@@ -52,7 +71,7 @@ func (k Keeper) FreeGPUs(ctx context.Context, offerID uint64, uuids []string) er
 		return err
 	}
 	after := before
-	after.LeasedGpuUuids = without(before.LeasedGpuUuids, uuids)
+	after.OccupiedGpuUuids = without(before.OccupiedGpuUuids, uuids)
 	em := sdk.UnwrapSDKContext(ctx).EventManager()
 	if before.Status == types.OFFER_STATUS_CLOSED {
 		provider, err := k.addressCodec.StringToBytes(before.Provider)
@@ -93,8 +112,8 @@ func (k Keeper) OfferOfGPU(ctx context.Context, uuid string) (types.Offer, bool,
 	return o, err == nil, err
 }
 
-// checkGPUs requires each UUID once, in the offer, and leased or free as wantLeased says.
-func checkGPUs(o types.Offer, uuids []string, wantLeased bool) error {
+// checkGPUs requires each UUID once, in the offer, and occupied or free as wantOccupied says.
+func checkGPUs(o types.Offer, uuids []string, wantOccupied bool) error {
 	if len(uuids) == 0 {
 		return errorsmod.Wrap(types.ErrNoGPUs, "no GPUs named")
 	}
@@ -105,12 +124,12 @@ func checkGPUs(o types.Offer, uuids []string, wantLeased bool) error {
 		if !slices.Contains(o.GpuUuids, u) {
 			return errorsmod.Wrapf(types.ErrGPUNotInOffer, "%s is not in offer %d", u, o.Id)
 		}
-		leased := slices.Contains(o.LeasedGpuUuids, u)
-		if wantLeased && !leased {
-			return errorsmod.Wrapf(types.ErrGPUNotLeased, "%s in offer %d", u, o.Id)
+		occupied := slices.Contains(o.OccupiedGpuUuids, u)
+		if wantOccupied && !occupied {
+			return errorsmod.Wrapf(types.ErrGPUNotOccupied, "%s in offer %d", u, o.Id)
 		}
-		if !wantLeased && leased {
-			return errorsmod.Wrapf(types.ErrGPULeased, "%s in offer %d", u, o.Id)
+		if !wantOccupied && occupied {
+			return errorsmod.Wrapf(types.ErrGPUOccupied, "%s in offer %d", u, o.Id)
 		}
 	}
 	return nil

@@ -128,7 +128,7 @@ func fits(o types.Offer, q types.CandidateQuery, now time.Time) ([]string, bool)
 	if q.AllowSplit {
 		need = 1
 	}
-	if len(o.GpuUuids)-len(o.LeasedGpuUuids) < need {
+	if len(o.GpuUuids)-len(o.OccupiedGpuUuids) < need {
 		return nil, false
 	}
 	return o.FreeGPUs(), true

@@ -5,7 +5,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 )
 
@@ -52,7 +52,7 @@ func (s *KeeperTestSuite) market() []string {
 	t4 := terms(1_000_000)
 	t4.MaxDurationSeconds = 3600
 	s.createIn(1, p1a, "na-us", t4)
-	g := sdk.NewInt64Coin(app.BondDenom, 2_500_000)
+	g := sdk.NewInt64Coin(chaincfg.BondDenom, 2_500_000)
 	s.createIn(1, p1[4:], "na-us", types.OfferTerms{PriceOnDemand: &g, Lanes: uint32(types.LANE_ON_DEMAND), Workloads: types.AllWorkloads})
 	return append(p0, p1...)
 }
@@ -89,7 +89,7 @@ func (s *KeeperTestSuite) TestWalkCandidatesCheapestFirstWithEveryFilter() {
 		{"max price is inclusive", with(func(q *types.CandidateQuery) { q.MaxPrice = *usdc(2_000_000) }), []uint64{4, 2}},
 		{"below every price", with(func(q *types.CandidateQuery) { q.MaxPrice = *usdc(999_999) }), nil},
 		{"preemptible lane prices", with(func(q *types.CandidateQuery) { q.Lane = types.LANE_PREEMPTIBLE; q.MaxPrice = *usdc(1_000_000) }), []uint64{4, 2}},
-		{"other denom", with(func(q *types.CandidateQuery) { q.MaxPrice = sdk.NewInt64Coin(app.BondDenom, 5_000_000) }), []uint64{5}},
+		{"other denom", with(func(q *types.CandidateQuery) { q.MaxPrice = sdk.NewInt64Coin(chaincfg.BondDenom, 5_000_000) }), []uint64{5}},
 		{"memory", with(func(q *types.CandidateQuery) { q.MinMemoryMiB = 50_000 }), []uint64{2, 1}},
 		{"region eu", with(func(q *types.CandidateQuery) { q.Regions = []string{"eu"} }), []uint64{2, 1}},
 		{"region na-us or oc", with(func(q *types.CandidateQuery) { q.Regions = []string{"oc", "na-us"} }), []uint64{4}},
@@ -127,15 +127,15 @@ func (s *KeeperTestSuite) TestWalkCandidatesSkipsLeasedAndStopsEarly() {
 	s.Require().Equal([]uint64{2, 1}, got)
 	s.Require().Equal(uint32(3), scanned, "offers 2, 3 and 1 are in range (3 is at 2.0 after 2 by id; its window has not begun)")
 	// Lease offer 2's only GPU: a full offer leaves the index, so it is not even scanned.
-	s.Require().NoError(s.keeper.LeaseGPUs(s.ctx, 2, uuids[2:3]))
+	s.Require().NoError(s.keeper.OccupyForLease(s.ctx, 2, uuids[2:3]))
 	got, scanned = s.walk(q)
 	s.Require().Equal([]uint64{1}, got)
 	s.Require().Equal(uint32(2), scanned, "offers 3 and 1")
 	// Freed, it is back in the index.
-	s.Require().NoError(s.keeper.FreeGPUs(s.ctx, 2, uuids[2:3]))
+	s.Require().NoError(s.keeper.VacateGPUs(s.ctx, 2, uuids[2:3]))
 	got, _ = s.walk(q)
 	s.Require().Equal([]uint64{2, 1}, got)
-	s.Require().NoError(s.keeper.LeaseGPUs(s.ctx, 2, uuids[2:3]))
+	s.Require().NoError(s.keeper.OccupyForLease(s.ctx, 2, uuids[2:3]))
 
 	// fn can stop the walk at the first fit.
 	var first []uint64

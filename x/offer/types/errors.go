@@ -55,10 +55,11 @@ var (
 	ErrOfferNotOpen = errorsmod.Register(ModuleName, 25, "offer not open")
 	// ErrGPUNotInOffer is returned for a GPU that is not one of the offer's.
 	ErrGPUNotInOffer = errorsmod.Register(ModuleName, 26, "gpu not in offer")
-	// ErrGPULeased is returned when leasing a GPU that is already leased.
-	ErrGPULeased = errorsmod.Register(ModuleName, 27, "gpu already leased")
-	// ErrGPUNotLeased is returned when freeing a GPU that is not leased.
-	ErrGPUNotLeased = errorsmod.Register(ModuleName, 28, "gpu not leased")
+	// ErrGPUOccupied is returned when occupying a GPU that a lease or an
+	// audit already holds.
+	ErrGPUOccupied = errorsmod.Register(ModuleName, 27, "gpu already occupied by a lease or an audit")
+	// ErrGPUNotOccupied is returned when vacating a GPU that is free.
+	ErrGPUNotOccupied = errorsmod.Register(ModuleName, 28, "gpu not occupied")
 	// ErrInvalidQuery is returned for a candidate walk or search with malformed filters.
 	ErrInvalidQuery = errorsmod.Register(ModuleName, 29, "invalid market query")
 	// ErrGPUHeld is returned when offering a GPU held out of the market

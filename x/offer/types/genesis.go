@@ -101,7 +101,7 @@ func (o Offer) validate(params Params) error {
 	case OFFER_STATUS_OPEN, OFFER_STATUS_PAUSED:
 	case OFFER_STATUS_CLOSED:
 		// A closed offer lives on only for its leased GPUs.
-		if len(o.LeasedGpuUuids) == 0 || len(o.LeasedGpuUuids) != len(o.GpuUuids) {
+		if len(o.OccupiedGpuUuids) == 0 || len(o.OccupiedGpuUuids) != len(o.GpuUuids) {
 			return fmt.Errorf("closed offer must hold only leased GPUs")
 		}
 	default:
@@ -110,11 +110,11 @@ func (o Offer) validate(params Params) error {
 	// Leased GPUs are a subsequence of gpu_uuids (same order, no repeats).
 	j := 0
 	for _, u := range o.GpuUuids {
-		if j < len(o.LeasedGpuUuids) && o.LeasedGpuUuids[j] == u {
+		if j < len(o.OccupiedGpuUuids) && o.OccupiedGpuUuids[j] == u {
 			j++
 		}
 	}
-	if j != len(o.LeasedGpuUuids) {
+	if j != len(o.OccupiedGpuUuids) {
 		return fmt.Errorf("leased_gpu_uuids must be offer GPUs in gpu_uuids order")
 	}
 	if o.UpdatedAt.Before(o.CreatedAt) {

@@ -30,9 +30,9 @@ func validOffer(id uint64, provider string, gpus ...string) types.Offer {
 // offer whose last GPU is leased; bob a paused offer.
 func validGenesis() types.GenesisState {
 	o1 := validOffer(1, alice, uuid(1), uuid(2))
-	o1.LeasedGpuUuids = []string{uuid(2)}
+	o1.OccupiedGpuUuids = []string{uuid(2)}
 	o2 := validOffer(2, alice, uuid(3))
-	o2.Status, o2.LeasedGpuUuids = types.OFFER_STATUS_CLOSED, []string{uuid(3)}
+	o2.Status, o2.OccupiedGpuUuids = types.OFFER_STATUS_CLOSED, []string{uuid(3)}
 	o4 := validOffer(4, bob, uuid(4))
 	o4.Status = types.OFFER_STATUS_PAUSED
 	stats := []types.ProviderStats{
@@ -56,8 +56,8 @@ func TestGenesisValidateOffers(t *testing.T) {
 		{"id not below next", func(g *types.GenesisState) { g.NextOfferId = 4 }, "offer 4: id must be in [1, next_offer_id=4)"},
 		{"ids unsorted", func(g *types.GenesisState) { g.Offers[0], g.Offers[1] = g.Offers[1], g.Offers[0] }, "sorted by id"},
 		{"GPU in two offers", func(g *types.GenesisState) { g.Offers[2].GpuUuids = []string{uuid(1)} }, "is in offers 1 and 4"},
-		{"leased GPU not the offer's", func(g *types.GenesisState) { g.Offers[0].LeasedGpuUuids = []string{uuid(9)} }, "leased_gpu_uuids must be offer GPUs"},
-		{"closed offer with a free GPU", func(g *types.GenesisState) { g.Offers[1].LeasedGpuUuids = nil }, "closed offer must hold only leased GPUs"},
+		{"leased GPU not the offer's", func(g *types.GenesisState) { g.Offers[0].OccupiedGpuUuids = []string{uuid(9)} }, "leased_gpu_uuids must be offer GPUs"},
+		{"closed offer with a free GPU", func(g *types.GenesisState) { g.Offers[1].OccupiedGpuUuids = nil }, "closed offer must hold only leased GPUs"},
 		{"unknown status", func(g *types.GenesisState) { g.Offers[0].Status = 7 }, "invalid status 7"},
 		{"no GPUs", func(g *types.GenesisState) { g.Offers[2].GpuUuids = nil }, "an offer needs at least one GPU"},
 		{"bad price", func(g *types.GenesisState) { g.Offers[0].Terms.PriceOnDemand = usdc(0) }, "must be positive"},

@@ -8,9 +8,9 @@ import (
 
 // FreeGPUs returns the offer's GPUs in no lease, in gpu_uuids order.
 func (o Offer) FreeGPUs() []string {
-	free := make([]string, 0, len(o.GpuUuids)-len(o.LeasedGpuUuids))
+	free := make([]string, 0, len(o.GpuUuids)-len(o.OccupiedGpuUuids))
 	for _, u := range o.GpuUuids {
-		if !slices.Contains(o.LeasedGpuUuids, u) {
+		if !slices.Contains(o.OccupiedGpuUuids, u) {
 			free = append(free, u)
 		}
 	}
@@ -22,7 +22,7 @@ func (o Offer) FreeGPUs() []string {
 // is sold capacity whatever the offer's status) and leased GPUs. So leased ≤
 // offered always, and the fill rate never passes 100%.
 func (o Offer) Contribution() (offered, leased uint32) {
-	leased = uint32(len(o.LeasedGpuUuids))
+	leased = uint32(len(o.OccupiedGpuUuids))
 	if o.Status == OFFER_STATUS_OPEN {
 		return uint32(len(o.GpuUuids)), leased
 	}
@@ -39,7 +39,7 @@ func (o Offer) Live() bool {
 // index's keys (model left empty). An offer that is not OPEN, or has every
 // GPU in a lease, has none: a busy market's walk never scans full offers.
 func (o Offer) IndexKeys(anyModel bool) []IndexKey {
-	if o.Status != OFFER_STATUS_OPEN || len(o.LeasedGpuUuids) >= len(o.GpuUuids) {
+	if o.Status != OFFER_STATUS_OPEN || len(o.OccupiedGpuUuids) >= len(o.GpuUuids) {
 		return nil
 	}
 	model := o.Model

@@ -1,7 +1,6 @@
 package types
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -223,15 +222,3 @@ func (t OfferTerms) AcceptsWorkload(w Workload) bool {
 }
 
 func fmtTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-// String names a lane mask, e.g. "ON_DEMAND|PREEMPTIBLE".
-func LanesString(mask uint32) string {
-	var names []string
-	for _, l := range Lanes(mask) {
-		names = append(names, strings.TrimPrefix(l.String(), "LANE_"))
-	}
-	if len(names) == 0 {
-		return fmt.Sprintf("%#x", mask)
-	}
-	return strings.Join(names, "|")
-}

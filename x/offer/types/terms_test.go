@@ -75,12 +75,6 @@ func TestAllowsImage(t *testing.T) {
 	require.False(t, terms.AllowsImage(""))
 }
 
-func TestLanesString(t *testing.T) {
-	require.Equal(t, "ON_DEMAND|PREEMPTIBLE|RESERVED", types.LanesString(types.AllLanes))
-	require.Equal(t, "PREEMPTIBLE", types.LanesString(uint32(types.LANE_PREEMPTIBLE)))
-	require.Equal(t, "0x0", types.LanesString(0))
-}
-
 // FuzzTermsValidate: arbitrary terms never panic in validation, and terms
 // that pass have consistent prices and sorted, disjoint windows.
 func FuzzTermsValidate(f *testing.F) {

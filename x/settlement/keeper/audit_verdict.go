@@ -79,7 +79,7 @@ func (k Keeper) unreserve(ctx context.Context, a *types.Audit) error {
 	if a.ReservedOfferId == 0 {
 		return nil
 	}
-	if err := k.offers.FreeGPUs(ctx, a.ReservedOfferId, []string{a.GpuUuid}); err != nil {
+	if err := k.offers.VacateGPUs(ctx, a.ReservedOfferId, []string{a.GpuUuid}); err != nil {
 		return err
 	}
 	a.ReservedOfferId = 0

@@ -72,7 +72,7 @@ func (m msgServer) OpenAudit(ctx context.Context, msg *types.MsgOpenAudit) (*typ
 	// The GPU is held out of the market until the answer, whatever its
 	// offer's state: occupied in its offer, and barred from new offers.
 	if offer != nil {
-		if err := m.offers.ReserveGPUs(ctx, offer.Id, []string{msg.GpuUuid}); err != nil {
+		if err := m.offers.OccupyForAudit(ctx, offer.Id, []string{msg.GpuUuid}); err != nil {
 			return nil, err
 		}
 		a.ReservedOfferId = offer.Id
@@ -138,7 +138,7 @@ func (k Keeper) auditable(ctx context.Context, provider sdk.AccAddress, msg *typ
 	if err != nil || !found {
 		return model, nil, err
 	}
-	if slices.Contains(o.LeasedGpuUuids, msg.GpuUuid) {
+	if slices.Contains(o.OccupiedGpuUuids, msg.GpuUuid) {
 		// A renter's GPU is busy with its job; but a provider renting its
 		// own GPUs would stay out of audits forever, so a self-lease is
 		// auditable (the GPU stays in the lease; nothing to reserve).

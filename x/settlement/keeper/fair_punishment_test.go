@@ -117,7 +117,7 @@ func (s *KeeperTestSuite) TestRenterCloseStillPaysEndedTime() {
 	closing := s.getLease(l.Id)
 	s.Require().Equal(auctiontypes.LEASE_STATUS_CLOSING, closing.Status)
 	s.Require().Equal(auctiontypes.LEASE_STATUS_CLOSED, closing.FinalStatus)
-	s.Require().Empty(s.offerOf(l.GpuUuids[0]).LeasedGpuUuids, "the renter's GPUs are free at once")
+	s.Require().Empty(s.offerOf(l.GpuUuids[0]).OccupiedGpuUuids, "the renter's GPUs are free at once")
 	ran := uint64(closedAt.Sub(l.Start) / time.Second)
 	s.Require().EqualValues(ran, s.progress(l.Id).DurationSeconds, "the clock stopped at the close")
 
@@ -220,7 +220,7 @@ func (s *KeeperTestSuite) TestAuditHoldsGPUWhateverItsOffer() {
 	p := s.plan(9)
 	_, err = s.msgServer.OpenAudit(s.ctx, s.openMsg(p, 0, gpu))
 	s.Require().NoError(err)
-	s.Require().Contains(s.offerOf(gpu).LeasedGpuUuids, gpu, "held in its paused offer")
+	s.Require().Contains(s.offerOf(gpu).OccupiedGpuUuids, gpu, "held in its paused offer")
 	_, err = offers.UpdateOffer(s.ctx, &offertypes.MsgUpdateOffer{Signer: s.operator(0), OfferId: offer.Id, Terms: offer.Terms, Status: offertypes.OFFER_STATUS_OPEN})
 	s.Require().NoError(err)
 	id := s.postJob(3, trainingJob(1, 600, 4_000_000))
@@ -229,7 +229,7 @@ func (s *KeeperTestSuite) TestAuditHoldsGPUWhateverItsOffer() {
 	s.Require().NoError(err)
 	s.Require().Equal(auctiontypes.JOB_STATUS_EXPIRED, job.Status, "the audited GPU is not matched after the offer reopens")
 	s.Require().NoError(s.answer(1, p.expected[:]))
-	s.Require().NotContains(s.offerOf(gpu).LeasedGpuUuids, gpu, "back on the market with the answer")
+	s.Require().NotContains(s.offerOf(gpu).OccupiedGpuUuids, gpu, "back on the market with the answer")
 
 	// A GPU in no offer: registered, audited, then offered.
 	free := s.registerSpareGPU(0)

@@ -98,7 +98,7 @@ func MsgOpenAuditFactory(k keeper.Keeper, providers Providers, gpus ProviderGPUs
 				if last, err := k.Cooldowns.Get(ctx, g.Uuid); err == nil && now.Before(last.Add(params.AuditCooldown())) {
 					continue
 				}
-				if o, found, err := offers.OfferOfGPU(ctx, g.Uuid); err != nil || (found && slices.Contains(o.LeasedGpuUuids, g.Uuid)) {
+				if o, found, err := offers.OfferOfGPU(ctx, g.Uuid); err != nil || (found && slices.Contains(o.OccupiedGpuUuids, g.Uuid)) {
 					continue
 				}
 				if _, ok := params.GPUModel(g.Model); ok {

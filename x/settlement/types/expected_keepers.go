@@ -54,9 +54,9 @@ type ProviderKeeper interface {
 type OfferKeeper interface {
 	OfferOfGPU(ctx context.Context, uuid string) (offertypes.Offer, bool, error)
 	AcceptsDenom(ctx context.Context, denom string) (bool, error)
-	// ReserveGPUs holds GPUs of an OPEN or PAUSED offer out of the market.
-	ReserveGPUs(ctx context.Context, offerID uint64, uuids []string) error
-	FreeGPUs(ctx context.Context, offerID uint64, uuids []string) error
+	// OccupyForAudit holds GPUs of an OPEN or PAUSED offer out of the market.
+	OccupyForAudit(ctx context.Context, offerID uint64, uuids []string) error
+	VacateGPUs(ctx context.Context, offerID uint64, uuids []string) error
 }
 
 // OfferHoldsSetter is x/offer's keeper as the app wires settlement's audit
