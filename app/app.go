@@ -26,6 +26,7 @@ import (
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
 	"github.com/idlegpu/idlegpu/app/ante"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 )
 
 // DefaultNodeHome is where idlegpud keeps its config and data (~/.idlegpu).
@@ -39,7 +40,7 @@ var (
 func init() {
 	var err error
 	clienthelpers.EnvPrefix = "IDLEGPU"
-	DefaultNodeHome, err = clienthelpers.GetNodeHomeDirectory("." + Name)
+	DefaultNodeHome, err = clienthelpers.GetNodeHomeDirectory("." + chaincfg.Name)
 	if err != nil {
 		panic(err)
 	}

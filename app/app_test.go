@@ -11,13 +11,14 @@ import (
 
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
-var funds = sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 1_000_000_000), sdk.NewInt64Coin(app.USDCDenom, 5_000_000))
+var funds = sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 1_000_000_000), sdk.NewInt64Coin(chaincfg.USDCDenom, 5_000_000))
 
 func TestAppBootsFromDefaultGenesis(t *testing.T) {
 	accs := apptesting.NewAccounts(2, funds)
@@ -34,7 +35,7 @@ func TestAppBootsFromDefaultGenesis(t *testing.T) {
 	require.Equal(t, "100000000ugpu", pp.MinStakePerGpu.String())
 	op, err := a.OfferKeeper.Params.Get(ctx)
 	require.NoError(t, err)
-	require.Equal(t, []string{app.BondDenom}, op.PaymentDenoms)
+	require.Equal(t, []string{chaincfg.BondDenom}, op.PaymentDenoms)
 	ap, err := a.AuctionKeeper.Params.Get(ctx)
 	require.NoError(t, err)
 	require.Equal(t, auctiontypes.DefaultParams(), ap)
@@ -44,9 +45,9 @@ func TestAppBootsFromDefaultGenesis(t *testing.T) {
 	require.Equal(t, offertypes.DefaultParams(), op)
 
 	// The chain's denoms and balances are what genesis said.
-	require.Equal(t, app.BondDenom, mustStakingBondDenom(t, a))
+	require.Equal(t, chaincfg.BondDenom, mustStakingBondDenom(t, a))
 	require.Equal(t, funds, a.BankKeeper.GetAllBalances(ctx, accs[1].Address))
-	md, found := a.BankKeeper.GetDenomMetaData(ctx, app.USDCDenom)
+	md, found := a.BankKeeper.GetDenomMetaData(ctx, chaincfg.USDCDenom)
 	require.True(t, found)
 	require.Equal(t, "usdc", md.Display)
 	require.EqualValues(t, 6, md.DenomUnits[1].Exponent)

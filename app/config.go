@@ -53,6 +53,7 @@ import (
 	_ "github.com/cosmos/cosmos-sdk/x/upgrade"
 	upgradetypes "github.com/cosmos/cosmos-sdk/x/upgrade/types"
 
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	_ "github.com/idlegpu/idlegpu/x/auction"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	auctionmodulev1 "github.com/idlegpu/idlegpu/x/auction/types/module"
@@ -74,7 +75,7 @@ var appConfig = appconfig.Compose(&appv1alpha1.Config{
 		{
 			Name: runtime.ModuleName,
 			Config: appconfig.WrapAny(&runtimev1alpha1.Module{
-				AppName:       Name,
+				AppName:       chaincfg.Name,
 				PreBlockers:   preBlockers,
 				BeginBlockers: beginBlockers,
 				EndBlockers:   endBlockers,
@@ -88,7 +89,7 @@ var appConfig = appconfig.Compose(&appv1alpha1.Config{
 		{
 			Name: authtypes.ModuleName,
 			Config: appconfig.WrapAny(&authmodulev1.Module{
-				Bech32Prefix:             Bech32Prefix,
+				Bech32Prefix:             chaincfg.Bech32Prefix,
 				ModuleAccountPermissions: moduleAccPerms,
 			}),
 		},
@@ -101,8 +102,8 @@ var appConfig = appconfig.Compose(&appv1alpha1.Config{
 		{
 			Name: stakingtypes.ModuleName,
 			Config: appconfig.WrapAny(&stakingmodulev1.Module{
-				Bech32PrefixValidator: Bech32PrefixValAddr,
-				Bech32PrefixConsensus: Bech32PrefixConsAddr,
+				Bech32PrefixValidator: chaincfg.Bech32PrefixValAddr,
+				Bech32PrefixConsensus: chaincfg.Bech32PrefixConsAddr,
 			}),
 		},
 		{Name: slashingtypes.ModuleName, Config: appconfig.WrapAny(&slashingmodulev1.Module{})},

@@ -9,8 +9,8 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -31,7 +31,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	apptesting.InitChain(t, a, gen0)
 	apptesting.NextBlock(t, a)
 	res := apptesting.DeliverTx(t, a, accs[1], banktypes.NewMsgSend(accs[1].Address, accs[2].Address,
-		sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 123))))
+		sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 123))))
 	require.Zero(t, res.Code, res.Log)
 	for range 3 {
 		apptesting.NextBlock(t, a)

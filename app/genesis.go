@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/idlegpu/idlegpu/app/chaincfg"
+
 	"github.com/cosmos/cosmos-sdk/client"
 	"github.com/cosmos/cosmos-sdk/codec"
 	"github.com/cosmos/cosmos-sdk/types/module"
@@ -15,8 +17,8 @@ import (
 // human units (1 gpu = 10^6 ugpu, 1 usdc = 10^6 uusdc).
 func DenomMetadata() []banktypes.Metadata {
 	return []banktypes.Metadata{
-		denomMetadata(BondDenom, "gpu", "GPU", "idlegpu staking and fee token"),
-		denomMetadata(USDCDenom, "usdc", "USDC", "USD Coin, a market payment currency"),
+		denomMetadata(chaincfg.BondDenom, "gpu", "GPU", "idlegpu staking and fee token"),
+		denomMetadata(chaincfg.USDCDenom, "usdc", "USDC", "USD Coin, a market payment currency"),
 	}
 }
 

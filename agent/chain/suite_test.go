@@ -23,8 +23,8 @@ import (
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/idlegpu/idlegpu/agent/chain"
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 )
 
 // gasPrice is both the node's minimum and the price the clients pay.
@@ -106,7 +106,7 @@ func (s *ChainSuite) fundedKey(name string, amount int64) sdk.AccAddress {
 // balance is addr's ugpu balance in the state after block height.
 func (s *ChainSuite) balance(c *chain.Client, addr sdk.AccAddress, height int64) sdkmath.Int {
 	res, err := banktypes.NewQueryClient(c.Context().WithHeight(height)).
-		Balance(context.Background(), &banktypes.QueryBalanceRequest{Address: addr.String(), Denom: app.BondDenom})
+		Balance(context.Background(), &banktypes.QueryBalanceRequest{Address: addr.String(), Denom: chaincfg.BondDenom})
 	s.Require().NoError(err)
 	return res.Balance.Amount
 }
@@ -128,7 +128,7 @@ func (s *ChainSuite) waitNewBlock() {
 func testAddr(name string) sdk.AccAddress { return sdk.AccAddress(tmhash.SumTruncated([]byte(name))) }
 
 func send(from, to sdk.AccAddress, amount int64) *banktypes.MsgSend {
-	return banktypes.NewMsgSend(from, to, sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, amount)))
+	return banktypes.NewMsgSend(from, to, sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, amount)))
 }
 
 // logBuffer collects a client's logs, to see which recovery path ran.

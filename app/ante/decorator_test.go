@@ -13,6 +13,7 @@ import (
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/ante"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
@@ -22,7 +23,7 @@ const (
 	jobManifest = "a3f1c2d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
 )
 
-var startFunds = sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 1_000_000_000))
+var startFunds = sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 1_000_000_000))
 
 // postJob is a one-GPU, one-hour BRONZE job at most maxPrice ugpu per GPU-hour:
 // its deposit is exactly maxPrice, held in escrow for its 100-block bid window.
@@ -30,7 +31,7 @@ func postJob(renter sdk.AccAddress, maxPrice int64) *auctiontypes.MsgPostJob {
 	return &auctiontypes.MsgPostJob{Renter: renter.String(), Spec: auctiontypes.JobSpec{
 		Image: "ghcr.io/acme/train@" + jobDigest, ImageDigest: jobDigest, ManifestHash: jobManifest,
 		Workload: offertypes.WORKLOAD_TRAINING, GpuCount: 1, Tier: auctiontypes.TIER_BRONZE, Preemptible: true,
-		DurationSeconds: 3600, MaxPrice: sdk.NewInt64Coin(app.BondDenom, maxPrice), BidWindowBlocks: 100,
+		DurationSeconds: 3600, MaxPrice: sdk.NewInt64Coin(chaincfg.BondDenom, maxPrice), BidWindowBlocks: 100,
 	}}
 }
 
@@ -122,12 +123,12 @@ func TestNonCanonicalAmountsRefused(t *testing.T) {
 			} else {
 				require.Zero(t, check.Code, check.Log) // CheckTx runs only the ante handler
 			}
-			require.Equal(t, sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, tc.expEscrow)), balances(a, escrow))
+			require.Equal(t, sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, tc.expEscrow)), balances(a, escrow))
 		})
 	}
 
 	// Any message type: a bank transfer of "0x10" is refused too.
-	send := banktypes.NewMsgSend(renter.Address, accs[1].Address, sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 16)))
+	send := banktypes.NewMsgSend(renter.Address, accs[1].Address, sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 16)))
 	check, deliver := checkAndDeliver(t, a, signedTx(t, a, renter, send, packWith(t, resolver(a), send, "amount[0].amount", "0x10")))
 	require.Equal(t, ante.ErrNonCanonicalNumber.ABCICode(), check.Code, check.Log)
 	require.Equal(t, ante.ErrNonCanonicalNumber.ABCICode(), deliver.Code, deliver.Log)

@@ -17,9 +17,9 @@ import (
 	govv1 "github.com/cosmos/cosmos-sdk/x/gov/types/v1"
 	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
 
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/ante"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 )
 
 // TestNumberCheckerFindsEveryAmount: the checker reads amounts wherever a
@@ -31,10 +31,10 @@ func TestNumberCheckerFindsEveryAmount(t *testing.T) {
 	checker := ante.NewNumberChecker(r)
 	accs := apptesting.NewAccounts(2, nil)
 	from, to := accs[0].Address.String(), accs[1].Address.String()
-	send := banktypes.NewMsgSend(accs[0].Address, accs[1].Address, sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 5)))
-	fee, err := (&txtypes.AuthInfo{Fee: &txtypes.Fee{Amount: sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 1000)), GasLimit: 1}}).Marshal()
+	send := banktypes.NewMsgSend(accs[0].Address, accs[1].Address, sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 5)))
+	fee, err := (&txtypes.AuthInfo{Fee: &txtypes.Fee{Amount: sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 1000)), GasLimit: 1}}).Marshal()
 	require.NoError(t, err)
-	badFee := encodeWith(t, r, &txtypes.AuthInfo{Fee: &txtypes.Fee{Amount: sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 1000))}},
+	badFee := encodeWith(t, r, &txtypes.AuthInfo{Fee: &txtypes.Fee{Amount: sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 1000))}},
 		"fee.amount[0].amount", "00001000")
 	exec := func(inner *codectypes.Any) *codectypes.Any {
 		bz, err := (&authz.MsgExec{Grantee: to, Msgs: []*codectypes.Any{inner}}).Marshal()
@@ -43,7 +43,7 @@ func TestNumberCheckerFindsEveryAmount(t *testing.T) {
 	}
 	proposal := &govv1.MsgSubmitProposal{
 		Proposer: from, Title: "t", Summary: "s",
-		InitialDeposit: sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 1000)),
+		InitialDeposit: sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 1000)),
 	}
 	proposalOf := func(inner *codectypes.Any) *govv1.MsgSubmitProposal {
 		p := *proposal
@@ -103,7 +103,7 @@ func TestNumberCheckerReadsEveryCopy(t *testing.T) {
 	checker := ante.NewNumberChecker(resolver(a))
 	accs := apptesting.NewAccounts(2, nil)
 
-	coin, err := (&sdk.Coin{Denom: app.BondDenom, Amount: sdkmath.NewInt(5)}).Marshal()
+	coin, err := (&sdk.Coin{Denom: chaincfg.BondDenom, Amount: sdkmath.NewInt(5)}).Marshal()
 	require.NoError(t, err)
 	coin = protowire.AppendTag(coin, 2, protowire.BytesType)
 	coin = protowire.AppendString(coin, "0x10")
@@ -146,7 +146,7 @@ func FuzzNumberChecker(f *testing.F) {
 	r := resolver(a)
 	checker := ante.NewNumberChecker(r)
 	accs := apptesting.NewAccounts(2, nil)
-	send := banktypes.NewMsgSend(accs[0].Address, accs[1].Address, sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 5)))
+	send := banktypes.NewMsgSend(accs[0].Address, accs[1].Address, sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 5)))
 	f.Add(rawTx(f, nil, packWith(f, r, send, "amount[0].amount", "5")))
 	f.Add(rawTx(f, nil, packWith(f, r, send, "amount[0].amount", "0x5")))
 	f.Fuzz(func(t *testing.T, bz []byte) {

@@ -16,6 +16,7 @@ import (
 	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	auctionkeeper "github.com/idlegpu/idlegpu/x/auction/keeper"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offerkeeper "github.com/idlegpu/idlegpu/x/offer/keeper"
@@ -46,7 +47,7 @@ var StartBalance = sdkmath.NewInt(1_000_000_000_000)
 // MarketFunds are StartBalance of both market denoms: the bond denom for
 // stake and fees, uusdc for payments.
 func MarketFunds() sdk.Coins {
-	return sdk.NewCoins(sdk.NewCoin(app.BondDenom, StartBalance), sdk.NewCoin(app.USDCDenom, StartBalance))
+	return sdk.NewCoins(sdk.NewCoin(chaincfg.BondDenom, StartBalance), sdk.NewCoin(chaincfg.USDCDenom, StartBalance))
 }
 
 // MarketChain is a test chain for a keeper suite: funded accounts, the app at
@@ -73,7 +74,7 @@ func NewMarketChain(tb testing.TB, n int, coins sdk.Coins) MarketChain {
 		Height:  a.LastBlockHeight() + 1,
 		Time:    GenesisTime.Add(BlockInterval * 2),
 	})
-	codec := addresscodec.NewBech32Codec(app.Bech32Prefix)
+	codec := addresscodec.NewBech32Codec(chaincfg.Bech32Prefix)
 	authority, err := codec.BytesToString(authtypes.NewModuleAddress(govtypes.ModuleName))
 	require.NoError(tb, err)
 	return MarketChain{App: a, Ctx: ctx, Accs: accs, AddrCodec: codec, Authority: authority}
@@ -113,7 +114,7 @@ func UUIDs(gpus []providertypes.GPUInfo) []string {
 }
 
 // USDC is n uusdc.
-func USDC(n int64) sdk.Coin { return sdk.NewInt64Coin(app.USDCDenom, n) }
+func USDC(n int64) sdk.Coin { return sdk.NewInt64Coin(chaincfg.USDCDenom, n) }
 
 // Terms sell on demand at onDemand uusdc per GPU-hour and preemptible at
 // half that, every lane and workload, with no windows (always available).
@@ -171,7 +172,7 @@ func (m Market) RegisterGPUs(operator string, gpus []providertypes.GPUInfo) []st
 func (m Market) Bond(operator string, amount sdkmath.Int) {
 	m.TB.Helper()
 	_, err := providerkeeper.NewMsgServerImpl(m.App.ProviderKeeper).Bond(m.Ctx, &providertypes.MsgBond{
-		Operator: operator, Amount: sdk.NewCoin(app.BondDenom, amount),
+		Operator: operator, Amount: sdk.NewCoin(chaincfg.BondDenom, amount),
 	})
 	require.NoError(m.TB, err)
 }

@@ -19,10 +19,11 @@ import (
 	simtestutil "github.com/cosmos/cosmos-sdk/testutil/sims"
 
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 )
 
 // GasPrice is the in-process network's minimum gas price, which clients pay.
-const GasPrice = "0.0025" + app.BondDenom
+const GasPrice = "0.0025" + chaincfg.BondDenom
 
 // NetworkConfig is an in-process network of the real idlegpu app (app.New,
 // not a runtime-only build) with its default genesis, one-second blocks
@@ -42,7 +43,7 @@ func NetworkConfig(t testing.TB, chainID string, validators int) network.Config 
 	cfg := network.DefaultConfig(func() network.TestFixture { return network.TestFixture{} })
 	cfg.Codec, cfg.InterfaceRegistry, cfg.TxConfig, cfg.LegacyAmino = cdc, registry, txConfig, legacyAmino
 	cfg.ChainID = chainID
-	cfg.BondDenom = app.BondDenom
+	cfg.BondDenom = chaincfg.BondDenom
 	cfg.MinGasPrices = GasPrice
 	cfg.TimeoutCommit = time.Second
 	cfg.NumValidators = validators

@@ -31,6 +31,7 @@ import (
 	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
 
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 )
 
 // ChainID is the chain id of test apps.
@@ -101,7 +102,7 @@ func Genesis(tb testing.TB, a *app.App, val *cmttypes.Validator, accs []Account)
 	gen[stakingtypes.ModuleName] = cdc.MustMarshalJSON(stakingtypes.NewGenesisState(stakingtypes.DefaultParams(),
 		[]stakingtypes.Validator{validator}, []stakingtypes.Delegation{delegation}))
 
-	bonded := sdk.NewCoins(sdk.NewCoin(app.BondDenom, bond))
+	bonded := sdk.NewCoins(sdk.NewCoin(chaincfg.BondDenom, bond))
 	balances = append(balances, banktypes.Balance{
 		Address: authtypes.NewModuleAddress(stakingtypes.BondedPoolName).String(),
 		Coins:   bonded,

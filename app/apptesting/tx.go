@@ -11,13 +11,14 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 )
 
 // DefaultGas is the gas limit of transactions DeliverTx signs.
 const DefaultGas = 400_000
 
 // DefaultFee pays DefaultGas at the node's default minimum gas price.
-var DefaultFee = sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 1_000))
+var DefaultFee = sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 1_000))
 
 // DeliverTx signs msgs with signer's key (SIGN_MODE_DIRECT, the signer's
 // current account number and sequence), includes the tx in the next block and

@@ -27,8 +27,8 @@ import (
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/gpu"
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -113,7 +113,7 @@ func (s *RegisterSuite) agentHome(provider string, seed int64) (string, sdk.AccA
 func (s *RegisterSuite) fund(addrs ...sdk.AccAddress) {
 	var msgs []sdk.Msg
 	for _, a := range addrs {
-		msgs = append(msgs, banktypes.NewMsgSend(s.funder.Address(), a, sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 1_000_000_000))))
+		msgs = append(msgs, banktypes.NewMsgSend(s.funder.Address(), a, sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 1_000_000_000))))
 	}
 	_, err := s.funder.Submit(context.Background(), msgs...)
 	s.Require().NoError(err)
@@ -183,7 +183,7 @@ func (s *RegisterSuite) TestOperatorRegistersOnce() {
 	s.Require().Equal("eu-de-fra1", p.Region)
 	s.Require().Equal("https://gpu.example.com:9180", p.Endpoint)
 	s.Require().Equal(pin, p.TlsCertSha256)
-	s.Require().Equal(sdk.NewInt64Coin(app.BondDenom, 250_000_000), p.Stake)
+	s.Require().Equal(sdk.NewInt64Coin(chaincfg.BondDenom, 250_000_000), p.Stake)
 	s.Require().Equal(providertypes.PROVIDER_STATUS_ACTIVE, p.Status)
 	s.Require().EqualValues(2, p.GpuCount)
 	s.Require().ElementsMatch(s.wantGPUs(11), s.chainGPUs(op))
@@ -198,7 +198,7 @@ func (s *RegisterSuite) TestOperatorRegistersOnce() {
 	s.Require().NoError(err)
 	s.Require().Contains(more, "bonded 50000000ugpu\ntx ")
 	s.Require().NotContains(more, "registered provider")
-	s.Require().Equal(sdk.NewInt64Coin(app.BondDenom, 300_000_000), s.provider(op).Stake)
+	s.Require().Equal(sdk.NewInt64Coin(chaincfg.BondDenom, 300_000_000), s.provider(op).Stake)
 
 	// The same GPUs seen by another operator's agent belong to op.
 	other, _ := s.agentHome("", 11)
@@ -258,7 +258,7 @@ func (s *RegisterSuite) TestAgentRegistersItsGPUs() {
 	defer opClient.Close()
 	_, err := opClient.Submit(context.Background(),
 		&providertypes.MsgRegisterProvider{Operator: op.String(), Moniker: "op", Region: "eu-de", Endpoint: "http://127.0.0.1:9180", Agents: []string{agent.String()}},
-		&providertypes.MsgBond{Operator: op.String(), Amount: sdk.NewInt64Coin(app.BondDenom, 200_000_000)})
+		&providertypes.MsgBond{Operator: op.String(), Amount: sdk.NewInt64Coin(chaincfg.BondDenom, 200_000_000)})
 	s.Require().NoError(err)
 
 	_, err = run(s.T(), "", "register", "--home", agentHome, "--bond", "300000000ugpu")

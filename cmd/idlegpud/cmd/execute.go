@@ -17,6 +17,7 @@ import (
 	svrcmd "github.com/cosmos/cosmos-sdk/server/cmd"
 
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 )
 
 // EnvPrefix prefixes the environment variables that set idlegpud's flags.
@@ -129,7 +130,7 @@ func Message(cmd *cobra.Command, err error) string {
 	case negativeRe.MatchString(value):
 		return fmt.Sprintf("%s: %q must be positive", name, value)
 	case cause == noDenomCause && bareAmountRe.MatchString(value):
-		return fmt.Sprintf("%s: %q has no denom: write it like %s%s", name, value, value, app.BondDenom)
+		return fmt.Sprintf("%s: %q has no denom: write it like %s%s", name, value, value, chaincfg.BondDenom)
 	}
 	return fmt.Sprintf("%s: %q: %s", name, value, cause)
 }

@@ -20,8 +20,8 @@ import (
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	govv1 "github.com/cosmos/cosmos-sdk/x/gov/types/v1"
 
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/cmd/idlegpud/cmd"
 )
 
@@ -37,7 +37,7 @@ func networkConfig(t *testing.T) network.Config {
 	vp, evp := votingPeriod, votingPeriod/2
 	gov.Params.VotingPeriod = &vp
 	gov.Params.ExpeditedVotingPeriod = &evp
-	gov.Params.MinDeposit = sdk.NewCoins(sdk.NewInt64Coin(app.BondDenom, 10_000_000))
+	gov.Params.MinDeposit = sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 10_000_000))
 	cfg.GenesisState["gov"] = cfg.Codec.MustMarshalJSON(&gov)
 	return cfg
 }
@@ -83,7 +83,7 @@ func (c cli) tx(i int, args ...string) {
 // once the node accepted it into its mempool.
 func (c cli) broadcast(i int, args ...string) string {
 	c.t.Helper()
-	args = append(args, "--from", fmt.Sprintf("node%d", i), "--gas", "400000", "--fees", "1000"+app.BondDenom, "--yes",
+	args = append(args, "--from", fmt.Sprintf("node%d", i), "--gas", "400000", "--fees", "1000"+chaincfg.BondDenom, "--yes",
 		"--chain-id", c.net.Config.ChainID, "--keyring-backend", "test")
 	var res sdk.TxResponse
 	require.NoError(c.t, c.net.Config.Codec.UnmarshalJSON([]byte(c.run(i, args...)), &res))
@@ -118,7 +118,7 @@ func TestNetwork(t *testing.T) {
 		sender := net.Validators[1].Address.String()
 		before := balance(t, c, sender)
 
-		c.tx(1, "tx", "bank", "send", sender, recipient, "1234567"+app.BondDenom)
+		c.tx(1, "tx", "bank", "send", sender, recipient, "1234567"+chaincfg.BondDenom)
 
 		require.Equal(t, sdkmath.NewInt(1_234_567), balance(t, c, recipient))
 		require.Equal(t, before.Sub(sdkmath.NewInt(1_234_567+1_000)), balance(t, c, sender), "amount plus the fee, to the unit")
@@ -134,7 +134,7 @@ func TestNetwork(t *testing.T) {
 				{"@type": "/idlegpu.auction.v1.MsgUpdateParams", "authority": gov, "params": withParam(t, c, "auction", "clearing_rule", "CLEARING_RULE_FIRST_PRICE")},
 				{"@type": "/idlegpu.settlement.v1.MsgUpdateParams", "authority": gov, "params": withParam(t, c, "settlement", "epoch_seconds", "60")},
 			},
-			"deposit": "10000000" + app.BondDenom,
+			"deposit": "10000000" + chaincfg.BondDenom,
 			"title":   "Open the market to USDC with one-minute epochs",
 			"summary": "Network test: one proposal updates all four market modules.",
 		}
@@ -160,7 +160,7 @@ func TestNetwork(t *testing.T) {
 		bz, err := json.Marshal(p)
 		require.NoError(t, err)
 		c.tx(2, "tx", "provider", "update-params-proposal", string(bz),
-			"--deposit", "10000000"+app.BondDenom, "--title", "More GPUs per provider", "--summary", "Raise the cap to 2048.")
+			"--deposit", "10000000"+chaincfg.BondDenom, "--title", "More GPUs per provider", "--summary", "Raise the cap to 2048.")
 		c.passProposal("2")
 
 		got := params(t, c, "provider")
@@ -224,6 +224,6 @@ func balance(t *testing.T, c cli, addr string) sdkmath.Int {
 	var res struct {
 		Balance sdk.Coin `json:"balance"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(c.run(0, "q", "bank", "balance", addr, app.BondDenom)), &res))
+	require.NoError(t, json.Unmarshal([]byte(c.run(0, "q", "bank", "balance", addr, chaincfg.BondDenom)), &res))
 	return res.Balance.Amount
 }

@@ -25,6 +25,7 @@ import (
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
 	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 )
 
 // NewRootCmd returns the idlegpud root command.
@@ -57,7 +58,7 @@ func NewRootCmd() *cobra.Command {
 
 			// Print through cobra's writer so callers (and tests) that set
 			// the command's output see what clients print.
-			ctx := clientCtx.WithCmdContext(cmd.Context()).WithViper(app.Name).WithOutput(cmd.OutOrStdout())
+			ctx := clientCtx.WithCmdContext(cmd.Context()).WithViper(chaincfg.Name).WithOutput(cmd.OutOrStdout())
 			ctx, err := client.ReadPersistentCommandFlags(ctx, cmd.Flags())
 			if err != nil {
 				return err
@@ -100,7 +101,7 @@ func ProvideClientContext(
 		WithInput(os.Stdin).
 		WithAccountRetriever(authtypes.AccountRetriever{}).
 		WithHomeDir(app.DefaultNodeHome).
-		WithViper(app.Name)
+		WithViper(chaincfg.Name)
 
 	// Read client.toml now so the defaults below see its values.
 	clientCtx, _ = config.ReadFromClientConfig(clientCtx)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/auction/keeper"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
@@ -57,7 +58,7 @@ func BenchmarkEndBlockClearing(b *testing.B) {
 						Image: "ghcr.io/acme/bench", ImageDigest: "sha256:" + fmt.Sprintf("%064x", 1), ManifestHash: fmt.Sprintf("%064x", 2),
 						Workload: offertypes.WORKLOAD_BATCH, GpuCount: 1, Models: []string{benchModel(r.Intn(benchModels))},
 						Regions: []string{benchRegions[r.Intn(len(benchRegions))][:2]}, Tier: types.TIER_SILVER,
-						DurationSeconds: 3600, MaxPrice: sdk.NewInt64Coin(app.USDCDenom, 3_000_000),
+						DurationSeconds: 3600, MaxPrice: sdk.NewInt64Coin(chaincfg.USDCDenom, 3_000_000),
 					}
 					if _, err := msgs.PostJob(ctx, &types.MsgPostJob{Renter: renter, Spec: sp}); err != nil {
 						b.Fatal(err)
@@ -117,7 +118,7 @@ func BenchmarkEndBlockClearing(b *testing.B) {
 // rebuild the market index), committed, and one funded renter.
 func benchApp(b *testing.B, n int) (*app.App, string) {
 	b.Helper()
-	accs := apptesting.NewAccounts(1, sdk.NewCoins(sdk.NewCoin(app.BondDenom, sdkmath.NewInt(1e15)), sdk.NewCoin(app.USDCDenom, sdkmath.NewInt(1e15))))
+	accs := apptesting.NewAccounts(1, sdk.NewCoins(sdk.NewCoin(chaincfg.BondDenom, sdkmath.NewInt(1e15)), sdk.NewCoin(chaincfg.USDCDenom, sdkmath.NewInt(1e15))))
 	db, err := dbm.NewGoLevelDB("application", b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
@@ -136,13 +137,13 @@ func benchApp(b *testing.B, n int) (*app.App, string) {
 	pparams := providertypes.DefaultParams()
 	pgen := providertypes.GenesisState{Params: pparams, NextUnbondingId: 1}
 	ogen := offertypes.GenesisState{Params: offertypes.DefaultParams(), NextOfferId: uint64(n + 1)}
-	ogen.Params.PaymentDenoms = []string{app.BondDenom, app.USDCDenom}
+	ogen.Params.PaymentDenoms = []string{chaincfg.BondDenom, chaincfg.USDCDenom}
 	for p := 0; p < n/gpusPerBench; p++ {
 		op := sdk.AccAddress(fmt.Appendf(nil, "bench-provider-%05d", p)).String()
 		region := benchRegions[r.Intn(len(benchRegions))]
 		pgen.Providers = append(pgen.Providers, providertypes.Provider{
 			Operator: op, Moniker: "bench", Region: region, Endpoint: "https://gpu.example.com", TlsCertSha256: certHash,
-			Stake: sdk.NewCoin(app.BondDenom, pparams.RequiredStake(gpusPerBench)), Unbonding: sdk.NewInt64Coin(app.BondDenom, 0),
+			Stake: sdk.NewCoin(chaincfg.BondDenom, pparams.RequiredStake(gpusPerBench)), Unbonding: sdk.NewInt64Coin(chaincfg.BondDenom, 0),
 			Status: providertypes.PROVIDER_STATUS_ACTIVE, GpuCount: gpusPerBench, CommittedGpus: gpusPerBench, CreatedAt: now,
 		})
 		pgen.Reputations = append(pgen.Reputations, providertypes.ProviderReputation{Provider: op, Reputation: providertypes.Reputation{ReliabilityBps: 9500 + uint32(r.Intn(501))}})
@@ -161,7 +162,7 @@ func benchApp(b *testing.B, n int) (*app.App, string) {
 			ogen.Offers = append(ogen.Offers, offertypes.Offer{
 				Id: uint64(i + 1), Provider: op, GpuUuids: []string{info.Uuid}, Model: info.Model, MemoryMib: info.MemoryMib, Region: region,
 				Terms: offertypes.OfferTerms{
-					PriceOnDemand: &sdk.Coin{Denom: app.USDCDenom, Amount: sdkmath.NewInt(price)}, PricePreemptible: &sdk.Coin{Denom: app.USDCDenom, Amount: sdkmath.NewInt(price / 2)},
+					PriceOnDemand: &sdk.Coin{Denom: chaincfg.USDCDenom, Amount: sdkmath.NewInt(price)}, PricePreemptible: &sdk.Coin{Denom: chaincfg.USDCDenom, Amount: sdkmath.NewInt(price / 2)},
 					Lanes: offertypes.AllLanes, Workloads: offertypes.AllWorkloads,
 				},
 				Status: offertypes.OFFER_STATUS_OPEN, CreatedAt: now, UpdatedAt: now,

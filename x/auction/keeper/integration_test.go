@@ -8,8 +8,8 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
@@ -23,7 +23,7 @@ func TestSignedMarketTransactions(t *testing.T) {
 	a := apptesting.NewApp(t)
 	gen := apptesting.Genesis(t, a, apptesting.NewValidator(), accs)
 	og := offertypes.DefaultGenesis()
-	og.Params.PaymentDenoms = []string{app.BondDenom, app.USDCDenom}
+	og.Params.PaymentDenoms = []string{chaincfg.BondDenom, chaincfg.USDCDenom}
 	gen[offertypes.ModuleName] = a.AppCodec().MustMarshalJSON(og)
 	apptesting.InitChain(t, a, gen)
 	apptesting.NextBlock(t, a)
@@ -33,7 +33,7 @@ func TestSignedMarketTransactions(t *testing.T) {
 	res := apptesting.DeliverTx(t, a, accs[0],
 		&providertypes.MsgRegisterProvider{Operator: op, Moniker: "rack", Region: "eu-de", Endpoint: "https://gpu.example.com", TlsCertSha256: certHash},
 		&providertypes.MsgRegisterGPUs{Signer: op, Provider: op, Gpus: []providertypes.GPUInfo{gpu}},
-		&providertypes.MsgBond{Operator: op, Amount: sdk.NewInt64Coin(app.BondDenom, stakePerGPU)},
+		&providertypes.MsgBond{Operator: op, Amount: sdk.NewInt64Coin(chaincfg.BondDenom, stakePerGPU)},
 		&offertypes.MsgCreateOffer{Signer: op, Provider: op, GpuUuids: []string{gpu.Uuid}, Terms: apptesting.Terms(1_000_000)},
 	)
 	require.Zero(t, res.Code, res.Log)

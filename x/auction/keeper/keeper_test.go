@@ -15,6 +15,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/auction/keeper"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	offerkeeper "github.com/idlegpu/idlegpu/x/offer/keeper"
@@ -62,7 +63,7 @@ func (s *KeeperTestSuite) SetupTest() {
 	s.offers = offerkeeper.NewMsgServerImpl(s.app.OfferKeeper)
 	s.nextGPU = 0
 	op := offertypes.DefaultParams()
-	op.PaymentDenoms = []string{app.BondDenom, app.USDCDenom}
+	op.PaymentDenoms = []string{chaincfg.BondDenom, chaincfg.USDCDenom}
 	s.Require().NoError(s.app.OfferKeeper.Params.Set(s.ctx, op))
 }
 
@@ -158,7 +159,7 @@ func (s *KeeperTestSuite) lease(id uint64) types.Lease {
 }
 
 func (s *KeeperTestSuite) usdcOf(addr sdk.AccAddress) sdkmath.Int {
-	return s.app.BankKeeper.GetBalance(s.ctx, addr, app.USDCDenom).Amount
+	return s.app.BankKeeper.GetBalance(s.ctx, addr, chaincfg.USDCDenom).Amount
 }
 
 func (s *KeeperTestSuite) renterUSDC(i int) sdkmath.Int { return s.usdcOf(s.accs[i].Address) }
@@ -171,4 +172,4 @@ func (s *KeeperTestSuite) payeeUSDC() sdkmath.Int {
 	return s.usdcOf(authtypes.NewModuleAddress(settlementtypes.ModuleName))
 }
 
-func usdc(n int64) *sdk.Coin { c := sdk.NewInt64Coin(app.USDCDenom, n); return &c }
+func usdc(n int64) *sdk.Coin { c := sdk.NewInt64Coin(chaincfg.USDCDenom, n); return &c }

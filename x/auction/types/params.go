@@ -79,9 +79,6 @@ func (p Params) MinReliability(t Tier) uint32 {
 	}
 }
 
-// MaxJobDuration bounds a job's duration.
-func (p Params) MaxJobDuration() time.Duration { return check.Duration(p.MaxJobDurationSeconds) }
-
 // StartTimeout is how long a lease may stay PENDING.
 func (p Params) StartTimeout() time.Duration { return check.Duration(p.StartTimeoutSeconds) }
 

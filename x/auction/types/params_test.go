@@ -23,7 +23,6 @@ func TestDefaultParams(t *testing.T) {
 	require.Equal(t, types.CLEARING_RULE_SECOND_PRICE, p.ClearingRule)
 	require.EqualValues(t, 2, p.DefaultBidWindowBlocks)
 	require.EqualValues(t, 720*3600, p.MaxJobDurationSeconds)
-	require.Equal(t, 720*time.Hour, p.MaxJobDuration())
 	require.EqualValues(t, 600, p.StartTimeoutSeconds)
 	require.Equal(t, 10*time.Minute, p.StartTimeout())
 	require.Equal(t, types.TierMinReliability{GoldBps: 9900, SilverBps: 9500, BronzeBps: 0}, p.TierMinReliability)

@@ -12,15 +12,6 @@ import (
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
 
-// GPUOwner returns the operator of the provider that owns the GPU, or ErrGPUNotFound.
-func (k Keeper) GPUOwner(ctx context.Context, uuid string) (sdk.AccAddress, error) {
-	g, err := k.gpu(ctx, uuid)
-	if err != nil {
-		return nil, err
-	}
-	return k.operator(g.Provider)
-}
-
 // GPUs returns a provider's GPUs in UUID order. The list is bounded by
 // max_gpus_per_provider.
 func (k Keeper) GPUs(ctx context.Context, provider sdk.AccAddress) ([]types.GPU, error) {

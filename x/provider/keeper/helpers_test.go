@@ -10,8 +10,8 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -67,7 +67,7 @@ func (s *KeeperTestSuite) setParams(update func(*types.Params)) {
 }
 
 func (s *KeeperTestSuite) balance(addr sdk.AccAddress) sdkmath.Int {
-	return s.app.BankKeeper.GetBalance(s.ctx, addr, app.BondDenom).Amount
+	return s.app.BankKeeper.GetBalance(s.ctx, addr, chaincfg.BondDenom).Amount
 }
 
 func (s *KeeperTestSuite) moduleBalance() sdkmath.Int {
@@ -75,7 +75,7 @@ func (s *KeeperTestSuite) moduleBalance() sdkmath.Int {
 }
 
 func (s *KeeperTestSuite) supply() sdkmath.Int {
-	return s.app.BankKeeper.GetSupply(s.ctx, app.BondDenom).Amount
+	return s.app.BankKeeper.GetSupply(s.ctx, chaincfg.BondDenom).Amount
 }
 
 // snapshot is the whole module state plus every test account's and the
@@ -98,6 +98,6 @@ func (s *KeeperTestSuite) snapshot() snapshot {
 	return snap
 }
 
-func ugpu(n int64) sdk.Coin { return sdk.NewInt64Coin(app.BondDenom, n) }
+func ugpu(n int64) sdk.Coin { return sdk.NewInt64Coin(chaincfg.BondDenom, n) }
 
 func abciEvent(e sdk.Event) abci.Event { return abci.Event(e) }

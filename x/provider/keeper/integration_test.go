@@ -7,8 +7,8 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -16,7 +16,7 @@ import (
 // through the real ante handler and message router, as a client would, and
 // checks what clients see: success, or the module's codespace and code.
 func TestSignedTransactions(t *testing.T) {
-	accs := apptesting.NewAccounts(2, sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance)))
+	accs := apptesting.NewAccounts(2, sdk.NewCoins(sdk.NewCoin(chaincfg.BondDenom, startBalance)))
 	a := apptesting.Setup(t, accs)
 	op := accs[0].Address.String()
 
@@ -32,7 +32,7 @@ func TestSignedTransactions(t *testing.T) {
 	require.Equal(t, types.ModuleName, res.Codespace)
 	require.Equal(t, types.ErrInvalidRegion.ABCICode(), res.Code)
 	ctx := a.NewContext(true)
-	require.Equal(t, startBalance.Sub(apptesting.DefaultFee.AmountOf(app.BondDenom)), a.BankKeeper.GetBalance(ctx, accs[1].Address, app.BondDenom).Amount)
+	require.Equal(t, startBalance.Sub(apptesting.DefaultFee.AmountOf(chaincfg.BondDenom)), a.BankKeeper.GetBalance(ctx, accs[1].Address, chaincfg.BondDenom).Amount)
 	_, err := a.ProviderKeeper.Provider(ctx, accs[1].Address)
 	require.ErrorIs(t, err, types.ErrProviderNotFound)
 

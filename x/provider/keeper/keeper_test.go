@@ -11,6 +11,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/provider/keeper"
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
@@ -39,7 +40,7 @@ func TestKeeperTestSuite(t *testing.T) {
 }
 
 func (s *KeeperTestSuite) SetupTest() {
-	c := apptesting.NewMarketChain(s.T(), 5, sdk.NewCoins(sdk.NewCoin(app.BondDenom, startBalance)))
+	c := apptesting.NewMarketChain(s.T(), 5, sdk.NewCoins(sdk.NewCoin(chaincfg.BondDenom, startBalance)))
 	s.app, s.ctx, s.accs, s.addrCodec, s.authority = c.App, c.Ctx, c.Accs, c.AddrCodec, c.Authority
 	s.keeper = s.app.ProviderKeeper
 	s.msgServer = keeper.NewMsgServerImpl(s.keeper)

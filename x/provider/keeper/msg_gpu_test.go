@@ -100,9 +100,9 @@ func (s *KeeperTestSuite) TestRegisterGPUs() {
 			s.Require().Equal([]types.GPU{
 				registered(msg.Gpus[0], s.operator(0), s.ctx), registered(msg.Gpus[1], s.operator(0), s.ctx),
 			}, owned)
-			owner, err := s.keeper.GPUOwner(s.ctx, msg.Gpus[1].Uuid)
+			g, err := s.keeper.GPU(s.ctx, msg.Gpus[1].Uuid)
 			s.Require().NoError(err)
-			s.Require().Equal(s.accs[0].Address, owner)
+			s.Require().Equal(s.operator(0), g.Provider)
 			s.requireEvent(&types.EventGPUsRegistered{Provider: msg.Provider, Signer: msg.Signer, Uuids: []string{msg.Gpus[0].Uuid, msg.Gpus[1].Uuid}})
 		})
 	}
@@ -126,7 +126,7 @@ func (s *KeeperTestSuite) TestDeregisterGPU() {
 		s.Require().Len(owned, 2)
 		s.Require().Equal([]string{uuids[0], uuids[2]}, []string{owned[0].Uuid, owned[1].Uuid})
 		s.Require().EqualValues(2, s.provider(0).GpuCount)
-		_, err = s.keeper.GPUOwner(s.ctx, uuids[1])
+		_, err = s.keeper.GPU(s.ctx, uuids[1])
 		s.Require().ErrorIs(err, types.ErrGPUNotFound)
 		s.requireEvent(&types.EventGPUDeregistered{Provider: s.operator(0), Uuid: uuids[1]})
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	auctionkeeper "github.com/idlegpu/idlegpu/x/auction/keeper"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
@@ -66,7 +67,7 @@ func (s *KeeperTestSuite) SetupTest() {
 	s.auction = auctionkeeper.NewMsgServerImpl(s.app.AuctionKeeper)
 	s.nextGPU = 0
 	op := offertypes.DefaultParams()
-	op.PaymentDenoms = []string{app.BondDenom, app.USDCDenom}
+	op.PaymentDenoms = []string{chaincfg.BondDenom, chaincfg.USDCDenom}
 	s.Require().NoError(s.app.OfferKeeper.Params.Set(s.ctx, op))
 	// The production epoch and sampling (docs/design.md#params): 600 s epochs, a sample
 	// every 5 s, 90 % of them required, 300 s of grace.
@@ -241,7 +242,7 @@ func (s *KeeperTestSuite) submit(signer, provider int, proofs ...types.Execution
 }
 
 func (s *KeeperTestSuite) usdc(addr sdk.AccAddress) sdkmath.Int {
-	return s.app.BankKeeper.GetBalance(s.ctx, addr, app.USDCDenom).Amount
+	return s.app.BankKeeper.GetBalance(s.ctx, addr, chaincfg.USDCDenom).Amount
 }
 
 func (s *KeeperTestSuite) rewards(i int) sdk.Coins {

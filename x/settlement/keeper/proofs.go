@@ -30,8 +30,8 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 	if err != nil {
 		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "provider: %v", err)
 	}
-	if len(msg.Proofs) == 0 || len(msg.Proofs) > types.MaxProofsPerMsg {
-		return nil, errorsmod.Wrapf(types.ErrTooManyProofs, "%d proofs, want 1..%d", len(msg.Proofs), types.MaxProofsPerMsg)
+	if err := msg.ValidateBasic(); err != nil { // the proof count
+		return nil, err
 	}
 	if ok, err := m.providers.IsAuthorized(ctx, provider, signer); err != nil || !ok {
 		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "%s may not act for %s", msg.Signer, msg.Provider)

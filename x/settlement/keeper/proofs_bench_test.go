@@ -15,6 +15,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	auctionkeeper "github.com/idlegpu/idlegpu/x/auction/keeper"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offerkeeper "github.com/idlegpu/idlegpu/x/offer/keeper"
@@ -54,7 +55,7 @@ func BenchmarkSubmitProofs(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if want := sdk.NewCoins(sdk.NewCoin(app.USDCDenom, sdkmath.NewInt(benchLeases*benchGPUs*600*1000))); !res.Paid.Equal(want) {
+		if want := sdk.NewCoins(sdk.NewCoin(chaincfg.USDCDenom, sdkmath.NewInt(benchLeases*benchGPUs*600*1000))); !res.Paid.Equal(want) {
 			b.Fatalf("paid %s, want %s", res.Paid, want)
 		}
 		gas = ctx.GasMeter().GasConsumed()
@@ -72,7 +73,7 @@ func BenchmarkSubmitProofs(b *testing.B) {
 // message proving those epochs.
 func benchProofs(b *testing.B) (*app.App, *types.MsgSubmitProofs) {
 	b.Helper()
-	accs := apptesting.NewAccounts(2, sdk.NewCoins(sdk.NewCoin(app.BondDenom, sdkmath.NewInt(1e15)), sdk.NewCoin(app.USDCDenom, sdkmath.NewInt(1e15))))
+	accs := apptesting.NewAccounts(2, sdk.NewCoins(sdk.NewCoin(chaincfg.BondDenom, sdkmath.NewInt(1e15)), sdk.NewCoin(chaincfg.USDCDenom, sdkmath.NewInt(1e15))))
 	db, err := dbm.NewGoLevelDB("application", b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
@@ -87,7 +88,7 @@ func benchProofs(b *testing.B) (*app.App, *types.MsgSubmitProofs) {
 	}
 	op, renter := accs[0].Address.String(), accs[1].Address.String()
 	oparams := offertypes.DefaultParams()
-	oparams.PaymentDenoms = []string{app.BondDenom, app.USDCDenom}
+	oparams.PaymentDenoms = []string{chaincfg.BondDenom, chaincfg.USDCDenom}
 	must(nil, a.OfferKeeper.Params.Set(ctx, oparams))
 
 	providers := providerkeeper.NewMsgServerImpl(a.ProviderKeeper)
@@ -108,14 +109,14 @@ func benchProofs(b *testing.B) (*app.App, *types.MsgSubmitProofs) {
 	}
 	pparams, err := a.ProviderKeeper.Params.Get(ctx)
 	must(nil, err)
-	must(providers.Bond(ctx, &providertypes.MsgBond{Operator: op, Amount: sdk.NewCoin(app.BondDenom, pparams.RequiredStake(uint32(len(uuids))))}))
+	must(providers.Bond(ctx, &providertypes.MsgBond{Operator: op, Amount: sdk.NewCoin(chaincfg.BondDenom, pparams.RequiredStake(uint32(len(uuids))))}))
 	rep, err := a.ProviderKeeper.Reputations.Get(ctx, accs[0].Address)
 	must(nil, err)
 	rep.ReliabilityBps = 10_000
 	must(nil, a.ProviderKeeper.Reputations.Set(ctx, accs[0].Address, rep))
 
 	// 3.6 USDC per GPU-hour: 1,000 uusdc per GPU-second.
-	price := sdk.NewInt64Coin(app.USDCDenom, 3_600_000)
+	price := sdk.NewInt64Coin(chaincfg.USDCDenom, 3_600_000)
 	offers := offerkeeper.NewMsgServerImpl(a.OfferKeeper)
 	auction := auctionkeeper.NewMsgServerImpl(a.AuctionKeeper)
 	for l := range benchLeases {

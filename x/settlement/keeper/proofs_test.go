@@ -10,7 +10,7 @@ import (
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
-	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -51,7 +51,7 @@ func (s *KeeperTestSuite) TestTenEpochLeasePaysExactly() {
 	s.Require().Equal(total, final.Paid.Amount)
 	s.Require().Equal(renterBefore.Sub(total), s.usdc(s.accs[3].Address), "the renter paid exactly the lease; the rest of the deposit came back")
 	s.Require().Equal(feesBefore.Add(fees), s.usdc(authtypes.NewModuleAddress(authtypes.FeeCollectorName)))
-	s.Require().Equal(sdk.NewCoins(sdk.NewCoin(app.USDCDenom, total.Sub(fees))), s.rewards(0))
+	s.Require().Equal(sdk.NewCoins(sdk.NewCoin(chaincfg.USDCDenom, total.Sub(fees))), s.rewards(0))
 	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
 	s.Require().NoError(err)
 	s.Require().EqualValues(10, rep.ProvenEpochs)
@@ -60,7 +60,7 @@ func (s *KeeperTestSuite) TestTenEpochLeasePaysExactly() {
 	before := s.usdc(s.accs[0].Address)
 	res, err := s.msgServer.ClaimRewards(s.ctx, &types.MsgClaimRewards{Operator: s.operator(0)})
 	s.Require().NoError(err)
-	s.Require().Equal(sdk.NewCoins(sdk.NewCoin(app.USDCDenom, total.Sub(fees))), res.Claimed)
+	s.Require().Equal(sdk.NewCoins(sdk.NewCoin(chaincfg.USDCDenom, total.Sub(fees))), res.Claimed)
 	s.Require().Equal(before.Add(total.Sub(fees)), s.usdc(s.accs[0].Address))
 	s.Require().Empty(s.rewards(0))
 	_, err = s.msgServer.ClaimRewards(s.ctx, &types.MsgClaimRewards{Operator: s.operator(0)})
@@ -137,7 +137,7 @@ func (s *KeeperTestSuite) TestProofRejections() {
 		s.Require().Equal(escrow, s.usdc(authtypes.NewModuleAddress(auctiontypes.EscrowAccount)))
 	}
 	_, err := s.msgServer.SubmitProofs(s.ctx, &types.MsgSubmitProofs{Signer: s.operator(agent), Provider: s.operator(0)})
-	s.Require().ErrorIs(err, types.ErrTooManyProofs, "an empty message")
+	s.Require().ErrorIs(err, types.ErrNoProofs, "an empty message")
 
 	// The good proof pays; replayed, it is refused.
 	_, err = s.submit(agent, 0, good)
@@ -200,8 +200,8 @@ func (s *KeeperTestSuite) TestOneMessageManyLeases() {
 		s.Require().Equal(due(1200), s.getLease(l.Id).Paid.Amount.Int64())
 	}
 	total := 2 * due(1200)
-	s.Require().Equal(sdk.NewCoins(sdk.NewInt64Coin(app.USDCDenom, total)), paid)
+	s.Require().Equal(sdk.NewCoins(sdk.NewInt64Coin(chaincfg.USDCDenom, total)), paid)
 	s.Require().Equal(escrowBefore.SubRaw(total), s.usdc(escrow))
 	s.Require().Equal(feesBefore.AddRaw(fees), s.usdc(collector))
-	s.Require().Equal(sdk.NewCoins(sdk.NewInt64Coin(app.USDCDenom, total-fees)), s.rewards(0))
+	s.Require().Equal(sdk.NewCoins(sdk.NewInt64Coin(chaincfg.USDCDenom, total-fees)), s.rewards(0))
 }

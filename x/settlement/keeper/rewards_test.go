@@ -5,7 +5,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/app"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -23,13 +23,13 @@ func (s *KeeperTestSuite) TestClaimNothingSaysWhatIsHeld() {
 	s.Require().EqualError(claim("foo"), op+" has no rewards in foo to claim (no rewards held): no rewards to claim")
 
 	// 12uusdc of rewards, held by the module as the invariants want.
-	held := sdk.NewInt64Coin(app.USDCDenom, 12)
+	held := sdk.NewInt64Coin(chaincfg.USDCDenom, 12)
 	s.Require().NoError(s.app.BankKeeper.SendCoinsFromAccountToModule(s.ctx, s.accs[1].Address, types.ModuleName, sdk.NewCoins(held)))
 	s.Require().NoError(s.keeper.Rewards.Set(s.ctx, collections.Join(s.accs[0].Address, held.Denom), held.Amount))
 	s.Require().EqualError(claim("foo"), op+" has no rewards in foo to claim (rewards held: 12uusdc): no rewards to claim")
-	s.Require().EqualError(claim("foo", app.BondDenom), op+" has no rewards in foo, ugpu to claim (rewards held: 12uusdc): no rewards to claim")
+	s.Require().EqualError(claim("foo", chaincfg.BondDenom), op+" has no rewards in foo, ugpu to claim (rewards held: 12uusdc): no rewards to claim")
 
-	res, err := s.msgServer.ClaimRewards(s.ctx, &types.MsgClaimRewards{Operator: op, Denoms: []string{"foo", app.USDCDenom}})
+	res, err := s.msgServer.ClaimRewards(s.ctx, &types.MsgClaimRewards{Operator: op, Denoms: []string{"foo", chaincfg.USDCDenom}})
 	s.Require().NoError(err, "a denom held among those asked for pays")
 	s.Require().Equal(sdk.NewCoins(held), res.Claimed)
 }
