@@ -108,7 +108,7 @@ type LeaseProgress struct {
 	// proven_epochs counts the epochs proven.
 	ProvenEpochs uint64 `protobuf:"varint,4,opt,name=proven_epochs,json=provenEpochs,proto3" json:"proven_epochs,omitempty"`
 	// proven_seconds is the lease time proven so far: what the provider side
-	// is paid for (x/auction's PayLease, cumulatively).
+	// is paid for (x/auction's PayLeases, cumulatively).
 	ProvenSeconds uint64 `protobuf:"varint,5,opt,name=proven_seconds,json=provenSeconds,proto3" json:"proven_seconds,omitempty"`
 	// missed_epochs counts the epochs declared missed.
 	MissedEpochs uint64 `protobuf:"varint,6,opt,name=missed_epochs,json=missedEpochs,proto3" json:"missed_epochs,omitempty"`
