@@ -12,35 +12,17 @@ import (
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
-// BeginBlocker records this block's header hash and time, the challenge a
-// proof of an epoch running now may bind to, and drops headers older than
-// any window a proof may still be submitted for.
-func (k Keeper) BeginBlocker(ctx context.Context) error {
+// recordHeader stores this block's header hash and time, the challenge a
+// proof of an epoch running now may bind to.
+func (k Keeper) recordHeader(ctx context.Context) (bool, error) {
 	sdkCtx := sdk.UnwrapSDKContext(ctx)
 	hash := sdkCtx.HeaderHash()
 	if len(hash) == 0 {
-		return nil // no header (InitChain, or a context built without one)
+		return false, nil // no header (InitChain, or a context built without one)
 	}
-	if err := k.Headers.Set(ctx, sdkCtx.BlockHeight(), types.HeaderRecord{
+	return true, k.Headers.Set(ctx, sdkCtx.BlockHeight(), types.HeaderRecord{
 		Height: sdkCtx.BlockHeight(), Hash: hash, Time: sdkCtx.BlockTime(),
-	}); err != nil {
-		return err
-	}
-	params, err := k.Params.Get(ctx)
-	if err != nil {
-		return err
-	}
-	if err := k.recordGap(ctx, params); err != nil {
-		return err
-	}
-	cutoff, err := k.headerCutoff(ctx, params)
-	if err != nil {
-		return err
-	}
-	// One header is added per block, so the same bound as proof pruning
-	// (max_prunes_per_block) keeps the ring at its retention, and shrinks it
-	// back quickly after a params change.
-	return k.pruneHeaders(ctx, cutoff, params.MaxPrunesPerBlock)
+	})
 }
 
 // headerCutoff is the time before which no header is needed: the current

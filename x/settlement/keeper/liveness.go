@@ -131,27 +131,16 @@ func (k Keeper) unschedule(ctx context.Context, start time.Time, prog *types.Lea
 	return nil
 }
 
-// EndBlocker drops proof records past their retention (at most
-// max_prunes_per_block), runs due audit steps (timeouts, reveal expiries,
-// pruning; at most max_audit_steps_per_block) and settles overdue epochs,
-// oldest first, at most max_misses_per_block.
-func (k Keeper) EndBlocker(ctx context.Context) error {
-	params, err := k.Params.Get(ctx)
-	if err != nil {
-		return err
-	}
-	if err := k.pruneProofs(ctx, params.MaxPrunesPerBlock); err != nil {
-		return err
-	}
-	if err := k.stepAudits(ctx, params, params.MaxAuditStepsPerBlock); err != nil {
-		return err
-	}
+// settleOverdue settles the epochs whose proof is overdue, oldest first, at
+// most limit (max_misses_per_block): each is moved on, excused or missed
+// (overdue).
+func (k Keeper) settleOverdue(ctx context.Context, limit uint32) error {
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	it, err := k.Due.Iterate(ctx, nil)
 	if err != nil {
 		return err
 	}
-	due, err := duequeue.Take(it, params.MaxMissesPerBlock, func(key collections.Pair[time.Time, uint64]) bool { return !key.K1().After(now) })
+	due, err := duequeue.Take(it, limit, func(key collections.Pair[time.Time, uint64]) bool { return !key.K1().After(now) })
 	if err != nil {
 		return err
 	}
