@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/idlegpu/idlegpu/agent/internal/ctxtime"
 	settlementaudit "github.com/idlegpu/idlegpu/x/settlement/audit"
 )
 
@@ -46,7 +47,7 @@ func (c CPU) Run(ctx context.Context, uuid, workload string, seed []byte, units 
 		if wait := claimed - now().Sub(start); wait > 0 {
 			sleep := c.Sleep
 			if sleep == nil {
-				sleep = sleepCtx
+				sleep = ctxtime.Sleep
 			}
 			if err := sleep(ctx, wait); err != nil {
 				return Result{}, err
@@ -54,15 +55,4 @@ func (c CPU) Run(ctx context.Context, uuid, workload string, seed []byte, units 
 		}
 	}
 	return res, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

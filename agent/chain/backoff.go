@@ -3,6 +3,8 @@ package chain
 import (
 	"context"
 	"time"
+
+	"github.com/idlegpu/idlegpu/agent/internal/ctxtime"
 )
 
 const (
@@ -23,14 +25,7 @@ func (b *backoff) wait(ctx context.Context) error {
 	}
 	d := b.next
 	b.next = min(2*b.next, backoffMax)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return ctxtime.Sleep(ctx, d)
 }
 
 // reset starts the next run of failures from the shortest delay.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idlegpu/idlegpu/agent/gpu"
+	"github.com/idlegpu/idlegpu/agent/internal/ctxtime"
 )
 
 // Sampler reads every GPU on a fixed grid: ticks at whole multiples of the
@@ -35,7 +36,7 @@ func (s *Sampler) Run(ctx context.Context, uuids func() []string, fn func(tick t
 		now = time.Now
 	}
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = ctxtime.Sleep
 	}
 	for {
 		tick := NextTick(now(), s.Interval)
@@ -86,18 +87,4 @@ func (d *Daemon) runningJobs() []gpu.JobProcs {
 		out = append(out, gpu.JobProcs{LeaseID: l.id, GPUs: gpus, PIDs: l.job.PIDs()})
 	}
 	return out
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
