@@ -3,8 +3,9 @@ package keeper
 import "context"
 
 // EndBlocker clears the jobs whose bid deadline is this block (and any that
-// rolled over), then closes leases that were never started in time. Each
-// step is bounded by max_clearings_per_block.
+// rolled over), then closes leases that were never started in time (each
+// step bounded by max_clearings_per_block), then drops wallet signers'
+// nonces past their deadline (at most max_nonce_prunes_per_block).
 func (k Keeper) EndBlocker(ctx context.Context) error {
 	params, err := k.Params.Get(ctx)
 	if err != nil {
@@ -13,6 +14,8 @@ func (k Keeper) EndBlocker(ctx context.Context) error {
 	if _, err := k.clearDue(ctx, params); err != nil {
 		return err
 	}
-	_, err = k.closeUnstarted(ctx, params)
-	return err
+	if _, err := k.closeUnstarted(ctx, params); err != nil {
+		return err
+	}
+	return k.pruneNonces(ctx, params.MaxNoncePrunesPerBlock)
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
 
-// A renter's money moves only through this file (docs/design.md#escrow):
+// A renter's money for jobs moves only through this file (docs/design.md#escrow;
+// the relayer fee of a wallet-signed bid is paid in msg_signed.go):
 // deposit when a job is posted, allot at clearing (the surplus back to the
 // renter at once), pay proven time to the payee, refund the rest. One
 // invariant holds after every call (EscrowInvariant): the escrow account

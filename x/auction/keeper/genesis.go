@@ -57,6 +57,15 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 			return err
 		}
 	}
+	for _, n := range gs.UsedNonces {
+		signer, err := k.storedAddress(n.Signer)
+		if err != nil {
+			return err
+		}
+		if err := k.useNonce(ctx, signer, n.Nonce, n.Deadline); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -83,6 +92,21 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 	}
 	if gs.Leases, err = collutil.Values(ctx, k.Leases); err != nil {
 		return nil, err
+	}
+	it, err := k.UsedNonces.Iterate(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	kvs, err := it.KeyValues()
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range kvs {
+		signer, err := k.addressCodec.BytesToString(kv.Key.K1())
+		if err != nil {
+			return nil, err
+		}
+		gs.UsedNonces = append(gs.UsedNonces, types.UsedNonce{Signer: signer, Nonce: kv.Key.K2(), Deadline: kv.Value})
 	}
 	return gs, nil
 }

@@ -3,13 +3,18 @@ package keeper_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
+	sdkmath "cosmossdk.io/math"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/stretchr/testify/require"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
+	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/idlegpu/idlegpu/app/apptesting"
 	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
@@ -66,4 +71,51 @@ func TestSignedMarketTransactions(t *testing.T) {
 	require.Equal(t, "500000uusdc", job.ClearingPrice.String())
 	require.NoError(t, a.AuctionKeeper.CheckInvariants(ctx))
 	require.NoError(t, a.OfferKeeper.CheckInvariants(ctx))
+}
+
+// TestWalletSignedJobThroughTheApp: an Ethereum key with funds on chain and
+// no Cosmos key posts a job only by signature; a relayer's real tx carries
+// it through the ante handler and router, is paid its fee, and the same
+// signed bid in a later tx is refused with x/auction's code.
+func TestWalletSignedJobThroughTheApp(t *testing.T) {
+	accs := apptesting.NewAccounts(2, apptesting.MarketFunds())
+	a := apptesting.NewApp(t)
+	gen := apptesting.Genesis(t, a, apptesting.NewValidator(), accs)
+	og := offertypes.DefaultGenesis()
+	og.Params.PaymentDenoms = []string{chaincfg.BondDenom, chaincfg.USDCDenom}
+	gen[offertypes.ModuleName] = a.AppCodec().MustMarshalJSON(og)
+	apptesting.InitChain(t, a, gen)
+	apptesting.NextBlock(t, a)
+
+	key, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	renter := sdk.AccAddress(crypto.PubkeyToAddress(key.PublicKey).Bytes())
+	fund := apptesting.DeliverTx(t, a, accs[1], banktypes.NewMsgSend(accs[1].Address, renter, sdk.NewCoins(sdk.NewInt64Coin(chaincfg.USDCDenom, 10_000_000))))
+	require.Zero(t, fund.Code, fund.Log)
+
+	bid := types.JobBid{
+		Renter: renter.String(), Spec: spec(1, 2_000_000, 2), CosmosChainId: apptesting.ChainID, Nonce: 1,
+		Deadline: uint64(apptesting.GenesisTime.Add(time.Hour).Unix()), MaxRelayerFee: sdkmath.NewInt(40_000),
+		EvmChainId: types.DefaultEVMChainID, VerifyingContract: types.DefaultEVMVerifyingContract,
+	}
+	sig, err := wallet.SignJobBid(bid, key)
+	require.NoError(t, err)
+	relayer := accs[0]
+	msg := &types.MsgSubmitSignedJob{Submitter: relayer.Address.String(), Bid: bid, Signature: sig, RelayerFee: sdkmath.NewInt(40_000)}
+	res := apptesting.DeliverTx(t, a, relayer, msg)
+	require.Zero(t, res.Code, res.Log)
+	fmt.Printf("gas used: MsgSubmitSignedJob %d\n", res.GasUsed)
+
+	ctx := a.NewContext(true)
+	job, err := a.AuctionKeeper.Job(ctx, 1)
+	require.NoError(t, err)
+	require.Equal(t, renter.String(), job.Renter)
+	// Deposit ceil(2 USDC × 2 h) = 4,000,000 and the 40,000 fee leave 5,960,000.
+	require.Equal(t, "5960000uusdc", a.BankKeeper.GetBalance(ctx, renter, chaincfg.USDCDenom).String())
+	require.Equal(t, apptesting.StartBalance.AddRaw(40_000), a.BankKeeper.GetBalance(ctx, relayer.Address, chaincfg.USDCDenom).Amount)
+
+	again := apptesting.DeliverTx(t, a, relayer, msg)
+	require.Equal(t, types.ModuleName, again.Codespace)
+	require.Equal(t, types.ErrNonceUsed.ABCICode(), again.Code)
+	require.NoError(t, a.AuctionKeeper.CheckInvariants(a.NewContext(true)))
 }

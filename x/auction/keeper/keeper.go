@@ -59,6 +59,11 @@ type Keeper struct {
 	RenterLeases   collections.KeySet[collections.Pair[sdk.AccAddress, uint64]]
 	// LiveLeases holds (provider, lease id) of the leases not yet ended.
 	LiveLeases collections.KeySet[collections.Pair[sdk.AccAddress, uint64]]
+	// UsedNonces maps (wallet signer, nonce) → deadline (unix seconds) of
+	// nonces refused until their deadline passes.
+	UsedNonces collections.Map[collections.Pair[sdk.AccAddress, uint64], uint64]
+	// NonceExpiry holds (deadline, signer, nonce): when EndBlock drops each.
+	NonceExpiry collections.KeySet[collections.Triple[uint64, sdk.AccAddress, uint64]]
 }
 
 // NewKeeper returns the x/auction keeper; payee is the module account lease
@@ -104,6 +109,10 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 			collections.PairKeyCodec(sdk.AccAddressKey, collections.Uint64Key)),
 		RenterLeases: collections.NewKeySet(sb, types.RenterLeasesKey, "renter_leases",
 			collections.PairKeyCodec(sdk.AccAddressKey, collections.Uint64Key)),
+		UsedNonces: collections.NewMap(sb, types.UsedNoncesKey, "used_nonces",
+			collections.PairKeyCodec(sdk.AccAddressKey, collections.Uint64Key), collections.Uint64Value),
+		NonceExpiry: collections.NewKeySet(sb, types.NonceExpiryKey, "nonce_expiry",
+			collections.TripleKeyCodec(collections.Uint64Key, sdk.AccAddressKey, collections.Uint64Key)),
 	}
 
 	schema, err := sb.Build()

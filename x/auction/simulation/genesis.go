@@ -35,6 +35,12 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		StartTimeoutSeconds:    uint64(r.Intn(3600) + 1),
 		TierMinReliability:     types.TierMinReliability{GoldBps: gold, SilverBps: silver, BronzeBps: bronze},
 		MaxGpusPerJob:          uint32(r.Intn(check.MaxGPUsPerLease) + 1),
+		// Not drawn: a new draw would shift every later module's random
+		// stream (the simulator sends no wallet-signed messages yet).
+		EvmChainId:               types.DefaultEVMChainID,
+		EvmVerifyingContract:     types.DefaultEVMVerifyingContract,
+		MaxSignedDeadlineSeconds: types.DefaultMaxSignedDeadlineSeconds,
+		MaxNoncePrunesPerBlock:   types.DefaultMaxNoncePrunesPerBlock,
 	}
 }
 

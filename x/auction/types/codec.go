@@ -17,6 +17,7 @@ func RegisterInterfaces(registry codectypes.InterfaceRegistry) {
 		&MsgStartLease{},
 		&MsgCloseLease{},
 		&MsgPreemptLease{},
+		&MsgSubmitSignedJob{},
 		&MsgUpdateParams{},
 	)
 	msgservice.RegisterMsgServiceDesc(registry, &_Msg_serviceDesc)

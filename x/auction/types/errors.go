@@ -68,4 +68,28 @@ var (
 	ErrProviderNotEligible = errorsmod.Register(ModuleName, 31, "provider not eligible")
 	// ErrInvalidResources is returned for minimum CPU, memory or disk per GPU beyond what any offer may give.
 	ErrInvalidResources = errorsmod.Register(ModuleName, 32, "invalid resources per gpu")
+	// ErrInvalidSignedMsg is returned for a wallet-signed message that is
+	// malformed (a renter that is not a 20-byte address, a bad number).
+	ErrInvalidSignedMsg = errorsmod.Register(ModuleName, 33, "invalid signed message")
+	// ErrWrongChainID is returned for a message signed for another Cosmos chain.
+	ErrWrongChainID = errorsmod.Register(ModuleName, 34, "signed for another chain")
+	// ErrWrongDomain is returned for a message signed under another EIP-712
+	// domain (EVM chain id or verifying contract).
+	ErrWrongDomain = errorsmod.Register(ModuleName, 35, "signed under another EIP-712 domain")
+	// ErrSignedMsgExpired is returned when the block time is past the deadline.
+	ErrSignedMsgExpired = errorsmod.Register(ModuleName, 36, "signed message past its deadline")
+	// ErrDeadlineTooFar is returned for a deadline beyond max_signed_deadline_seconds.
+	ErrDeadlineTooFar = errorsmod.Register(ModuleName, 37, "signed message deadline too far ahead")
+	// ErrNonceUsed is returned for a nonce the signer used in a message
+	// still within its deadline.
+	ErrNonceUsed = errorsmod.Register(ModuleName, 38, "nonce already used")
+	// ErrBadSignature is returned for a signature that is not 65 bytes, has
+	// a bad v, a high s or recovers no key.
+	ErrBadSignature = errorsmod.Register(ModuleName, 39, "bad wallet signature")
+	// ErrSignerMismatch is returned when the signature recovers an address
+	// other than the renter's.
+	ErrSignerMismatch = errorsmod.Register(ModuleName, 40, "signature is not the renter's")
+	// ErrRelayerFeeTooHigh is returned when the submitter asks more than the
+	// signer allowed.
+	ErrRelayerFeeTooHigh = errorsmod.Register(ModuleName, 41, "relayer fee above the signed maximum")
 )

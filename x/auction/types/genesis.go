@@ -30,6 +30,17 @@ func (gs GenesisState) validate() error {
 	if gs.NextJobId == 0 || gs.NextLeaseId == 0 || gs.NextBidSeq == 0 {
 		return fmt.Errorf("next_job_id, next_lease_id and next_bid_seq start at 1")
 	}
+	seen := make(map[string]bool, len(gs.UsedNonces))
+	for _, n := range gs.UsedNonces {
+		if _, err := sdk.AccAddressFromBech32(n.Signer); err != nil {
+			return fmt.Errorf("used nonce %d: signer: %w", n.Nonce, err)
+		}
+		key := fmt.Sprintf("%s/%d", n.Signer, n.Nonce)
+		if seen[key] {
+			return fmt.Errorf("used nonce %d of %s listed twice", n.Nonce, n.Signer)
+		}
+		seen[key] = true
+	}
 	jobs := make(map[uint64]Job, len(gs.Jobs))
 	for i, j := range gs.Jobs {
 		if j.Id == 0 || j.Id >= gs.NextJobId || (i > 0 && j.Id <= gs.Jobs[i-1].Id) {

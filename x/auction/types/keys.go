@@ -43,4 +43,10 @@ var (
 	// LiveLeasesKey is the set of (provider, lease id) of PENDING and ACTIVE
 	// leases: what a fraud verdict must end, bounded by the provider's GPUs.
 	LiveLeasesKey = collections.NewPrefix(12)
+	// UsedNoncesKey maps (signer, nonce) → deadline (unix seconds) of wallet
+	// signers' nonces still within their deadline.
+	UsedNoncesKey = collections.NewPrefix(13)
+	// NonceExpiryKey is the set of (deadline, signer, nonce): when each used
+	// nonce may be dropped.
+	NonceExpiryKey = collections.NewPrefix(14)
 )

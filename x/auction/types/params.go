@@ -24,6 +24,14 @@ const (
 	DefaultSilverMinReliabilityBps uint32 = 9500
 	DefaultBronzeMinReliabilityBps uint32 = 0
 	DefaultMaxGPUsPerJob           uint32 = check.MaxGPUsPerLease
+	// DefaultEVMChainID is a development EVM chain's (geth --dev); a
+	// network sets the chain its settlement contract is deployed on.
+	DefaultEVMChainID uint64 = 1337
+	// DefaultEVMVerifyingContract stands for the settlement contract until
+	// governance sets the deployed one's address.
+	DefaultEVMVerifyingContract            = "0x0000000000000000000000000000000000000000"
+	DefaultMaxSignedDeadlineSeconds uint64 = 24 * 3600
+	DefaultMaxNoncePrunesPerBlock   uint32 = 1000
 )
 
 // DefaultParams returns the default x/auction parameters.
@@ -42,7 +50,11 @@ func DefaultParams() Params {
 			SilverBps: DefaultSilverMinReliabilityBps,
 			BronzeBps: DefaultBronzeMinReliabilityBps,
 		},
-		MaxGpusPerJob: DefaultMaxGPUsPerJob,
+		MaxGpusPerJob:            DefaultMaxGPUsPerJob,
+		EvmChainId:               DefaultEVMChainID,
+		EvmVerifyingContract:     DefaultEVMVerifyingContract,
+		MaxSignedDeadlineSeconds: DefaultMaxSignedDeadlineSeconds,
+		MaxNoncePrunesPerBlock:   DefaultMaxNoncePrunesPerBlock,
 	}
 }
 
@@ -59,6 +71,10 @@ func (p Params) Validate() error {
 		// A job no bigger than a lease can always be proven, whether it
 		// clears with one provider or is split.
 		check.GPUsPerLease("max_gpus_per_job", p.MaxGpusPerJob),
+		check.Positive("evm_chain_id", p.EvmChainId),
+		validateVerifyingContract(p.EvmVerifyingContract),
+		check.Seconds("max_signed_deadline_seconds", p.MaxSignedDeadlineSeconds),
+		check.Positive("max_nonce_prunes_per_block", p.MaxNoncePrunesPerBlock),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
@@ -122,4 +138,20 @@ func reachableFloor(field string, bps uint32) error {
 			field, providertypes.MaxReachableReliabilityBps, bps)
 	}
 	return nil
+}
+
+func validateVerifyingContract(s string) error {
+	if _, err := ParseEVMAddress(s); err != nil {
+		return fmt.Errorf("evm_verifying_contract: %w", err)
+	}
+	return nil
+}
+
+// Domain is the EIP-712 domain wallet-signed messages must be signed under.
+func (p Params) Domain() (EIP712Domain, error) {
+	c, err := ParseEVMAddress(p.EvmVerifyingContract)
+	if err != nil {
+		return EIP712Domain{}, err
+	}
+	return EIP712Domain{ChainID: p.EvmChainId, VerifyingContract: c}, nil
 }

@@ -5,6 +5,7 @@ package types
 
 import (
 	context "context"
+	cosmossdk_io_math "cosmossdk.io/math"
 	fmt "fmt"
 	_ "github.com/cosmos/cosmos-proto"
 	types "github.com/cosmos/cosmos-sdk/types"
@@ -851,6 +852,236 @@ func (m *MsgPreemptLeaseResponse) XXX_DiscardUnknown() {
 
 var xxx_messageInfo_MsgPreemptLeaseResponse proto.InternalMessageInfo
 
+// JobBid is what a renter signs in an Ethereum wallet to post a job: the
+// job's spec and the terms of its relaying. Its EIP-712 encoding is
+// x/auction/types/eip712.go (docs/design.md#wallet-signed-bids).
+type JobBid struct {
+	// renter is the account that posts and pays: the bech32 form of the
+	// signing Ethereum address's 20 bytes.
+	Renter string `protobuf:"bytes,1,opt,name=renter,proto3" json:"renter,omitempty"`
+	// spec is the job, exactly as MsgPostJob carries it.
+	Spec JobSpec `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec"`
+	// cosmos_chain_id is this chain's id: a bid signed for another chain is refused.
+	CosmosChainId string `protobuf:"bytes,3,opt,name=cosmos_chain_id,json=cosmosChainId,proto3" json:"cosmos_chain_id,omitempty"`
+	// nonce is any number the renter has not used in a bid still within its
+	// deadline: unordered, so several bids may be in flight at once.
+	Nonce uint64 `protobuf:"varint,4,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	// deadline is the last block time (unix seconds) at which the bid may land.
+	Deadline uint64 `protobuf:"varint,5,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// max_relayer_fee is the most the submitter may be paid, in the job's
+	// price denom (the amount; 0: relaying is unpaid).
+	MaxRelayerFee cosmossdk_io_math.Int `protobuf:"bytes,6,opt,name=max_relayer_fee,json=maxRelayerFee,proto3,customtype=cosmossdk.io/math.Int" json:"max_relayer_fee"`
+	// evm_chain_id and verifying_contract are the EIP-712 domain the wallet
+	// signed under; they must be the chain's params.
+	EvmChainId        uint64 `protobuf:"varint,7,opt,name=evm_chain_id,json=evmChainId,proto3" json:"evm_chain_id,omitempty"`
+	VerifyingContract string `protobuf:"bytes,8,opt,name=verifying_contract,json=verifyingContract,proto3" json:"verifying_contract,omitempty"`
+}
+
+func (m *JobBid) Reset()         { *m = JobBid{} }
+func (m *JobBid) String() string { return proto.CompactTextString(m) }
+func (*JobBid) ProtoMessage()    {}
+func (*JobBid) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{16}
+}
+func (m *JobBid) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *JobBid) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_JobBid.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *JobBid) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_JobBid.Merge(m, src)
+}
+func (m *JobBid) XXX_Size() int {
+	return m.Size()
+}
+func (m *JobBid) XXX_DiscardUnknown() {
+	xxx_messageInfo_JobBid.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_JobBid proto.InternalMessageInfo
+
+func (m *JobBid) GetRenter() string {
+	if m != nil {
+		return m.Renter
+	}
+	return ""
+}
+
+func (m *JobBid) GetSpec() JobSpec {
+	if m != nil {
+		return m.Spec
+	}
+	return JobSpec{}
+}
+
+func (m *JobBid) GetCosmosChainId() string {
+	if m != nil {
+		return m.CosmosChainId
+	}
+	return ""
+}
+
+func (m *JobBid) GetNonce() uint64 {
+	if m != nil {
+		return m.Nonce
+	}
+	return 0
+}
+
+func (m *JobBid) GetDeadline() uint64 {
+	if m != nil {
+		return m.Deadline
+	}
+	return 0
+}
+
+func (m *JobBid) GetEvmChainId() uint64 {
+	if m != nil {
+		return m.EvmChainId
+	}
+	return 0
+}
+
+func (m *JobBid) GetVerifyingContract() string {
+	if m != nil {
+		return m.VerifyingContract
+	}
+	return ""
+}
+
+// MsgSubmitSignedJob posts a job for the renter that signed bid. The
+// submitter pays the gas and receives relayer_fee from the renter.
+type MsgSubmitSignedJob struct {
+	// submitter relays the bid.
+	Submitter string `protobuf:"bytes,1,opt,name=submitter,proto3" json:"submitter,omitempty"`
+	// bid is the signed job bid.
+	Bid JobBid `protobuf:"bytes,2,opt,name=bid,proto3" json:"bid"`
+	// signature is the wallet's 65-byte r ‖ s ‖ v over the bid's EIP-712
+	// digest (v 27/28 or 0/1; s in the lower half of the curve order).
+	Signature []byte `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
+	// relayer_fee is what the submitter asks, at most the bid's max_relayer_fee.
+	RelayerFee cosmossdk_io_math.Int `protobuf:"bytes,4,opt,name=relayer_fee,json=relayerFee,proto3,customtype=cosmossdk.io/math.Int" json:"relayer_fee"`
+}
+
+func (m *MsgSubmitSignedJob) Reset()         { *m = MsgSubmitSignedJob{} }
+func (m *MsgSubmitSignedJob) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitSignedJob) ProtoMessage()    {}
+func (*MsgSubmitSignedJob) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{17}
+}
+func (m *MsgSubmitSignedJob) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitSignedJob) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitSignedJob.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitSignedJob) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitSignedJob.Merge(m, src)
+}
+func (m *MsgSubmitSignedJob) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitSignedJob) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitSignedJob.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitSignedJob proto.InternalMessageInfo
+
+func (m *MsgSubmitSignedJob) GetSubmitter() string {
+	if m != nil {
+		return m.Submitter
+	}
+	return ""
+}
+
+func (m *MsgSubmitSignedJob) GetBid() JobBid {
+	if m != nil {
+		return m.Bid
+	}
+	return JobBid{}
+}
+
+func (m *MsgSubmitSignedJob) GetSignature() []byte {
+	if m != nil {
+		return m.Signature
+	}
+	return nil
+}
+
+// MsgSubmitSignedJobResponse is the response type for Msg/SubmitSignedJob.
+type MsgSubmitSignedJobResponse struct {
+	// job_id is the new job.
+	JobId uint64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// deposit is what the renter escrowed.
+	Deposit types.Coin `protobuf:"bytes,2,opt,name=deposit,proto3" json:"deposit"`
+}
+
+func (m *MsgSubmitSignedJobResponse) Reset()         { *m = MsgSubmitSignedJobResponse{} }
+func (m *MsgSubmitSignedJobResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitSignedJobResponse) ProtoMessage()    {}
+func (*MsgSubmitSignedJobResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{18}
+}
+func (m *MsgSubmitSignedJobResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitSignedJobResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitSignedJobResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitSignedJobResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitSignedJobResponse.Merge(m, src)
+}
+func (m *MsgSubmitSignedJobResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitSignedJobResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitSignedJobResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitSignedJobResponse proto.InternalMessageInfo
+
+func (m *MsgSubmitSignedJobResponse) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+func (m *MsgSubmitSignedJobResponse) GetDeposit() types.Coin {
+	if m != nil {
+		return m.Deposit
+	}
+	return types.Coin{}
+}
+
 func init() {
 	proto.RegisterType((*MsgUpdateParams)(nil), "idlegpu.auction.v1.MsgUpdateParams")
 	proto.RegisterType((*MsgUpdateParamsResponse)(nil), "idlegpu.auction.v1.MsgUpdateParamsResponse")
@@ -868,69 +1099,88 @@ func init() {
 	proto.RegisterType((*MsgCloseLeaseResponse)(nil), "idlegpu.auction.v1.MsgCloseLeaseResponse")
 	proto.RegisterType((*MsgPreemptLease)(nil), "idlegpu.auction.v1.MsgPreemptLease")
 	proto.RegisterType((*MsgPreemptLeaseResponse)(nil), "idlegpu.auction.v1.MsgPreemptLeaseResponse")
+	proto.RegisterType((*JobBid)(nil), "idlegpu.auction.v1.JobBid")
+	proto.RegisterType((*MsgSubmitSignedJob)(nil), "idlegpu.auction.v1.MsgSubmitSignedJob")
+	proto.RegisterType((*MsgSubmitSignedJobResponse)(nil), "idlegpu.auction.v1.MsgSubmitSignedJobResponse")
 }
 
 func init() { proto.RegisterFile("idlegpu/auction/v1/tx.proto", fileDescriptor_c6561ab9e8aeea40) }
 
 var fileDescriptor_c6561ab9e8aeea40 = []byte{
-	// 898 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xc4, 0x56, 0xcd, 0x8f, 0xdb, 0x44,
-	0x14, 0x8f, 0xb7, 0x9b, 0xaf, 0xb7, 0x2d, 0x08, 0xb3, 0x1f, 0x89, 0x17, 0x9c, 0xd4, 0x48, 0x10,
-	0x02, 0xb5, 0x9b, 0x52, 0x71, 0xb0, 0x04, 0x12, 0x09, 0x97, 0xad, 0x88, 0xb4, 0x64, 0x41, 0x95,
-	0x2a, 0xa1, 0xc5, 0x1f, 0xd3, 0x59, 0x97, 0xc4, 0x63, 0x79, 0x26, 0xa1, 0xbd, 0x21, 0x2e, 0x48,
-	0x48, 0x48, 0xfc, 0x13, 0x48, 0xe5, 0xc4, 0x1e, 0x38, 0x23, 0x71, 0xeb, 0xb1, 0xe2, 0xc4, 0x09,
-	0xa1, 0xdd, 0xc3, 0x8a, 0xff, 0x02, 0xd9, 0x9e, 0xd8, 0x93, 0xac, 0xbd, 0x59, 0x56, 0x08, 0x2e,
-	0x51, 0xde, 0x7b, 0xbf, 0xf7, 0xe6, 0xf7, 0x7b, 0x9e, 0x79, 0x33, 0xb0, 0xeb, 0xb9, 0x63, 0x84,
-	0x83, 0xa9, 0x61, 0x4d, 0x1d, 0xe6, 0x11, 0xdf, 0x98, 0xf5, 0x0c, 0xf6, 0x58, 0x0f, 0x42, 0xc2,
-	0x88, 0x2c, 0xf3, 0xa0, 0xce, 0x83, 0xfa, 0xac, 0xa7, 0xbc, 0x64, 0x4d, 0x3c, 0x9f, 0x18, 0xf1,
-	0x6f, 0x02, 0x53, 0x54, 0x87, 0xd0, 0x09, 0xa1, 0x86, 0x6d, 0x51, 0x64, 0xcc, 0x7a, 0x36, 0x62,
-	0x56, 0xcf, 0x70, 0x88, 0xe7, 0xf3, 0xf8, 0x0e, 0x8f, 0x4f, 0x28, 0x8e, 0xca, 0x4f, 0x28, 0xe6,
-	0x81, 0x66, 0x12, 0x38, 0x8c, 0x2d, 0x23, 0x31, 0x78, 0x68, 0x13, 0x13, 0x4c, 0x12, 0x7f, 0xf4,
-	0x8f, 0x7b, 0xdb, 0x39, 0x6c, 0xe7, 0xdc, 0x12, 0x44, 0x2b, 0x07, 0x11, 0x58, 0xa1, 0x35, 0xe1,
-	0x85, 0xb5, 0x5f, 0x24, 0x78, 0x71, 0x48, 0xf1, 0xa7, 0x81, 0x6b, 0x31, 0xb4, 0x1f, 0x47, 0xe4,
-	0x77, 0xa1, 0x6e, 0x4d, 0xd9, 0x11, 0x09, 0x3d, 0xf6, 0xa4, 0x21, 0xb5, 0xa5, 0x4e, 0xbd, 0xdf,
-	0xf8, 0xed, 0xe7, 0x5b, 0x9b, 0x9c, 0xd1, 0x07, 0xae, 0x1b, 0x22, 0x4a, 0x0f, 0x58, 0xe8, 0xf9,
-	0x78, 0x94, 0x41, 0xe5, 0xf7, 0xa0, 0x92, 0xd4, 0x6e, 0xac, 0xb5, 0xa5, 0xce, 0xc6, 0x1d, 0x45,
-	0x3f, 0xdf, 0x30, 0x3d, 0x59, 0xa3, 0x5f, 0x7f, 0xf6, 0x47, 0xab, 0xf4, 0xf4, 0xec, 0xb8, 0x2b,
-	0x8d, 0x78, 0x92, 0x79, 0xf7, 0xeb, 0xb3, 0xe3, 0x6e, 0x56, 0xee, 0xdb, 0xb3, 0xe3, 0xee, 0xcd,
-	0x39, 0xfd, 0xc7, 0xa9, 0x80, 0x25, 0xb2, 0x5a, 0x13, 0x76, 0x96, 0x5c, 0x23, 0x44, 0x03, 0xe2,
-	0x53, 0xa4, 0x3d, 0x95, 0x00, 0x86, 0x14, 0xef, 0x13, 0xca, 0xee, 0x11, 0x5b, 0xbe, 0x0d, 0x95,
-	0x10, 0xf9, 0x0c, 0x85, 0x2b, 0x35, 0x71, 0x9c, 0x6c, 0xc2, 0x3a, 0x0d, 0x90, 0xc3, 0xe5, 0xec,
-	0xe6, 0xc9, 0xb9, 0x47, 0xec, 0x83, 0x00, 0x39, 0xa2, 0x9e, 0x38, 0xc7, 0x7c, 0x3b, 0x52, 0xc3,
-	0x0b, 0x45, 0x52, 0x5e, 0xc9, 0x95, 0xc2, 0xb9, 0x69, 0x5f, 0x80, 0x9c, 0x59, 0x73, 0x01, 0xf2,
-	0x16, 0x54, 0x1e, 0x11, 0xfb, 0xd0, 0x73, 0x63, 0xc6, 0xeb, 0xa3, 0xf2, 0x23, 0x62, 0xef, 0xb9,
-	0xf2, 0xfb, 0x50, 0x75, 0x51, 0x40, 0xa8, 0xc7, 0x38, 0xb3, 0xa6, 0xce, 0x65, 0x44, 0x5b, 0x4e,
-	0xe7, 0x5b, 0x4e, 0x1f, 0x10, 0xcf, 0x17, 0x79, 0xcd, 0x93, 0xb4, 0x6f, 0x24, 0xb8, 0x3e, 0xa4,
-	0x78, 0x60, 0xf9, 0x0e, 0x1a, 0x5f, 0xad, 0x33, 0x19, 0xb3, 0x35, 0x81, 0x99, 0xa9, 0x2f, 0x89,
-	0x56, 0x73, 0x45, 0xa7, 0x0b, 0x6b, 0xdb, 0xb0, 0x29, 0xda, 0xe9, 0x97, 0xfb, 0x69, 0x0d, 0x36,
-	0xa2, 0x7e, 0x8c, 0x2d, 0x07, 0xf5, 0x3d, 0x37, 0x22, 0x48, 0x3d, 0xec, 0x5f, 0x86, 0x60, 0x82,
-	0x93, 0xef, 0x42, 0x2d, 0x08, 0xc9, 0xcc, 0x73, 0x51, 0x18, 0x53, 0xbc, 0x28, 0x27, 0x45, 0x0a,
-	0xb2, 0xae, 0x89, 0x0d, 0x6f, 0x42, 0x8d, 0x3c, 0x7c, 0x88, 0xc2, 0x28, 0xb0, 0x1e, 0x07, 0xaa,
-	0xb1, 0xbd, 0xe7, 0xca, 0x26, 0x94, 0x83, 0xd0, 0x73, 0x50, 0xa3, 0xfc, 0x0f, 0xbe, 0x44, 0x92,
-	0x22, 0xef, 0x42, 0x1d, 0x07, 0xd3, 0x43, 0x87, 0x4c, 0x7d, 0xd6, 0xa8, 0xb4, 0xa5, 0xce, 0x8d,
-	0x51, 0x0d, 0x07, 0xd3, 0x41, 0x64, 0x9b, 0xb7, 0xe2, 0x56, 0x26, 0x6a, 0xa2, 0x56, 0xbe, 0x9a,
-	0xbf, 0x7f, 0x78, 0x87, 0xb4, 0x2d, 0x78, 0x59, 0x30, 0xd3, 0x46, 0xfe, 0x2a, 0xc1, 0x0b, 0x43,
-	0x8a, 0xef, 0x7b, 0xec, 0xc8, 0x0d, 0xad, 0x2f, 0xff, 0xff, 0x5e, 0x9a, 0xb7, 0x97, 0x74, 0xb5,
-	0x73, 0x75, 0x09, 0x84, 0xb5, 0x06, 0x6c, 0x2f, 0x7a, 0x52, 0x75, 0xdf, 0x49, 0x70, 0x63, 0x48,
-	0xf1, 0x01, 0xb3, 0x42, 0xf6, 0x11, 0xb2, 0x28, 0xba, 0x82, 0xb8, 0x26, 0xd4, 0xc6, 0x51, 0x6a,
-	0xb6, 0x97, 0xab, 0xb1, 0xbd, 0xe7, 0x9a, 0xc6, 0x12, 0xd5, 0x56, 0x2e, 0xd5, 0x6c, 0x75, 0x6d,
-	0x07, 0xb6, 0x16, 0x1c, 0x29, 0xd1, 0x1f, 0x12, 0xa2, 0x83, 0x31, 0xa1, 0xe8, 0xdf, 0x27, 0x2a,
-	0x6f, 0x47, 0xe7, 0xd7, 0xa2, 0xc4, 0x8f, 0x5b, 0x5d, 0x1f, 0x71, 0xeb, 0x92, 0x02, 0x32, 0x56,
-	0x5c, 0x40, 0xe6, 0x48, 0x05, 0xfc, 0x98, 0x5c, 0x13, 0xfb, 0x21, 0x42, 0x93, 0x80, 0xfd, 0x87,
-	0x12, 0x7a, 0x4b, 0x12, 0xf2, 0x6f, 0x04, 0x91, 0x17, 0xbf, 0x11, 0x44, 0xd7, 0x5c, 0xc6, 0x9d,
-	0xbf, 0xca, 0x70, 0x6d, 0x48, 0xb1, 0xfc, 0x31, 0x54, 0xe7, 0xb7, 0x82, 0x9a, 0x37, 0xd5, 0xb3,
-	0x59, 0xac, 0xbc, 0x7e, 0x71, 0x3c, 0x9d, 0xd5, 0xf7, 0xa1, 0x9e, 0x0d, 0xd4, 0x76, 0x41, 0x52,
-	0x8a, 0x50, 0x3a, 0xab, 0x10, 0x69, 0xe1, 0x4f, 0xa0, 0x96, 0xce, 0xc1, 0x56, 0x11, 0x19, 0x0e,
-	0x50, 0xde, 0x58, 0x01, 0x48, 0xab, 0x7e, 0x06, 0x1b, 0xe2, 0x50, 0xd0, 0x0a, 0xf2, 0x04, 0x8c,
-	0xd2, 0x5d, 0x8d, 0x49, 0xcb, 0x3f, 0x00, 0x10, 0x4e, 0xe5, 0xcd, 0x82, 0xcc, 0x0c, 0xa2, 0xbc,
-	0xb9, 0x12, 0x22, 0xd6, 0x16, 0x0e, 0x52, 0x51, 0xed, 0x0c, 0x52, 0x58, 0xfb, 0xfc, 0x3e, 0x97,
-	0x3f, 0x87, 0xeb, 0x0b, 0x7b, 0xfc, 0xb5, 0xa2, 0x7e, 0x0a, 0x20, 0xe5, 0xad, 0x4b, 0x80, 0xc4,
-	0x15, 0x16, 0x1e, 0x5b, 0x45, 0x2b, 0x88, 0xa0, 0xc2, 0x15, 0xf2, 0x9e, 0x3d, 0x4a, 0xf9, 0xab,
-	0xe8, 0x92, 0xe9, 0x7f, 0xf8, 0xec, 0x44, 0x95, 0x9e, 0x9f, 0xa8, 0xd2, 0x9f, 0x27, 0xaa, 0xf4,
-	0xfd, 0xa9, 0x5a, 0x7a, 0x7e, 0xaa, 0x96, 0x7e, 0x3f, 0x55, 0x4b, 0x0f, 0xba, 0xd8, 0x63, 0x47,
-	0x53, 0x5b, 0x77, 0xc8, 0xc4, 0x98, 0x1f, 0xa7, 0xf3, 0xc7, 0x8a, 0x3d, 0x09, 0x10, 0xb5, 0x2b,
-	0xf1, 0x33, 0xf1, 0x9d, 0xbf, 0x03, 0x00, 0x00, 0xff, 0xff, 0xbd, 0x05, 0x74, 0x82, 0x19, 0x0b,
-	0x00, 0x00,
+	// 1168 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xc4, 0x57, 0xcf, 0x6f, 0x1b, 0xc5,
+	0x17, 0xcf, 0xe6, 0x87, 0x63, 0xbf, 0x24, 0xdf, 0xa8, 0xf3, 0xcd, 0x0f, 0x67, 0x53, 0x1c, 0xd7,
+	0xa0, 0x12, 0x02, 0x59, 0x27, 0xa5, 0x6a, 0x25, 0x4b, 0x20, 0x11, 0x23, 0x24, 0x47, 0x58, 0x4a,
+	0x1d, 0x50, 0x51, 0x25, 0x64, 0xc6, 0xbb, 0x93, 0xcd, 0xb4, 0xde, 0x9d, 0xd5, 0xce, 0xd8, 0x24,
+	0x37, 0xc4, 0x05, 0x09, 0x09, 0x89, 0x7f, 0x02, 0xa9, 0x9c, 0xc8, 0xa1, 0x67, 0x24, 0x6e, 0x3d,
+	0x56, 0x15, 0x07, 0xc4, 0xa1, 0x42, 0xc9, 0x21, 0x7f, 0x04, 0x17, 0x34, 0xbb, 0xe3, 0xdd, 0x8d,
+	0xb3, 0xdb, 0x84, 0x08, 0xca, 0x25, 0xca, 0x7b, 0xef, 0xf3, 0xde, 0x7c, 0x3e, 0x6f, 0x66, 0xe7,
+	0x8d, 0x61, 0x99, 0x5a, 0x5d, 0x62, 0x7b, 0xbd, 0x2a, 0xee, 0x99, 0x82, 0x32, 0xb7, 0xda, 0xdf,
+	0xac, 0x8a, 0x03, 0xc3, 0xf3, 0x99, 0x60, 0x08, 0xa9, 0xa0, 0xa1, 0x82, 0x46, 0x7f, 0x53, 0xbf,
+	0x86, 0x1d, 0xea, 0xb2, 0x6a, 0xf0, 0x37, 0x84, 0xe9, 0x25, 0x93, 0x71, 0x87, 0xf1, 0x6a, 0x07,
+	0x73, 0x52, 0xed, 0x6f, 0x76, 0x88, 0xc0, 0x9b, 0x55, 0x93, 0x51, 0x57, 0xc5, 0x17, 0x55, 0xdc,
+	0xe1, 0xb6, 0x2c, 0xef, 0x70, 0x5b, 0x05, 0x96, 0xc2, 0x40, 0x3b, 0xb0, 0xaa, 0xa1, 0xa1, 0x42,
+	0x73, 0x36, 0xb3, 0x59, 0xe8, 0x97, 0xff, 0x29, 0x6f, 0x39, 0x85, 0xed, 0x80, 0x5b, 0x88, 0x58,
+	0x49, 0x41, 0x78, 0xd8, 0xc7, 0x8e, 0x2a, 0x5c, 0xf9, 0x59, 0x83, 0xd9, 0x26, 0xb7, 0x3f, 0xf5,
+	0x2c, 0x2c, 0xc8, 0x4e, 0x10, 0x41, 0x77, 0xa0, 0x80, 0x7b, 0x62, 0x9f, 0xf9, 0x54, 0x1c, 0x16,
+	0xb5, 0xb2, 0xb6, 0x5a, 0xd8, 0x2a, 0x3e, 0x7f, 0xb2, 0x3e, 0xa7, 0x18, 0x7d, 0x60, 0x59, 0x3e,
+	0xe1, 0x7c, 0x57, 0xf8, 0xd4, 0xb5, 0x5b, 0x31, 0x14, 0xbd, 0x07, 0xb9, 0xb0, 0x76, 0x71, 0xb4,
+	0xac, 0xad, 0x4e, 0xdd, 0xd2, 0x8d, 0xf3, 0x0d, 0x33, 0xc2, 0x35, 0xb6, 0x0a, 0x4f, 0x5f, 0xac,
+	0x8c, 0x3c, 0x3e, 0x3d, 0x5a, 0xd3, 0x5a, 0x2a, 0xa9, 0x76, 0xfb, 0xeb, 0xd3, 0xa3, 0xb5, 0xb8,
+	0xdc, 0xb7, 0xa7, 0x47, 0x6b, 0x37, 0x06, 0xf4, 0x0f, 0x22, 0x01, 0x43, 0x64, 0x2b, 0x4b, 0xb0,
+	0x38, 0xe4, 0x6a, 0x11, 0xee, 0x31, 0x97, 0x93, 0xca, 0x63, 0x0d, 0xa0, 0xc9, 0xed, 0x1d, 0xc6,
+	0xc5, 0x36, 0xeb, 0xa0, 0x0d, 0xc8, 0xf9, 0xc4, 0x15, 0xc4, 0xbf, 0x50, 0x93, 0xc2, 0xa1, 0x1a,
+	0x8c, 0x73, 0x8f, 0x98, 0x4a, 0xce, 0x72, 0x9a, 0x9c, 0x6d, 0xd6, 0xd9, 0xf5, 0x88, 0x99, 0xd4,
+	0x13, 0xe4, 0xd4, 0xde, 0x91, 0x6a, 0x54, 0x21, 0x29, 0xe5, 0x7a, 0xaa, 0x14, 0xc5, 0xad, 0xf2,
+	0x08, 0x50, 0x6c, 0x0d, 0x04, 0xa0, 0x79, 0xc8, 0x3d, 0x64, 0x9d, 0x36, 0xb5, 0x02, 0xc6, 0xe3,
+	0xad, 0x89, 0x87, 0xac, 0xd3, 0xb0, 0xd0, 0xfb, 0x30, 0x69, 0x11, 0x8f, 0x71, 0x2a, 0x14, 0xb3,
+	0x25, 0x43, 0xc9, 0x90, 0x47, 0xce, 0x50, 0x47, 0xce, 0xa8, 0x33, 0xea, 0x26, 0x79, 0x0d, 0x92,
+	0x2a, 0xdf, 0x68, 0x30, 0xdd, 0xe4, 0x76, 0x1d, 0xbb, 0x26, 0xe9, 0x5e, 0xad, 0x33, 0x31, 0xb3,
+	0xd1, 0x04, 0xb3, 0x9a, 0x31, 0x24, 0xba, 0x94, 0x2a, 0x3a, 0x5a, 0xb8, 0xb2, 0x00, 0x73, 0x49,
+	0x3b, 0xda, 0xb9, 0x9f, 0x46, 0x61, 0x4a, 0xf6, 0xa3, 0x8b, 0x4d, 0xb2, 0x45, 0x2d, 0x49, 0x90,
+	0x53, 0xdb, 0xbd, 0x0c, 0xc1, 0x10, 0x87, 0x6e, 0x43, 0xde, 0xf3, 0x59, 0x9f, 0x5a, 0xc4, 0x0f,
+	0x28, 0xbe, 0x2c, 0x27, 0x42, 0x26, 0x64, 0x8d, 0x25, 0x1b, 0xbe, 0x04, 0x79, 0xb6, 0xb7, 0x47,
+	0x7c, 0x19, 0x18, 0x0f, 0x02, 0x93, 0x81, 0xdd, 0xb0, 0x50, 0x0d, 0x26, 0x3c, 0x9f, 0x9a, 0xa4,
+	0x38, 0xf1, 0x37, 0x76, 0x22, 0x4c, 0x41, 0xcb, 0x50, 0xb0, 0xbd, 0x5e, 0xdb, 0x64, 0x3d, 0x57,
+	0x14, 0x73, 0x65, 0x6d, 0x75, 0xa6, 0x95, 0xb7, 0xbd, 0x5e, 0x5d, 0xda, 0xb5, 0xf5, 0xa0, 0x95,
+	0xa1, 0x1a, 0xd9, 0xca, 0xd7, 0xd2, 0xcf, 0x8f, 0xea, 0x50, 0x65, 0x1e, 0xfe, 0x9f, 0x30, 0xa3,
+	0x46, 0xfe, 0xa2, 0xc1, 0xff, 0x9a, 0xdc, 0xbe, 0x4f, 0xc5, 0xbe, 0xe5, 0xe3, 0x2f, 0xff, 0xfb,
+	0x5e, 0xd6, 0x36, 0x86, 0x74, 0x95, 0x53, 0x75, 0x25, 0x08, 0x57, 0x8a, 0xb0, 0x70, 0xd6, 0x13,
+	0xa9, 0xfb, 0x4e, 0x83, 0x99, 0x26, 0xb7, 0x77, 0x05, 0xf6, 0xc5, 0xc7, 0x04, 0x73, 0x72, 0x05,
+	0x71, 0x4b, 0x90, 0xef, 0xca, 0xd4, 0xf8, 0x2c, 0x4f, 0x06, 0x76, 0xc3, 0xaa, 0x55, 0x87, 0xa8,
+	0xae, 0xa4, 0x52, 0x8d, 0x57, 0xaf, 0x2c, 0xc2, 0xfc, 0x19, 0x47, 0x44, 0xf4, 0x87, 0x90, 0x68,
+	0xbd, 0xcb, 0x38, 0xf9, 0xe7, 0x89, 0xa2, 0x05, 0xf9, 0xfd, 0x62, 0xce, 0xdc, 0xa0, 0xd5, 0x85,
+	0x96, 0xb2, 0x2e, 0x29, 0x20, 0x66, 0xa5, 0x04, 0xc4, 0x8e, 0x48, 0xc0, 0x8f, 0xe1, 0x98, 0xd8,
+	0xf1, 0x09, 0x71, 0x3c, 0xf1, 0x0a, 0x25, 0x6c, 0x0e, 0x49, 0x48, 0x9f, 0x08, 0x49, 0x5e, 0x6a,
+	0x22, 0x24, 0x5d, 0x91, 0x8c, 0x3f, 0x47, 0x21, 0xb7, 0xcd, 0x3a, 0xea, 0x33, 0x78, 0x75, 0xd3,
+	0x00, 0xdd, 0x84, 0x59, 0x35, 0xdc, 0xcd, 0x7d, 0x4c, 0xdd, 0xc1, 0x57, 0x51, 0x68, 0xcd, 0x84,
+	0xee, 0xba, 0xf4, 0x36, 0x2c, 0x34, 0x07, 0x13, 0x2e, 0x73, 0x4d, 0xa2, 0xae, 0x99, 0xd0, 0x40,
+	0x3a, 0xe4, 0x2d, 0x82, 0xad, 0x2e, 0x75, 0xc3, 0x7b, 0x66, 0xbc, 0x15, 0xd9, 0xe8, 0x33, 0x98,
+	0x75, 0xf0, 0x41, 0xdb, 0x27, 0x5d, 0x7c, 0x48, 0xfc, 0xf6, 0x1e, 0x21, 0xc1, 0x55, 0x52, 0xd8,
+	0xda, 0x90, 0x1c, 0x7e, 0x7f, 0xb1, 0x32, 0x1f, 0xae, 0xc0, 0xad, 0x47, 0x06, 0x65, 0x55, 0x07,
+	0x8b, 0x7d, 0xa3, 0xe1, 0x8a, 0xe7, 0x4f, 0xd6, 0x41, 0xa9, 0x6d, 0xb8, 0x22, 0xa4, 0x3a, 0xe3,
+	0xe0, 0x83, 0x56, 0x58, 0xe7, 0x23, 0x42, 0x50, 0x19, 0xa6, 0x49, 0xdf, 0x89, 0x09, 0x4f, 0x06,
+	0x2b, 0x03, 0xe9, 0x3b, 0x03, 0xb6, 0xeb, 0x80, 0xfa, 0xc4, 0xa7, 0x7b, 0x87, 0xd4, 0xb5, 0xdb,
+	0x26, 0x73, 0x85, 0x8f, 0x4d, 0x51, 0xcc, 0x07, 0xc2, 0xae, 0x45, 0x91, 0xba, 0x0a, 0xc8, 0x5b,
+	0x5d, 0x4e, 0xb9, 0xdd, 0x5e, 0xc7, 0xa1, 0x62, 0x57, 0x6e, 0xa9, 0x25, 0xa7, 0xcf, 0x1d, 0x28,
+	0xf0, 0xc0, 0x75, 0x99, 0xcd, 0x88, 0xa1, 0xe8, 0x2e, 0x8c, 0x75, 0xd4, 0x41, 0xca, 0x78, 0x6b,
+	0x84, 0x5b, 0x9d, 0xdc, 0x0d, 0x99, 0x81, 0xae, 0x43, 0x41, 0x1e, 0x28, 0x2c, 0x7a, 0x3e, 0x09,
+	0xb6, 0x61, 0xba, 0x15, 0x3b, 0xd0, 0x3d, 0x98, 0x4a, 0x36, 0x73, 0xfc, 0x8a, 0xcd, 0x04, 0x3f,
+	0xea, 0x64, 0xed, 0x6e, 0xf0, 0xb2, 0x89, 0x98, 0xcb, 0x73, 0xfc, 0x46, 0xfa, 0x5d, 0x72, 0xb6,
+	0x35, 0x15, 0x0e, 0xfa, 0x79, 0xef, 0xbf, 0xfc, 0x3c, 0xb8, 0xf5, 0x6b, 0x0e, 0xc6, 0x9a, 0xdc,
+	0x46, 0xf7, 0x60, 0x72, 0xf0, 0x74, 0x2a, 0xa5, 0x75, 0x37, 0x7e, 0xb0, 0xe8, 0x37, 0x5f, 0x1e,
+	0x8f, 0x18, 0xdf, 0x87, 0x42, 0xfc, 0xea, 0x28, 0x67, 0x24, 0x45, 0x08, 0x7d, 0xf5, 0x22, 0x44,
+	0x54, 0xf8, 0x13, 0xc8, 0x47, 0x8f, 0x85, 0x95, 0x2c, 0x32, 0x0a, 0xa0, 0xbf, 0x79, 0x01, 0x20,
+	0xaa, 0xfa, 0x39, 0x4c, 0x25, 0x27, 0x67, 0x25, 0x23, 0x2f, 0x81, 0xd1, 0xd7, 0x2e, 0xc6, 0x44,
+	0xe5, 0x1f, 0x00, 0x24, 0x46, 0xd7, 0x8d, 0x8c, 0xcc, 0x18, 0xa2, 0xbf, 0x75, 0x21, 0x24, 0x59,
+	0x3b, 0x31, 0x6d, 0xb2, 0x6a, 0xc7, 0x90, 0xcc, 0xda, 0xe7, 0x87, 0x01, 0xfa, 0x02, 0xa6, 0xcf,
+	0x0c, 0x82, 0xd7, 0xb3, 0xfa, 0x99, 0x00, 0xe9, 0x6f, 0x5f, 0x02, 0x14, 0xad, 0x40, 0x61, 0x76,
+	0xf8, 0x96, 0xc8, 0x3a, 0x62, 0x43, 0x38, 0xdd, 0xb8, 0x1c, 0x2e, 0x29, 0xe6, 0xcc, 0x8f, 0x9f,
+	0x2c, 0x31, 0x49, 0x50, 0xa6, 0x98, 0xb4, 0x9f, 0x21, 0xfa, 0xc4, 0x57, 0xf2, 0xfb, 0xda, 0xfa,
+	0xf0, 0xe9, 0x71, 0x49, 0x7b, 0x76, 0x5c, 0xd2, 0xfe, 0x38, 0x2e, 0x69, 0xdf, 0x9f, 0x94, 0x46,
+	0x9e, 0x9d, 0x94, 0x46, 0x7e, 0x3b, 0x29, 0x8d, 0x3c, 0x58, 0xb3, 0xa9, 0xd8, 0xef, 0x75, 0x0c,
+	0x93, 0x39, 0xd5, 0xc1, 0xb5, 0x70, 0xfe, 0x7a, 0x10, 0x87, 0x1e, 0xe1, 0x9d, 0x5c, 0xf0, 0xb3,
+	0xed, 0xdd, 0xbf, 0x02, 0x00, 0x00, 0xff, 0xff, 0x8b, 0x3f, 0xc9, 0x0f, 0xa9, 0x0e, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -960,6 +1210,10 @@ type MsgClient interface {
 	CloseLease(ctx context.Context, in *MsgCloseLease, opts ...grpc.CallOption) (*MsgCloseLeaseResponse, error)
 	// PreemptLease takes back a BRONZE lease (provider).
 	PreemptLease(ctx context.Context, in *MsgPreemptLease, opts ...grpc.CallOption) (*MsgPreemptLeaseResponse, error)
+	// SubmitSignedJob posts a job for a renter who signed a JobBid in an
+	// Ethereum wallet (EIP-712); anyone may submit it and is paid the
+	// relayer fee the bid allows.
+	SubmitSignedJob(ctx context.Context, in *MsgSubmitSignedJob, opts ...grpc.CallOption) (*MsgSubmitSignedJobResponse, error)
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(ctx context.Context, in *MsgUpdateParams, opts ...grpc.CallOption) (*MsgUpdateParamsResponse, error)
@@ -1036,6 +1290,15 @@ func (c *msgClient) PreemptLease(ctx context.Context, in *MsgPreemptLease, opts 
 	return out, nil
 }
 
+func (c *msgClient) SubmitSignedJob(ctx context.Context, in *MsgSubmitSignedJob, opts ...grpc.CallOption) (*MsgSubmitSignedJobResponse, error) {
+	out := new(MsgSubmitSignedJobResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/SubmitSignedJob", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *msgClient) UpdateParams(ctx context.Context, in *MsgUpdateParams, opts ...grpc.CallOption) (*MsgUpdateParamsResponse, error) {
 	out := new(MsgUpdateParamsResponse)
 	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/UpdateParams", in, out, opts...)
@@ -1062,6 +1325,10 @@ type MsgServer interface {
 	CloseLease(context.Context, *MsgCloseLease) (*MsgCloseLeaseResponse, error)
 	// PreemptLease takes back a BRONZE lease (provider).
 	PreemptLease(context.Context, *MsgPreemptLease) (*MsgPreemptLeaseResponse, error)
+	// SubmitSignedJob posts a job for a renter who signed a JobBid in an
+	// Ethereum wallet (EIP-712); anyone may submit it and is paid the
+	// relayer fee the bid allows.
+	SubmitSignedJob(context.Context, *MsgSubmitSignedJob) (*MsgSubmitSignedJobResponse, error)
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(context.Context, *MsgUpdateParams) (*MsgUpdateParamsResponse, error)
@@ -1091,6 +1358,9 @@ func (*UnimplementedMsgServer) CloseLease(ctx context.Context, req *MsgCloseLeas
 }
 func (*UnimplementedMsgServer) PreemptLease(ctx context.Context, req *MsgPreemptLease) (*MsgPreemptLeaseResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method PreemptLease not implemented")
+}
+func (*UnimplementedMsgServer) SubmitSignedJob(ctx context.Context, req *MsgSubmitSignedJob) (*MsgSubmitSignedJobResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SubmitSignedJob not implemented")
 }
 func (*UnimplementedMsgServer) UpdateParams(ctx context.Context, req *MsgUpdateParams) (*MsgUpdateParamsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UpdateParams not implemented")
@@ -1226,6 +1496,24 @@ func _Msg_PreemptLease_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Msg_SubmitSignedJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgSubmitSignedJob)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).SubmitSignedJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Msg/SubmitSignedJob",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).SubmitSignedJob(ctx, req.(*MsgSubmitSignedJob))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Msg_UpdateParams_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(MsgUpdateParams)
 	if err := dec(in); err != nil {
@@ -1276,6 +1564,10 @@ var _Msg_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "PreemptLease",
 			Handler:    _Msg_PreemptLease_Handler,
+		},
+		{
+			MethodName: "SubmitSignedJob",
+			Handler:    _Msg_SubmitSignedJob_Handler,
 		},
 		{
 			MethodName: "UpdateParams",
@@ -1823,6 +2115,180 @@ func (m *MsgPreemptLeaseResponse) MarshalToSizedBuffer(dAtA []byte) (int, error)
 	return len(dAtA) - i, nil
 }
 
+func (m *JobBid) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *JobBid) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *JobBid) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.VerifyingContract) > 0 {
+		i -= len(m.VerifyingContract)
+		copy(dAtA[i:], m.VerifyingContract)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.VerifyingContract)))
+		i--
+		dAtA[i] = 0x42
+	}
+	if m.EvmChainId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.EvmChainId))
+		i--
+		dAtA[i] = 0x38
+	}
+	{
+		size := m.MaxRelayerFee.Size()
+		i -= size
+		if _, err := m.MaxRelayerFee.MarshalTo(dAtA[i:]); err != nil {
+			return 0, err
+		}
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x32
+	if m.Deadline != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Deadline))
+		i--
+		dAtA[i] = 0x28
+	}
+	if m.Nonce != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Nonce))
+		i--
+		dAtA[i] = 0x20
+	}
+	if len(m.CosmosChainId) > 0 {
+		i -= len(m.CosmosChainId)
+		copy(dAtA[i:], m.CosmosChainId)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.CosmosChainId)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	{
+		size, err := m.Spec.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x12
+	if len(m.Renter) > 0 {
+		i -= len(m.Renter)
+		copy(dAtA[i:], m.Renter)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Renter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgSubmitSignedJob) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitSignedJob) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitSignedJob) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size := m.RelayerFee.Size()
+		i -= size
+		if _, err := m.RelayerFee.MarshalTo(dAtA[i:]); err != nil {
+			return 0, err
+		}
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x22
+	if len(m.Signature) > 0 {
+		i -= len(m.Signature)
+		copy(dAtA[i:], m.Signature)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signature)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	{
+		size, err := m.Bid.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x12
+	if len(m.Submitter) > 0 {
+		i -= len(m.Submitter)
+		copy(dAtA[i:], m.Submitter)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Submitter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgSubmitSignedJobResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitSignedJobResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitSignedJobResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size, err := m.Deposit.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x12
+	if m.JobId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
 func encodeVarintTx(dAtA []byte, offset int, v uint64) int {
 	offset -= sovTx(v)
 	base := offset
@@ -2058,6 +2524,75 @@ func (m *MsgPreemptLeaseResponse) Size() (n int) {
 	}
 	var l int
 	_ = l
+	return n
+}
+
+func (m *JobBid) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Renter)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = m.Spec.Size()
+	n += 1 + l + sovTx(uint64(l))
+	l = len(m.CosmosChainId)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.Nonce != 0 {
+		n += 1 + sovTx(uint64(m.Nonce))
+	}
+	if m.Deadline != 0 {
+		n += 1 + sovTx(uint64(m.Deadline))
+	}
+	l = m.MaxRelayerFee.Size()
+	n += 1 + l + sovTx(uint64(l))
+	if m.EvmChainId != 0 {
+		n += 1 + sovTx(uint64(m.EvmChainId))
+	}
+	l = len(m.VerifyingContract)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	return n
+}
+
+func (m *MsgSubmitSignedJob) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Submitter)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = m.Bid.Size()
+	n += 1 + l + sovTx(uint64(l))
+	l = len(m.Signature)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = m.RelayerFee.Size()
+	n += 1 + l + sovTx(uint64(l))
+	return n
+}
+
+func (m *MsgSubmitSignedJobResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.JobId != 0 {
+		n += 1 + sovTx(uint64(m.JobId))
+	}
+	l = m.Deposit.Size()
+	n += 1 + l + sovTx(uint64(l))
 	return n
 }
 
@@ -3533,6 +4068,561 @@ func (m *MsgPreemptLeaseResponse) Unmarshal(dAtA []byte) error {
 			return fmt.Errorf("proto: MsgPreemptLeaseResponse: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *JobBid) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: JobBid: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: JobBid: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Renter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Renter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Spec", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Spec.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field CosmosChainId", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.CosmosChainId = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Nonce", wireType)
+			}
+			m.Nonce = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Nonce |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Deadline", wireType)
+			}
+			m.Deadline = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Deadline |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 6:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MaxRelayerFee", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.MaxRelayerFee.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 7:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field EvmChainId", wireType)
+			}
+			m.EvmChainId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.EvmChainId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 8:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field VerifyingContract", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.VerifyingContract = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgSubmitSignedJob) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitSignedJob: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitSignedJob: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Submitter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Submitter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Bid", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Bid.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signature", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signature = append(m.Signature[:0], dAtA[iNdEx:postIndex]...)
+			if m.Signature == nil {
+				m.Signature = []byte{}
+			}
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field RelayerFee", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.RelayerFee.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgSubmitSignedJobResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitSignedJobResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitSignedJobResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Deposit", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Deposit.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
 			skippy, err := skipTx(dAtA[iNdEx:])

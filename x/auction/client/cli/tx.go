@@ -27,7 +27,7 @@ func NewTxCmd() *cobra.Command {
 		SuggestionsMinimumDistance: 2,
 		RunE:                       client.ValidateCmd,
 	}
-	cmd.AddCommand(PostJobCmd())
+	cmd.AddCommand(PostJobCmd(), SignJobCmd(), SubmitSignedJobCmd())
 	return cmd
 }
 
@@ -81,25 +81,7 @@ Prices take the chain's display units (1.5usdc/gpu-h) or base units
 			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), msg)
 		},
 	}
-	f := cmd.Flags()
-	f.Uint32(flagGPUs, 1, "GPUs the job needs")
-	f.StringArray(flagModel, nil, "acceptable GPU model, exactly as NVML names it; repeatable (none: any)")
-	f.String(flagMinMemory, "0", "least memory per GPU: MiB, or with a unit (80GB, 79GiB)")
-	f.StringArray(flagRegion, nil, "acceptable region, e.g. eu or eu-de; repeatable (none: any)")
-	f.String(flagTier, "silver", "gold (reserved), silver (on-demand) or bronze (preemptible)")
-	f.String(flagDuration, "", "how long the job runs, e.g. 90m or 2h")
-	f.String(flagMaxPrice, "", "most paid per GPU-hour, e.g. 1.5usdc/gpu-h")
-	f.String(flagImage, "", "container image pinned by digest: repo@sha256:<64 hex>")
-	f.String(flagManifest, "", "manifest file; only its sha256 goes on chain")
-	f.String(flagWorkload, "batch", "inference, training, batch or render")
-	f.Int64(flagBidWindow, -1, "blocks to take bids; 0 clears against standing offers in the same block (default: the chain's default_bid_window_blocks)")
-	f.Bool(flagAllowSplit, false, "let several providers serve the job (a micro-pool)")
-	f.Uint32(flagMinCPU, 0, "least host CPU cores per GPU an offer must give (0: any)")
-	f.Uint64(flagMinHostMem, 0, "least host memory per GPU in MiB an offer must give (0: any)")
-	f.Uint64(flagMinDisk, 0, "least scratch disk per GPU in GiB an offer must give (0: any)")
-	for _, req := range []string{flagDuration, flagMaxPrice, flagImage, flagManifest} {
-		_ = cmd.MarkFlagRequired(req)
-	}
+	addSpecFlags(cmd)
 	flags.AddTxFlagsToCmd(cmd)
 	return cmd
 }
@@ -189,4 +171,27 @@ func upper(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// addSpecFlags adds the job flags post-job and sign-job share.
+func addSpecFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.Uint32(flagGPUs, 1, "GPUs the job needs")
+	f.StringArray(flagModel, nil, "acceptable GPU model, exactly as NVML names it; repeatable (none: any)")
+	f.String(flagMinMemory, "0", "least memory per GPU: MiB, or with a unit (80GB, 79GiB)")
+	f.StringArray(flagRegion, nil, "acceptable region, e.g. eu or eu-de; repeatable (none: any)")
+	f.String(flagTier, "silver", "gold (reserved), silver (on-demand) or bronze (preemptible)")
+	f.String(flagDuration, "", "how long the job runs, e.g. 90m or 2h")
+	f.String(flagMaxPrice, "", "most paid per GPU-hour, e.g. 1.5usdc/gpu-h")
+	f.String(flagImage, "", "container image pinned by digest: repo@sha256:<64 hex>")
+	f.String(flagManifest, "", "manifest file; only its sha256 goes on chain")
+	f.String(flagWorkload, "batch", "inference, training, batch or render")
+	f.Int64(flagBidWindow, -1, "blocks to take bids; 0 clears against standing offers in the same block (default: the chain's default_bid_window_blocks)")
+	f.Bool(flagAllowSplit, false, "let several providers serve the job (a micro-pool)")
+	f.Uint32(flagMinCPU, 0, "least host CPU cores per GPU an offer must give (0: any)")
+	f.Uint64(flagMinHostMem, 0, "least host memory per GPU in MiB an offer must give (0: any)")
+	f.Uint64(flagMinDisk, 0, "least scratch disk per GPU in GiB an offer must give (0: any)")
+	for _, req := range []string{flagDuration, flagMaxPrice, flagImage, flagManifest} {
+		_ = cmd.MarkFlagRequired(req)
+	}
 }

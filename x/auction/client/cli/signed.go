@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"crypto/ecdsa"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	sdkmath "cosmossdk.io/math"
+
+	"github.com/cosmos/cosmos-sdk/client"
+	"github.com/cosmos/cosmos-sdk/client/flags"
+	"github.com/cosmos/cosmos-sdk/client/tx"
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
+	"github.com/idlegpu/idlegpu/x/auction/types"
+)
+
+const (
+	flagEthKey         = "eth-key"
+	flagPassphraseFile = "passphrase-file"
+	flagNonce          = "nonce"
+	flagValidFor       = "valid-for"
+	flagMaxRelayerFee  = "max-relayer-fee"
+	flagRelayerFee     = "relayer-fee"
+	// EnvEthPassphrase holds a keystore passphrase for services.
+	EnvEthPassphrase = "IDLEGPU_ETH_PASSPHRASE"
+)
+
+// SignedJob is what sign-job prints and submit-signed-job reads.
+type SignedJob struct {
+	Bid       json.RawMessage `json:"bid"`
+	Signature string          `json:"signature"`
+}
+
+// SignJobCmd is `tx auction sign-job`.
+func SignJobCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sign-job",
+		Short: "Sign a job bid with an Ethereum key (EIP-712), for anyone to submit",
+		Long: `Sign a job as a wallet would (EIP-712 typed data) with an Ethereum key, and print
+the signed bid as JSON. The renter is the key's address: its idle1… account
+pays the deposit and the relayer fee. Anyone may submit the bid with
+submit-signed-job and is paid at most --max-relayer-fee (base units of the
+price's denom) from the renter.
+
+The job flags are post-job's. The node is asked for the denom metadata,
+the default bid window and the EIP-712 domain (evm_chain_id and
+evm_verifying_contract); nothing is broadcast.`,
+		Example: `idlegpud tx auction sign-job --eth-key wallet.json --passphrase-file pass.txt --gpus 1 \
+  --duration 2h --max-price 1.5usdc/gpu-h --image ghcr.io/acme/train@sha256:<64 hex> --manifest job.json \
+  --max-relayer-fee 50000 > bid.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			clientCtx, err := client.GetClientQueryContext(cmd)
+			if err != nil {
+				return err
+			}
+			keyPath, _ := cmd.Flags().GetString(flagEthKey)
+			key, err := wallet.LoadKey(keyPath, func() (string, error) { return passphrase(cmd) })
+			if err != nil {
+				return err
+			}
+			spec, err := specFromFlags(cmd, clientCtx)
+			if err != nil {
+				return err
+			}
+			params, err := types.NewQueryClient(clientCtx).Params(cmd.Context(), &types.QueryParamsRequest{})
+			if err != nil {
+				return fmt.Errorf("reading the EIP-712 domain: %w", err)
+			}
+			bid, err := bidFromFlags(cmd, clientCtx, params.Params, spec, key.PublicKey)
+			if err != nil {
+				return err
+			}
+			sig, err := wallet.SignJobBid(bid, key)
+			if err != nil {
+				return err
+			}
+			bz, err := clientCtx.Codec.MarshalJSON(&bid)
+			if err != nil {
+				return err
+			}
+			out, err := json.MarshalIndent(SignedJob{Bid: bz, Signature: "0x" + hex.EncodeToString(sig)}, "", "  ")
+			if err != nil {
+				return err
+			}
+			return clientCtx.PrintRaw(out)
+		},
+	}
+	addSpecFlags(cmd)
+	f := cmd.Flags()
+	f.String(flagEthKey, "", "the renter's Ethereum key: a go-ethereum keystore JSON file or a file holding the key in hex")
+	f.String(flagPassphraseFile, "", "file holding the keystore passphrase (else $"+EnvEthPassphrase+", else a prompt)")
+	f.Uint64(flagNonce, 0, "the bid's nonce (default: a random one; any number not used in a bid still within its deadline)")
+	f.Duration(flagValidFor, time.Hour, "how long the bid may be submitted")
+	f.String(flagMaxRelayerFee, "0", "the most a submitter may be paid, in base units of the price's denom")
+	_ = cmd.MarkFlagRequired(flagEthKey)
+	flags.AddQueryFlagsToCmd(cmd)
+	return cmd
+}
+
+func bidFromFlags(cmd *cobra.Command, clientCtx client.Context, params types.Params, spec types.JobSpec, pub ecdsa.PublicKey) (types.JobBid, error) {
+	f := cmd.Flags()
+	nonce, _ := f.GetUint64(flagNonce)
+	if !f.Changed(flagNonce) {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return types.JobBid{}, err
+		}
+		nonce = binary.BigEndian.Uint64(b[:]) >> 1
+	}
+	validFor, _ := f.GetDuration(flagValidFor)
+	if validFor <= 0 {
+		return types.JobBid{}, fmt.Errorf("--%s must be positive", flagValidFor)
+	}
+	feeStr, _ := f.GetString(flagMaxRelayerFee)
+	fee, ok := sdkmath.NewIntFromString(feeStr)
+	if !ok || fee.IsNegative() {
+		return types.JobBid{}, fmt.Errorf("--%s %q: want a whole number of base units, e.g. 50000", flagMaxRelayerFee, feeStr)
+	}
+	if clientCtx.ChainID == "" {
+		return types.JobBid{}, fmt.Errorf("--%s is needed: the bid is bound to one chain", flags.FlagChainID)
+	}
+	renter := crypto.PubkeyToAddress(pub)
+	return types.JobBid{
+		Renter: sdk.AccAddress(renter.Bytes()).String(), Spec: spec, CosmosChainId: clientCtx.ChainID,
+		Nonce: nonce, Deadline: uint64(time.Now().Add(validFor).Unix()), MaxRelayerFee: fee,
+		EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract,
+	}, nil
+}
+
+// passphrase reads the keystore passphrase from --passphrase-file, the
+// environment, or a prompt on a terminal.
+func passphrase(cmd *cobra.Command) (string, error) {
+	if path, _ := cmd.Flags().GetString(flagPassphraseFile); path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("reading the passphrase: %w", err)
+		}
+		return strings.TrimRight(string(b), "\r\n"), nil
+	}
+	if p, ok := os.LookupEnv(EnvEthPassphrase); ok {
+		return p, nil
+	}
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return "", fmt.Errorf("the keystore needs a passphrase: --%s or $%s", flagPassphraseFile, EnvEthPassphrase)
+	}
+	fmt.Fprint(cmd.ErrOrStderr(), "Keystore passphrase: ")
+	b, err := term.ReadPassword(int(os.Stdin.Fd()))
+	fmt.Fprintln(cmd.ErrOrStderr())
+	return string(b), err
+}
+
+// SubmitSignedJobCmd is `tx auction submit-signed-job`.
+func SubmitSignedJobCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "submit-signed-job <bid.json>",
+		Short: "Submit a wallet-signed job bid for its renter; the renter pays you --relayer-fee",
+		Long: `Submit a bid signed with sign-job (or by a wallet through the web app). The job
+is the renter's; you pay the gas and receive --relayer-fee (base units of the
+job's price denom, at most the bid's max_relayer_fee) from the renter.`,
+		Example: `idlegpud tx auction submit-signed-job bid.json --relayer-fee 50000 --from relayer`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			clientCtx, err := client.GetClientTxContext(cmd)
+			if err != nil {
+				return err
+			}
+			raw, err := os.ReadFile(args[0])
+			if err != nil {
+				return fmt.Errorf("reading the signed bid: %w", err)
+			}
+			var sj SignedJob
+			if err := json.Unmarshal(raw, &sj); err != nil {
+				return fmt.Errorf("%s: not a signed bid: %w", args[0], err)
+			}
+			var bid types.JobBid
+			if err := clientCtx.Codec.UnmarshalJSON(sj.Bid, &bid); err != nil {
+				return fmt.Errorf("%s: bid: %w", args[0], err)
+			}
+			sig, err := hex.DecodeString(strings.TrimPrefix(sj.Signature, "0x"))
+			if err != nil {
+				return fmt.Errorf("%s: signature: %w", args[0], err)
+			}
+			feeStr, _ := cmd.Flags().GetString(flagRelayerFee)
+			fee, ok := sdkmath.NewIntFromString(feeStr)
+			if !ok || fee.IsNegative() {
+				return fmt.Errorf("--%s %q: want a whole number of base units", flagRelayerFee, feeStr)
+			}
+			msg := &types.MsgSubmitSignedJob{
+				Submitter: clientCtx.GetFromAddress().String(), Bid: bid, Signature: sig, RelayerFee: fee,
+			}
+			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), msg)
+		},
+	}
+	cmd.Flags().String(flagRelayerFee, "0", "the fee you ask, in base units of the job's price denom")
+	flags.AddTxFlagsToCmd(cmd)
+	return cmd
+}

@@ -1,0 +1,97 @@
+// Package wallet builds the EIP-712 typed data a renter's wallet signs
+// (eth_signTypedData_v4) and signs it with a local Ethereum key, for the
+// CLI, relayers and tests. The chain does not use it: it hashes with
+// x/auction/types (eip712.go), and the tests check the two agree.
+package wallet
+
+import (
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/math"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+
+	"github.com/idlegpu/idlegpu/x/auction/types"
+)
+
+var domainFields = []apitypes.Type{
+	{Name: "name", Type: "string"},
+	{Name: "version", Type: "string"},
+	{Name: "chainId", Type: "uint256"},
+	{Name: "verifyingContract", Type: "address"},
+}
+
+var jobBidFields = []apitypes.Type{
+	{Name: "cosmosChainId", Type: "string"},
+	{Name: "renter", Type: "address"},
+	{Name: "image", Type: "string"},
+	{Name: "imageDigest", Type: "string"},
+	{Name: "manifestHash", Type: "string"},
+	{Name: "workload", Type: "string"},
+	{Name: "gpuCount", Type: "uint32"},
+	{Name: "minMemoryMib", Type: "uint64"},
+	{Name: "models", Type: "string[]"},
+	{Name: "regions", Type: "string[]"},
+	{Name: "tier", Type: "string"},
+	{Name: "preemptible", Type: "bool"},
+	{Name: "durationSeconds", Type: "uint64"},
+	{Name: "maxPrice", Type: "uint256"},
+	{Name: "priceDenom", Type: "string"},
+	{Name: "bidWindowBlocks", Type: "uint32"},
+	{Name: "allowSplit", Type: "bool"},
+	{Name: "minCpuCoresPerGpu", Type: "uint32"},
+	{Name: "minHostMemoryMibPerGpu", Type: "uint64"},
+	{Name: "minDiskGibPerGpu", Type: "uint64"},
+	{Name: "nonce", Type: "uint64"},
+	{Name: "deadline", Type: "uint64"},
+	{Name: "maxRelayerFee", Type: "uint256"},
+}
+
+// JobBidTypedData is the bid as a wallet's eth_signTypedData_v4 takes it;
+// renter is its 20 address bytes.
+func JobBidTypedData(bid types.JobBid, renter common.Address) apitypes.TypedData {
+	s := bid.Spec
+	return apitypes.TypedData{
+		Types:       apitypes.Types{"EIP712Domain": domainFields, "JobBid": jobBidFields},
+		PrimaryType: "JobBid",
+		Domain: apitypes.TypedDataDomain{
+			Name: types.EIP712Name, Version: types.EIP712Version,
+			ChainId:           math.NewHexOrDecimal256(int64(bid.EvmChainId)),
+			VerifyingContract: bid.VerifyingContract,
+		},
+		Message: apitypes.TypedDataMessage{
+			"cosmosChainId":          bid.CosmosChainId,
+			"renter":                 renter.Hex(),
+			"image":                  s.Image,
+			"imageDigest":            s.ImageDigest,
+			"manifestHash":           s.ManifestHash,
+			"workload":               s.Workload.String(),
+			"gpuCount":               new(big.Int).SetUint64(uint64(s.GpuCount)),
+			"minMemoryMib":           new(big.Int).SetUint64(s.MinMemoryMib),
+			"models":                 stringList(s.Models),
+			"regions":                stringList(s.Regions),
+			"tier":                   s.Tier.String(),
+			"preemptible":            s.Preemptible,
+			"durationSeconds":        new(big.Int).SetUint64(s.DurationSeconds),
+			"maxPrice":               s.MaxPrice.Amount.BigInt(),
+			"priceDenom":             s.MaxPrice.Denom,
+			"bidWindowBlocks":        new(big.Int).SetUint64(uint64(s.BidWindowBlocks)),
+			"allowSplit":             s.AllowSplit,
+			"minCpuCoresPerGpu":      new(big.Int).SetUint64(uint64(s.MinCpuCoresPerGpu)),
+			"minHostMemoryMibPerGpu": new(big.Int).SetUint64(s.MinHostMemoryMibPerGpu),
+			"minDiskGibPerGpu":       new(big.Int).SetUint64(s.MinDiskGibPerGpu),
+			"nonce":                  new(big.Int).SetUint64(bid.Nonce),
+			"deadline":               new(big.Int).SetUint64(bid.Deadline),
+			"maxRelayerFee":          bid.MaxRelayerFee.BigInt(),
+		},
+	}
+}
+
+// stringList gives apitypes a []interface{} (what it expects of arrays).
+func stringList(ss []string) []interface{} {
+	out := make([]interface{}, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,147 @@
+package types
+
+import (
+	"encoding/binary"
+	"math/big"
+	"strings"
+
+	errorsmod "cosmossdk.io/errors"
+	sdkmath "cosmossdk.io/math"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// The EIP-712 schema of wallet-signed messages (docs/design.md#wallet-signed-bids):
+// a small purpose-built type per message, not a rendering of a Cosmos tx,
+// so a wallet shows the renter each field it signs.
+const (
+	// EIP712Name and EIP712Version are the domain's name and version.
+	EIP712Name    = "idlegpu"
+	EIP712Version = "1"
+
+	// EIP712DomainType is the domain's type.
+	EIP712DomainType = "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
+
+	// JobBidType is the JobBid's type: everything MsgPostJob carries, the
+	// Cosmos chain id, a nonce, a deadline and the most a relayer may be paid.
+	JobBidType = "JobBid(string cosmosChainId,address renter,string image,string imageDigest,string manifestHash," +
+		"string workload,uint32 gpuCount,uint64 minMemoryMib,string[] models,string[] regions,string tier," +
+		"bool preemptible,uint64 durationSeconds,uint256 maxPrice,string priceDenom,uint32 bidWindowBlocks," +
+		"bool allowSplit,uint32 minCpuCoresPerGpu,uint64 minHostMemoryMibPerGpu,uint64 minDiskGibPerGpu," +
+		"uint64 nonce,uint64 deadline,uint256 maxRelayerFee)"
+)
+
+var (
+	eip712DomainTypeHash = crypto.Keccak256([]byte(EIP712DomainType))
+	jobBidTypeHash       = crypto.Keccak256([]byte(JobBidType))
+)
+
+// EIP712Domain is the domain a wallet signs under: the EVM chain its
+// wallet is on and the settlement contract (chain params).
+type EIP712Domain struct {
+	ChainID           uint64
+	VerifyingContract common.Address
+}
+
+// ParseEVMAddress parses a 0x-prefixed 20-byte hex address.
+func ParseEVMAddress(s string) (common.Address, error) {
+	if !strings.HasPrefix(s, "0x") || !common.IsHexAddress(s) {
+		return common.Address{}, errorsmod.Wrapf(ErrInvalidSignedMsg, "%q is not a 0x-prefixed 20-byte address", s)
+	}
+	return common.HexToAddress(s), nil
+}
+
+// Separator is the domain's hashStruct (EIP-712 domainSeparator).
+func (d EIP712Domain) Separator() []byte {
+	return crypto.Keccak256(
+		eip712DomainTypeHash,
+		crypto.Keccak256([]byte(EIP712Name)),
+		crypto.Keccak256([]byte(EIP712Version)),
+		encUint64(d.ChainID),
+		common.LeftPadBytes(d.VerifyingContract.Bytes(), 32),
+	)
+}
+
+// JobBidHash is the bid's hashStruct. renter is the 20 address bytes of
+// bid.Renter (the caller decodes the bech32 once).
+func JobBidHash(bid JobBid, renter []byte) ([]byte, error) {
+	if len(renter) != common.AddressLength {
+		return nil, errorsmod.Wrapf(ErrInvalidSignedMsg, "renter has %d address bytes; a wallet account has 20", len(renter))
+	}
+	s := bid.Spec
+	maxPrice, err := encUint256(s.MaxPrice.Amount, "max price")
+	if err != nil {
+		return nil, err
+	}
+	fee, err := encUint256(bid.MaxRelayerFee, "max relayer fee")
+	if err != nil {
+		return nil, err
+	}
+	return crypto.Keccak256(
+		jobBidTypeHash,
+		encString(bid.CosmosChainId),
+		common.LeftPadBytes(renter, 32),
+		encString(s.Image),
+		encString(s.ImageDigest),
+		encString(s.ManifestHash),
+		encString(s.Workload.String()),
+		encUint64(uint64(s.GpuCount)),
+		encUint64(s.MinMemoryMib),
+		encStrings(s.Models),
+		encStrings(s.Regions),
+		encString(s.Tier.String()),
+		encBool(s.Preemptible),
+		encUint64(s.DurationSeconds),
+		maxPrice,
+		encString(s.MaxPrice.Denom),
+		encUint64(uint64(s.BidWindowBlocks)),
+		encBool(s.AllowSplit),
+		encUint64(uint64(s.MinCpuCoresPerGpu)),
+		encUint64(s.MinHostMemoryMibPerGpu),
+		encUint64(s.MinDiskGibPerGpu),
+		encUint64(bid.Nonce),
+		encUint64(bid.Deadline),
+		fee,
+	), nil
+}
+
+// TypedDataDigest is keccak256(0x19 0x01 ‖ domainSeparator ‖ hashStruct):
+// what the wallet signs.
+func TypedDataDigest(d EIP712Domain, structHash []byte) []byte {
+	return crypto.Keccak256([]byte{0x19, 0x01}, d.Separator(), structHash)
+}
+
+func encString(s string) []byte { return crypto.Keccak256([]byte(s)) }
+
+// encStrings encodes a string[]: the hash of its members' hashes, concatenated.
+func encStrings(ss []string) []byte {
+	parts := make([][]byte, len(ss))
+	for i, s := range ss {
+		parts[i] = encString(s)
+	}
+	return crypto.Keccak256(parts...)
+}
+
+func encUint64(v uint64) []byte {
+	var b [32]byte
+	binary.BigEndian.PutUint64(b[24:], v)
+	return b[:]
+}
+
+func encBool(v bool) []byte {
+	if v {
+		return encUint64(1)
+	}
+	return encUint64(0)
+}
+
+// maxUint256 is 2^256 − 1.
+var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+
+func encUint256(v sdkmath.Int, field string) ([]byte, error) {
+	if v.IsNil() || v.IsNegative() || v.BigInt().Cmp(maxUint256) > 0 {
+		return nil, errorsmod.Wrapf(ErrInvalidSignedMsg, "%s %s is not a uint256", field, v)
+	}
+	return common.LeftPadBytes(v.BigInt().Bytes(), 32), nil
+}
