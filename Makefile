@@ -15,7 +15,10 @@ agent_ldflags := -X github.com/idlegpu/idlegpu/cmd/idlegpu-agent/cmd.Version=$(V
 # vendors (cgo) instead of the pure-Go one: the same verdicts (both accept
 # low-S signatures only); the pure-Go checks were 15 % of the node's CPU at
 # bid saturation (docs/benchmarks.md).
-node_tags := libsecp256k1_sdk
+# No libsecp256k1_sdk: the node links go-ethereum's cgo libsecp256k1 (wallet
+# signatures), and two copies of the C library collide at link time; the
+# SDK then checks Cosmos signatures with its pure-Go code (docs/operators.md).
+node_tags := 
 
 # Short simulation for every CI run; the long one uses the SDK's own sizes.
 # Seed 3 delivers the most market messages at this size (150 offer messages
@@ -35,12 +38,12 @@ help: ## list the targets
 
 .PHONY: build
 build: ## build idlegpud and idlegpu-agent into ./build
-	$(GO) build -tags $(node_tags) -ldflags '$(ldflags)' -o $(BUILD_DIR)/idlegpud ./cmd/idlegpud
+	$(GO) build -tags "$(node_tags)" -ldflags '$(ldflags)' -o $(BUILD_DIR)/idlegpud ./cmd/idlegpud
 	$(GO) build -ldflags '$(agent_ldflags)' -o $(BUILD_DIR)/idlegpu-agent ./cmd/idlegpu-agent
 
 .PHONY: install
 install: ## install idlegpud and idlegpu-agent into $GOBIN
-	$(GO) install -tags $(node_tags) -ldflags '$(ldflags)' ./cmd/idlegpud
+	$(GO) install -tags "$(node_tags)" -ldflags '$(ldflags)' ./cmd/idlegpud
 	$(GO) install -ldflags '$(agent_ldflags)' ./cmd/idlegpu-agent
 
 .PHONY: node

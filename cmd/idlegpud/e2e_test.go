@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,9 +19,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/stretchr/testify/require"
 
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
 	"github.com/idlegpu/idlegpu/agent/endpoint"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/scripts/harness"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -252,6 +257,55 @@ func TestMakeNode(t *testing.T) {
 		n.tx("settlement", "claim-rewards")
 		require.NotEqual(t, before, balance())
 		require.NotContains(t, compact(t, n.cli("q", "settlement", "rewards", alice, "-o", "json")), `"uusdc"`)
+	})
+
+	t.Run("a renter with only an Ethereum key posts and cancels a job by signature; alice relays both for fees", func(t *testing.T) {
+		dir := t.TempDir()
+		key, err := crypto.GenerateKey()
+		require.NoError(t, err)
+		keyFile := filepath.Join(dir, "wallet.hex")
+		require.NoError(t, os.WriteFile(keyFile, []byte(hex.EncodeToString(crypto.FromECDSA(key))), 0o600))
+		wallet := sdk.MustBech32ifyAddressBytes(chaincfg.Bech32Prefix, crypto.PubkeyToAddress(key.PublicKey).Bytes())
+		n.tx("bank", "send", "alice", wallet, "10000000uusdc")
+		manifest := filepath.Join(dir, "job.json")
+		require.NoError(t, os.WriteFile(manifest, []byte(`{"command":["python","eval.py"]}`), 0o600))
+
+		// What sign-* print on stdout is the file to submit (as `> bid.json`).
+		stdout := func(args ...string) []byte {
+			cmd := exec.Command(idlegpud, append(args, "--home", n.Home, "--node", n.RPC)...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			require.NoError(t, err, "idlegpud %s: %s", strings.Join(args, " "), stderr.String())
+			return out
+		}
+		signed := stdout("tx", "auction", "sign-job", "--eth-key", keyFile, "--chain-id", n.ChainID,
+			"--gpus", "1", "--duration", "1h", "--max-price", "1usdc/gpu-h", "--bid-window", "50", "--workload", "training",
+			"--image", "ghcr.io/acme/eval@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+			"--manifest", manifest, "--max-relayer-fee", "50000")
+		bidFile := filepath.Join(dir, "bid.json")
+		require.NoError(t, os.WriteFile(bidFile, signed, 0o600))
+		n.tx("auction", "submit-signed-job", bidFile, "--relayer-fee", "50000")
+		jobs := compact(t, n.cli("q", "auction", "renter-jobs", wallet, "-o", "json"))
+		require.Contains(t, jobs, `"renter":"`+wallet+`"`)
+		require.Contains(t, jobs, `"status":"JOB_STATUS_OPEN"`)
+		// Deposit 1 USDC × 1 GPU × 1 h and the 0.05 USDC fee.
+		require.Contains(t, compact(t, n.cli("q", "bank", "balance", wallet, "uusdc", "-o", "json")), `"amount":"8950000"`)
+		var list struct {
+			Jobs []struct {
+				ID string `json:"id"`
+			} `json:"jobs"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(jobs), &list))
+		require.Len(t, list.Jobs, 1)
+
+		cancel := stdout("tx", "auction", "sign-cancel", list.Jobs[0].ID, "--eth-key", keyFile, "--chain-id", n.ChainID,
+			"--max-relayer-fee", "20000uusdc")
+		cancelFile := filepath.Join(dir, "cancel.json")
+		require.NoError(t, os.WriteFile(cancelFile, cancel, 0o600))
+		n.tx("auction", "submit-signed", cancelFile, "--relayer-fee", "20000")
+		require.Contains(t, compact(t, n.cli("q", "auction", "job", list.Jobs[0].ID, "-o", "json")), `"status":"JOB_STATUS_CANCELLED"`)
+		require.Contains(t, compact(t, n.cli("q", "bank", "balance", wallet, "uusdc", "-o", "json")), `"amount":"9930000"`, "the deposit back, two fees paid")
 	})
 
 	// Ctrl-C stops the node and the script cleanly.

@@ -135,3 +135,116 @@ func relayerFee(asked, maxFee sdkmath.Int, denom string) (sdk.Coin, error) {
 	}
 	return sdk.NewCoin(denom, asked), nil
 }
+
+// SubmitSignedCancel cancels a job for its renter's wallet signature: the
+// checks of SubmitSignedJob (chain, domain, deadline, signature, fee,
+// balance for the fee, nonce), then what MsgCancelJob does for the renter.
+func (m msgServer) SubmitSignedCancel(ctx context.Context, msg *types.MsgSubmitSignedCancel) (*types.MsgSubmitSignedCancelResponse, error) {
+	a := msg.Auth
+	renter, err := m.address("renter", a.Renter)
+	if err != nil {
+		return nil, err
+	}
+	structHash, err := types.CancelJobHash(a, renter)
+	if err != nil {
+		return nil, err
+	}
+	act := signedAction{
+		name: "cancel-job", id: a.JobId, renter: renter, renterStr: a.Renter, chainID: a.CosmosChainId,
+		evmChainID: a.EvmChainId, contract: a.VerifyingContract, nonce: a.Nonce, deadline: a.Deadline,
+		maxFee: a.MaxRelayerFee, structHash: structHash,
+	}
+	err = m.relaySigned(ctx, msg.Submitter, msg.Signature, msg.RelayerFee, act, func() error {
+		_, err := m.CancelJob(ctx, &types.MsgCancelJob{Renter: a.Renter, JobId: a.JobId})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &types.MsgSubmitSignedCancelResponse{}, nil
+}
+
+// SubmitSignedClose closes a lease for its renter's wallet signature, as
+// SubmitSignedCancel does for a job.
+func (m msgServer) SubmitSignedClose(ctx context.Context, msg *types.MsgSubmitSignedClose) (*types.MsgSubmitSignedCloseResponse, error) {
+	a := msg.Auth
+	renter, err := m.address("renter", a.Renter)
+	if err != nil {
+		return nil, err
+	}
+	structHash, err := types.CloseLeaseHash(a, renter)
+	if err != nil {
+		return nil, err
+	}
+	act := signedAction{
+		name: "close-lease", id: a.LeaseId, renter: renter, renterStr: a.Renter, chainID: a.CosmosChainId,
+		evmChainID: a.EvmChainId, contract: a.VerifyingContract, nonce: a.Nonce, deadline: a.Deadline,
+		maxFee: a.MaxRelayerFee, structHash: structHash,
+	}
+	err = m.relaySigned(ctx, msg.Submitter, msg.Signature, msg.RelayerFee, act, func() error {
+		_, err := m.CloseLease(ctx, &types.MsgCloseLease{Signer: a.Renter, LeaseId: a.LeaseId, Reason: a.Reason})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &types.MsgSubmitSignedCloseResponse{}, nil
+}
+
+// signedAction is a wallet-signed cancel or close as relaySigned checks it.
+type signedAction struct {
+	name            string
+	id              uint64
+	renter          sdk.AccAddress
+	renterStr       string
+	chainID         string
+	evmChainID      uint64
+	contract        string
+	nonce, deadline uint64
+	maxFee          sdk.Coin
+	structHash      []byte
+}
+
+// relaySigned checks a signed action, uses its nonce, runs do (the
+// unsigned message's handler for the renter) and pays the submitter.
+func (m msgServer) relaySigned(ctx context.Context, submitterStr string, sig []byte, asked sdkmath.Int, a signedAction, do func() error) error {
+	submitter, err := m.address("submitter", submitterStr)
+	if err != nil {
+		return err
+	}
+	params, err := m.Params.Get(ctx)
+	if err != nil {
+		return err
+	}
+	if err := m.checkSigned(ctx, params, a.chainID, a.evmChainID, a.contract, a.deadline); err != nil {
+		return err
+	}
+	sdk.UnwrapSDKContext(ctx).GasMeter().ConsumeGas(types.WalletSignatureGas, "wallet signature recovery")
+	if err := verifyWalletSignature(params, a.structHash, sig, a.renter); err != nil {
+		return err
+	}
+	if err := a.maxFee.Validate(); err != nil {
+		return errorsmod.Wrapf(types.ErrInvalidSignedMsg, "max relayer fee: %v", err)
+	}
+	fee, err := relayerFee(asked, a.maxFee.Amount, a.maxFee.Denom)
+	if err != nil {
+		return err
+	}
+	if have := m.bank.SpendableCoin(ctx, a.renter, fee.Denom); have.IsLT(fee) {
+		return errorsmod.Wrapf(types.ErrInsufficientFunds, "relayer fee %s, spendable %s", fee, have)
+	}
+	if err := m.useNonce(ctx, a.renter, a.nonce, a.deadline); err != nil {
+		return err
+	}
+	if err := do(); err != nil {
+		return err
+	}
+	if fee.IsPositive() {
+		if err := m.bank.SendCoins(ctx, a.renter, submitter, sdk.NewCoins(fee)); err != nil {
+			return errorsmod.Wrap(types.ErrInsufficientFunds, err.Error())
+		}
+	}
+	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventSignedActionRelayed{
+		Action: a.name, Id: a.id, Renter: a.renterStr, Submitter: submitterStr, Nonce: a.nonce, RelayerFee: fee,
+	})
+}

@@ -177,3 +177,62 @@ func highS(sig []byte) []byte {
 	out[64] = 27 + 28 - out[64] // the other parity: 27 ↔ 28
 	return out
 }
+
+// TestSignedCancelAndClose: a wallet renter cancels an OPEN job and closes
+// a running lease by signature; each relayer gets its fee, each signed
+// action works once, and a signature by anyone else does nothing.
+func (s *KeeperTestSuite) TestSignedCancelAndClose() {
+	key, renter := s.walletRenter(20_000_000)
+	stranger, _ := s.walletRenter(1)
+	deadline := uint64(s.ctx.BlockTime().Unix()) + 600
+	fee := sdk.NewInt64Coin(chaincfg.USDCDenom, 10_000)
+
+	// An OPEN job (bids for 5 blocks), cancelled by signature: the full
+	// deposit back, the relayer's fee paid.
+	bid := s.signedBid(renter, spec(1, 1_000_000, 5), 1)
+	res, err := s.submitSigned(bid, signAs(s, bid, key), 0)
+	s.Require().NoError(err)
+	cancel := types.CancelJobAuth{Renter: renter.String(), JobId: res.JobId, CosmosChainId: apptesting.ChainID, Nonce: 2,
+		Deadline: deadline, MaxRelayerFee: fee, EvmChainId: types.DefaultEVMChainID, VerifyingContract: types.DefaultEVMVerifyingContract}
+	submitCancel := func(k *ecdsa.PrivateKey) error {
+		sig, err := wallet.SignCancelJob(cancel, k)
+		s.Require().NoError(err)
+		_, err = s.msgServer.SubmitSignedCancel(s.ctx, &types.MsgSubmitSignedCancel{
+			Submitter: s.operator(4), Auth: cancel, Signature: sig, RelayerFee: sdkmath.NewInt(10_000),
+		})
+		return err
+	}
+	s.Require().ErrorIs(submitCancel(stranger), types.ErrSignerMismatch)
+	s.Require().Equal(types.JOB_STATUS_OPEN, s.job(res.JobId).Status)
+	relayerBefore := s.usdcOf(s.accs[4].Address)
+	s.Require().NoError(submitCancel(key))
+	s.Require().Equal(types.JOB_STATUS_CANCELLED, s.job(res.JobId).Status)
+	s.Require().Equal(sdkmath.NewInt(20_000_000-10_000), s.usdcOf(renter), "deposit back, fee paid")
+	s.Require().Equal(relayerBefore.AddRaw(10_000), s.usdcOf(s.accs[4].Address))
+	s.Require().ErrorIs(submitCancel(key), types.ErrNonceUsed)
+
+	// A lease, closed by signature after an hour: that hour paid, the rest back.
+	s.provider(0, "eu-de", 1, 10000, 1_000_000)
+	bid = s.signedBid(renter, spec(1, 1_000_000, 0), 3)
+	res, err = s.submitSigned(bid, signAs(s, bid, key), 0)
+	s.Require().NoError(err)
+	s.endBlock(time.Second)
+	lid := s.job(res.JobId).LeaseIds[0]
+	_, err = s.msgServer.StartLease(s.ctx, &types.MsgStartLease{Signer: s.operator(0), LeaseId: lid})
+	s.Require().NoError(err)
+	s.ctx = s.ctx.WithBlockTime(s.ctx.BlockTime().Add(time.Hour))
+	closeAuth := types.CloseLeaseAuth{Renter: renter.String(), LeaseId: lid, Reason: "done", CosmosChainId: apptesting.ChainID, Nonce: 4,
+		Deadline: uint64(s.ctx.BlockTime().Unix()) + 600, MaxRelayerFee: fee, EvmChainId: types.DefaultEVMChainID, VerifyingContract: types.DefaultEVMVerifyingContract}
+	sig, err := wallet.SignCloseLease(closeAuth, key)
+	s.Require().NoError(err)
+	_, err = s.msgServer.SubmitSignedClose(s.ctx, &types.MsgSubmitSignedClose{
+		Submitter: s.operator(4), Auth: closeAuth, Signature: sig, RelayerFee: sdkmath.NewInt(10_001),
+	})
+	s.Require().ErrorIs(err, types.ErrRelayerFeeTooHigh)
+	_, err = s.msgServer.SubmitSignedClose(s.ctx, &types.MsgSubmitSignedClose{
+		Submitter: s.operator(4), Auth: closeAuth, Signature: sig, RelayerFee: sdkmath.NewInt(10_000),
+	})
+	s.Require().NoError(err)
+	s.Require().Equal(types.LEASE_STATUS_CLOSING, s.lease(lid).Status, "closed by its renter: its ended epochs are still settled")
+	s.Require().Equal(sdkmath.NewInt(20_000_000-10_000-2_000_000-10_000), s.usdcOf(renter), "the lease's escrow is held until it ends")
+}

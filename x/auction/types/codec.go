@@ -18,6 +18,8 @@ func RegisterInterfaces(registry codectypes.InterfaceRegistry) {
 		&MsgCloseLease{},
 		&MsgPreemptLease{},
 		&MsgSubmitSignedJob{},
+		&MsgSubmitSignedCancel{},
+		&MsgSubmitSignedClose{},
 		&MsgUpdateParams{},
 	)
 	msgservice.RegisterMsgServiceDesc(registry, &_Msg_serviceDesc)

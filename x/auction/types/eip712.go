@@ -30,11 +30,17 @@ const (
 		"bool preemptible,uint64 durationSeconds,uint256 maxPrice,string priceDenom,uint32 bidWindowBlocks," +
 		"bool allowSplit,uint32 minCpuCoresPerGpu,uint64 minHostMemoryMibPerGpu,uint64 minDiskGibPerGpu," +
 		"uint64 nonce,uint64 deadline,uint256 maxRelayerFee)"
+
+	// CancelJobType and CloseLeaseType are a renter's signed cancel and close.
+	CancelJobType  = "CancelJob(string cosmosChainId,address renter,uint64 jobId,uint64 nonce,uint64 deadline,uint256 maxRelayerFee,string feeDenom)"
+	CloseLeaseType = "CloseLease(string cosmosChainId,address renter,uint64 leaseId,string reason,uint64 nonce,uint64 deadline,uint256 maxRelayerFee,string feeDenom)"
 )
 
 var (
 	eip712DomainTypeHash = crypto.Keccak256([]byte(EIP712DomainType))
 	jobBidTypeHash       = crypto.Keccak256([]byte(JobBidType))
+	cancelJobTypeHash    = crypto.Keccak256([]byte(CancelJobType))
+	closeLeaseTypeHash   = crypto.Keccak256([]byte(CloseLeaseType))
 )
 
 // EIP712Domain is the domain a wallet signs under: the EVM chain its
@@ -66,8 +72,8 @@ func (d EIP712Domain) Separator() []byte {
 // JobBidHash is the bid's hashStruct. renter is the 20 address bytes of
 // bid.Renter (the caller decodes the bech32 once).
 func JobBidHash(bid JobBid, renter []byte) ([]byte, error) {
-	if len(renter) != common.AddressLength {
-		return nil, errorsmod.Wrapf(ErrInvalidSignedMsg, "renter has %d address bytes; a wallet account has 20", len(renter))
+	if err := walletAddress(renter); err != nil {
+		return nil, err
 	}
 	s := bid.Spec
 	maxPrice, err := encUint256(s.MaxPrice.Amount, "max price")
@@ -104,6 +110,39 @@ func JobBidHash(bid JobBid, renter []byte) ([]byte, error) {
 		encUint64(bid.Deadline),
 		fee,
 	), nil
+}
+
+// CancelJobHash is a CancelJobAuth's hashStruct; renter its 20 address bytes.
+func CancelJobHash(a CancelJobAuth, renter []byte) ([]byte, error) {
+	if err := walletAddress(renter); err != nil {
+		return nil, err
+	}
+	fee, err := encUint256(a.MaxRelayerFee.Amount, "max relayer fee")
+	if err != nil {
+		return nil, err
+	}
+	return crypto.Keccak256(cancelJobTypeHash, encString(a.CosmosChainId), common.LeftPadBytes(renter, 32),
+		encUint64(a.JobId), encUint64(a.Nonce), encUint64(a.Deadline), fee, encString(a.MaxRelayerFee.Denom)), nil
+}
+
+// CloseLeaseHash is a CloseLeaseAuth's hashStruct; renter its 20 address bytes.
+func CloseLeaseHash(a CloseLeaseAuth, renter []byte) ([]byte, error) {
+	if err := walletAddress(renter); err != nil {
+		return nil, err
+	}
+	fee, err := encUint256(a.MaxRelayerFee.Amount, "max relayer fee")
+	if err != nil {
+		return nil, err
+	}
+	return crypto.Keccak256(closeLeaseTypeHash, encString(a.CosmosChainId), common.LeftPadBytes(renter, 32),
+		encUint64(a.LeaseId), encString(a.Reason), encUint64(a.Nonce), encUint64(a.Deadline), fee, encString(a.MaxRelayerFee.Denom)), nil
+}
+
+func walletAddress(renter []byte) error {
+	if len(renter) != common.AddressLength {
+		return errorsmod.Wrapf(ErrInvalidSignedMsg, "renter has %d address bytes; a wallet account has 20", len(renter))
+	}
+	return nil
 }
 
 // TypedDataDigest is keccak256(0x19 0x01 ‖ domainSeparator ‖ hashStruct):

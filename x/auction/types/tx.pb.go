@@ -1082,6 +1082,435 @@ func (m *MsgSubmitSignedJobResponse) GetDeposit() types.Coin {
 	return types.Coin{}
 }
 
+// CancelJobAuth is what a renter signs in a wallet to cancel its job
+// (EIP-712 type CancelJob).
+type CancelJobAuth struct {
+	// renter is the job's renter, the signing address's account.
+	Renter string `protobuf:"bytes,1,opt,name=renter,proto3" json:"renter,omitempty"`
+	// job_id is the job.
+	JobId uint64 `protobuf:"varint,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// cosmos_chain_id, nonce, deadline, evm_chain_id and verifying_contract
+	// are as in JobBid.
+	CosmosChainId string `protobuf:"bytes,3,opt,name=cosmos_chain_id,json=cosmosChainId,proto3" json:"cosmos_chain_id,omitempty"`
+	Nonce         uint64 `protobuf:"varint,4,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	Deadline      uint64 `protobuf:"varint,5,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// max_relayer_fee is the most the submitter may be paid, in any denom.
+	MaxRelayerFee     types.Coin `protobuf:"bytes,6,opt,name=max_relayer_fee,json=maxRelayerFee,proto3" json:"max_relayer_fee"`
+	EvmChainId        uint64     `protobuf:"varint,7,opt,name=evm_chain_id,json=evmChainId,proto3" json:"evm_chain_id,omitempty"`
+	VerifyingContract string     `protobuf:"bytes,8,opt,name=verifying_contract,json=verifyingContract,proto3" json:"verifying_contract,omitempty"`
+}
+
+func (m *CancelJobAuth) Reset()         { *m = CancelJobAuth{} }
+func (m *CancelJobAuth) String() string { return proto.CompactTextString(m) }
+func (*CancelJobAuth) ProtoMessage()    {}
+func (*CancelJobAuth) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{19}
+}
+func (m *CancelJobAuth) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *CancelJobAuth) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_CancelJobAuth.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *CancelJobAuth) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_CancelJobAuth.Merge(m, src)
+}
+func (m *CancelJobAuth) XXX_Size() int {
+	return m.Size()
+}
+func (m *CancelJobAuth) XXX_DiscardUnknown() {
+	xxx_messageInfo_CancelJobAuth.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_CancelJobAuth proto.InternalMessageInfo
+
+func (m *CancelJobAuth) GetRenter() string {
+	if m != nil {
+		return m.Renter
+	}
+	return ""
+}
+
+func (m *CancelJobAuth) GetJobId() uint64 {
+	if m != nil {
+		return m.JobId
+	}
+	return 0
+}
+
+func (m *CancelJobAuth) GetCosmosChainId() string {
+	if m != nil {
+		return m.CosmosChainId
+	}
+	return ""
+}
+
+func (m *CancelJobAuth) GetNonce() uint64 {
+	if m != nil {
+		return m.Nonce
+	}
+	return 0
+}
+
+func (m *CancelJobAuth) GetDeadline() uint64 {
+	if m != nil {
+		return m.Deadline
+	}
+	return 0
+}
+
+func (m *CancelJobAuth) GetMaxRelayerFee() types.Coin {
+	if m != nil {
+		return m.MaxRelayerFee
+	}
+	return types.Coin{}
+}
+
+func (m *CancelJobAuth) GetEvmChainId() uint64 {
+	if m != nil {
+		return m.EvmChainId
+	}
+	return 0
+}
+
+func (m *CancelJobAuth) GetVerifyingContract() string {
+	if m != nil {
+		return m.VerifyingContract
+	}
+	return ""
+}
+
+// CloseLeaseAuth is what a renter signs in a wallet to close its lease
+// (EIP-712 type CloseLease).
+type CloseLeaseAuth struct {
+	// renter is the lease's renter, the signing address's account.
+	Renter string `protobuf:"bytes,1,opt,name=renter,proto3" json:"renter,omitempty"`
+	// lease_id is the lease.
+	LeaseId uint64 `protobuf:"varint,2,opt,name=lease_id,json=leaseId,proto3" json:"lease_id,omitempty"`
+	// reason is a short note for the record (at most 256 bytes).
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// cosmos_chain_id, nonce, deadline, evm_chain_id and verifying_contract
+	// are as in JobBid.
+	CosmosChainId string `protobuf:"bytes,4,opt,name=cosmos_chain_id,json=cosmosChainId,proto3" json:"cosmos_chain_id,omitempty"`
+	Nonce         uint64 `protobuf:"varint,5,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	Deadline      uint64 `protobuf:"varint,6,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// max_relayer_fee is the most the submitter may be paid, in any denom.
+	MaxRelayerFee     types.Coin `protobuf:"bytes,7,opt,name=max_relayer_fee,json=maxRelayerFee,proto3" json:"max_relayer_fee"`
+	EvmChainId        uint64     `protobuf:"varint,8,opt,name=evm_chain_id,json=evmChainId,proto3" json:"evm_chain_id,omitempty"`
+	VerifyingContract string     `protobuf:"bytes,9,opt,name=verifying_contract,json=verifyingContract,proto3" json:"verifying_contract,omitempty"`
+}
+
+func (m *CloseLeaseAuth) Reset()         { *m = CloseLeaseAuth{} }
+func (m *CloseLeaseAuth) String() string { return proto.CompactTextString(m) }
+func (*CloseLeaseAuth) ProtoMessage()    {}
+func (*CloseLeaseAuth) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{20}
+}
+func (m *CloseLeaseAuth) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *CloseLeaseAuth) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_CloseLeaseAuth.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *CloseLeaseAuth) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_CloseLeaseAuth.Merge(m, src)
+}
+func (m *CloseLeaseAuth) XXX_Size() int {
+	return m.Size()
+}
+func (m *CloseLeaseAuth) XXX_DiscardUnknown() {
+	xxx_messageInfo_CloseLeaseAuth.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_CloseLeaseAuth proto.InternalMessageInfo
+
+func (m *CloseLeaseAuth) GetRenter() string {
+	if m != nil {
+		return m.Renter
+	}
+	return ""
+}
+
+func (m *CloseLeaseAuth) GetLeaseId() uint64 {
+	if m != nil {
+		return m.LeaseId
+	}
+	return 0
+}
+
+func (m *CloseLeaseAuth) GetReason() string {
+	if m != nil {
+		return m.Reason
+	}
+	return ""
+}
+
+func (m *CloseLeaseAuth) GetCosmosChainId() string {
+	if m != nil {
+		return m.CosmosChainId
+	}
+	return ""
+}
+
+func (m *CloseLeaseAuth) GetNonce() uint64 {
+	if m != nil {
+		return m.Nonce
+	}
+	return 0
+}
+
+func (m *CloseLeaseAuth) GetDeadline() uint64 {
+	if m != nil {
+		return m.Deadline
+	}
+	return 0
+}
+
+func (m *CloseLeaseAuth) GetMaxRelayerFee() types.Coin {
+	if m != nil {
+		return m.MaxRelayerFee
+	}
+	return types.Coin{}
+}
+
+func (m *CloseLeaseAuth) GetEvmChainId() uint64 {
+	if m != nil {
+		return m.EvmChainId
+	}
+	return 0
+}
+
+func (m *CloseLeaseAuth) GetVerifyingContract() string {
+	if m != nil {
+		return m.VerifyingContract
+	}
+	return ""
+}
+
+// MsgSubmitSignedCancel cancels a job for the renter that signed auth.
+type MsgSubmitSignedCancel struct {
+	// submitter relays the authorisation.
+	Submitter string `protobuf:"bytes,1,opt,name=submitter,proto3" json:"submitter,omitempty"`
+	// auth is the signed cancellation.
+	Auth CancelJobAuth `protobuf:"bytes,2,opt,name=auth,proto3" json:"auth"`
+	// signature is as in MsgSubmitSignedJob.
+	Signature []byte `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
+	// relayer_fee is what the submitter asks, at most max_relayer_fee, in its denom.
+	RelayerFee cosmossdk_io_math.Int `protobuf:"bytes,4,opt,name=relayer_fee,json=relayerFee,proto3,customtype=cosmossdk.io/math.Int" json:"relayer_fee"`
+}
+
+func (m *MsgSubmitSignedCancel) Reset()         { *m = MsgSubmitSignedCancel{} }
+func (m *MsgSubmitSignedCancel) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitSignedCancel) ProtoMessage()    {}
+func (*MsgSubmitSignedCancel) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{21}
+}
+func (m *MsgSubmitSignedCancel) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitSignedCancel) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitSignedCancel.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitSignedCancel) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitSignedCancel.Merge(m, src)
+}
+func (m *MsgSubmitSignedCancel) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitSignedCancel) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitSignedCancel.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitSignedCancel proto.InternalMessageInfo
+
+func (m *MsgSubmitSignedCancel) GetSubmitter() string {
+	if m != nil {
+		return m.Submitter
+	}
+	return ""
+}
+
+func (m *MsgSubmitSignedCancel) GetAuth() CancelJobAuth {
+	if m != nil {
+		return m.Auth
+	}
+	return CancelJobAuth{}
+}
+
+func (m *MsgSubmitSignedCancel) GetSignature() []byte {
+	if m != nil {
+		return m.Signature
+	}
+	return nil
+}
+
+// MsgSubmitSignedCancelResponse is the response type for Msg/SubmitSignedCancel.
+type MsgSubmitSignedCancelResponse struct {
+}
+
+func (m *MsgSubmitSignedCancelResponse) Reset()         { *m = MsgSubmitSignedCancelResponse{} }
+func (m *MsgSubmitSignedCancelResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitSignedCancelResponse) ProtoMessage()    {}
+func (*MsgSubmitSignedCancelResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{22}
+}
+func (m *MsgSubmitSignedCancelResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitSignedCancelResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitSignedCancelResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitSignedCancelResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitSignedCancelResponse.Merge(m, src)
+}
+func (m *MsgSubmitSignedCancelResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitSignedCancelResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitSignedCancelResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitSignedCancelResponse proto.InternalMessageInfo
+
+// MsgSubmitSignedClose closes a lease for the renter that signed auth.
+type MsgSubmitSignedClose struct {
+	// submitter relays the authorisation.
+	Submitter string `protobuf:"bytes,1,opt,name=submitter,proto3" json:"submitter,omitempty"`
+	// auth is the signed close.
+	Auth CloseLeaseAuth `protobuf:"bytes,2,opt,name=auth,proto3" json:"auth"`
+	// signature is as in MsgSubmitSignedJob.
+	Signature []byte `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
+	// relayer_fee is what the submitter asks, at most max_relayer_fee, in its denom.
+	RelayerFee cosmossdk_io_math.Int `protobuf:"bytes,4,opt,name=relayer_fee,json=relayerFee,proto3,customtype=cosmossdk.io/math.Int" json:"relayer_fee"`
+}
+
+func (m *MsgSubmitSignedClose) Reset()         { *m = MsgSubmitSignedClose{} }
+func (m *MsgSubmitSignedClose) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitSignedClose) ProtoMessage()    {}
+func (*MsgSubmitSignedClose) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{23}
+}
+func (m *MsgSubmitSignedClose) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitSignedClose) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitSignedClose.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitSignedClose) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitSignedClose.Merge(m, src)
+}
+func (m *MsgSubmitSignedClose) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitSignedClose) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitSignedClose.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitSignedClose proto.InternalMessageInfo
+
+func (m *MsgSubmitSignedClose) GetSubmitter() string {
+	if m != nil {
+		return m.Submitter
+	}
+	return ""
+}
+
+func (m *MsgSubmitSignedClose) GetAuth() CloseLeaseAuth {
+	if m != nil {
+		return m.Auth
+	}
+	return CloseLeaseAuth{}
+}
+
+func (m *MsgSubmitSignedClose) GetSignature() []byte {
+	if m != nil {
+		return m.Signature
+	}
+	return nil
+}
+
+// MsgSubmitSignedCloseResponse is the response type for Msg/SubmitSignedClose.
+type MsgSubmitSignedCloseResponse struct {
+}
+
+func (m *MsgSubmitSignedCloseResponse) Reset()         { *m = MsgSubmitSignedCloseResponse{} }
+func (m *MsgSubmitSignedCloseResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitSignedCloseResponse) ProtoMessage()    {}
+func (*MsgSubmitSignedCloseResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_c6561ab9e8aeea40, []int{24}
+}
+func (m *MsgSubmitSignedCloseResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitSignedCloseResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitSignedCloseResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitSignedCloseResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitSignedCloseResponse.Merge(m, src)
+}
+func (m *MsgSubmitSignedCloseResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitSignedCloseResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitSignedCloseResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitSignedCloseResponse proto.InternalMessageInfo
+
 func init() {
 	proto.RegisterType((*MsgUpdateParams)(nil), "idlegpu.auction.v1.MsgUpdateParams")
 	proto.RegisterType((*MsgUpdateParamsResponse)(nil), "idlegpu.auction.v1.MsgUpdateParamsResponse")
@@ -1102,85 +1531,104 @@ func init() {
 	proto.RegisterType((*JobBid)(nil), "idlegpu.auction.v1.JobBid")
 	proto.RegisterType((*MsgSubmitSignedJob)(nil), "idlegpu.auction.v1.MsgSubmitSignedJob")
 	proto.RegisterType((*MsgSubmitSignedJobResponse)(nil), "idlegpu.auction.v1.MsgSubmitSignedJobResponse")
+	proto.RegisterType((*CancelJobAuth)(nil), "idlegpu.auction.v1.CancelJobAuth")
+	proto.RegisterType((*CloseLeaseAuth)(nil), "idlegpu.auction.v1.CloseLeaseAuth")
+	proto.RegisterType((*MsgSubmitSignedCancel)(nil), "idlegpu.auction.v1.MsgSubmitSignedCancel")
+	proto.RegisterType((*MsgSubmitSignedCancelResponse)(nil), "idlegpu.auction.v1.MsgSubmitSignedCancelResponse")
+	proto.RegisterType((*MsgSubmitSignedClose)(nil), "idlegpu.auction.v1.MsgSubmitSignedClose")
+	proto.RegisterType((*MsgSubmitSignedCloseResponse)(nil), "idlegpu.auction.v1.MsgSubmitSignedCloseResponse")
 }
 
 func init() { proto.RegisterFile("idlegpu/auction/v1/tx.proto", fileDescriptor_c6561ab9e8aeea40) }
 
 var fileDescriptor_c6561ab9e8aeea40 = []byte{
-	// 1168 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xc4, 0x57, 0xcf, 0x6f, 0x1b, 0xc5,
-	0x17, 0xcf, 0xe6, 0x87, 0x63, 0xbf, 0x24, 0xdf, 0xa8, 0xf3, 0xcd, 0x0f, 0x67, 0x53, 0x1c, 0xd7,
-	0xa0, 0x12, 0x02, 0x59, 0x27, 0xa5, 0x6a, 0x25, 0x4b, 0x20, 0x11, 0x23, 0x24, 0x47, 0x58, 0x4a,
-	0x1d, 0x50, 0x51, 0x25, 0x64, 0xc6, 0xbb, 0x93, 0xcd, 0xb4, 0xde, 0x9d, 0xd5, 0xce, 0xd8, 0x24,
-	0x37, 0xc4, 0x05, 0x09, 0x09, 0x89, 0x7f, 0x02, 0xa9, 0x9c, 0xc8, 0xa1, 0x67, 0x24, 0x6e, 0x3d,
-	0x56, 0x15, 0x07, 0xc4, 0xa1, 0x42, 0xc9, 0x21, 0x7f, 0x04, 0x17, 0x34, 0xbb, 0xe3, 0xdd, 0x8d,
-	0xb3, 0xdb, 0x84, 0x08, 0xca, 0x25, 0xca, 0x7b, 0xef, 0xf3, 0xde, 0x7c, 0x3e, 0x6f, 0x66, 0xe7,
-	0x8d, 0x61, 0x99, 0x5a, 0x5d, 0x62, 0x7b, 0xbd, 0x2a, 0xee, 0x99, 0x82, 0x32, 0xb7, 0xda, 0xdf,
-	0xac, 0x8a, 0x03, 0xc3, 0xf3, 0x99, 0x60, 0x08, 0xa9, 0xa0, 0xa1, 0x82, 0x46, 0x7f, 0x53, 0xbf,
-	0x86, 0x1d, 0xea, 0xb2, 0x6a, 0xf0, 0x37, 0x84, 0xe9, 0x25, 0x93, 0x71, 0x87, 0xf1, 0x6a, 0x07,
-	0x73, 0x52, 0xed, 0x6f, 0x76, 0x88, 0xc0, 0x9b, 0x55, 0x93, 0x51, 0x57, 0xc5, 0x17, 0x55, 0xdc,
-	0xe1, 0xb6, 0x2c, 0xef, 0x70, 0x5b, 0x05, 0x96, 0xc2, 0x40, 0x3b, 0xb0, 0xaa, 0xa1, 0xa1, 0x42,
-	0x73, 0x36, 0xb3, 0x59, 0xe8, 0x97, 0xff, 0x29, 0x6f, 0x39, 0x85, 0xed, 0x80, 0x5b, 0x88, 0x58,
-	0x49, 0x41, 0x78, 0xd8, 0xc7, 0x8e, 0x2a, 0x5c, 0xf9, 0x59, 0x83, 0xd9, 0x26, 0xb7, 0x3f, 0xf5,
-	0x2c, 0x2c, 0xc8, 0x4e, 0x10, 0x41, 0x77, 0xa0, 0x80, 0x7b, 0x62, 0x9f, 0xf9, 0x54, 0x1c, 0x16,
-	0xb5, 0xb2, 0xb6, 0x5a, 0xd8, 0x2a, 0x3e, 0x7f, 0xb2, 0x3e, 0xa7, 0x18, 0x7d, 0x60, 0x59, 0x3e,
-	0xe1, 0x7c, 0x57, 0xf8, 0xd4, 0xb5, 0x5b, 0x31, 0x14, 0xbd, 0x07, 0xb9, 0xb0, 0x76, 0x71, 0xb4,
-	0xac, 0xad, 0x4e, 0xdd, 0xd2, 0x8d, 0xf3, 0x0d, 0x33, 0xc2, 0x35, 0xb6, 0x0a, 0x4f, 0x5f, 0xac,
-	0x8c, 0x3c, 0x3e, 0x3d, 0x5a, 0xd3, 0x5a, 0x2a, 0xa9, 0x76, 0xfb, 0xeb, 0xd3, 0xa3, 0xb5, 0xb8,
-	0xdc, 0xb7, 0xa7, 0x47, 0x6b, 0x37, 0x06, 0xf4, 0x0f, 0x22, 0x01, 0x43, 0x64, 0x2b, 0x4b, 0xb0,
-	0x38, 0xe4, 0x6a, 0x11, 0xee, 0x31, 0x97, 0x93, 0xca, 0x63, 0x0d, 0xa0, 0xc9, 0xed, 0x1d, 0xc6,
-	0xc5, 0x36, 0xeb, 0xa0, 0x0d, 0xc8, 0xf9, 0xc4, 0x15, 0xc4, 0xbf, 0x50, 0x93, 0xc2, 0xa1, 0x1a,
-	0x8c, 0x73, 0x8f, 0x98, 0x4a, 0xce, 0x72, 0x9a, 0x9c, 0x6d, 0xd6, 0xd9, 0xf5, 0x88, 0x99, 0xd4,
-	0x13, 0xe4, 0xd4, 0xde, 0x91, 0x6a, 0x54, 0x21, 0x29, 0xe5, 0x7a, 0xaa, 0x14, 0xc5, 0xad, 0xf2,
-	0x08, 0x50, 0x6c, 0x0d, 0x04, 0xa0, 0x79, 0xc8, 0x3d, 0x64, 0x9d, 0x36, 0xb5, 0x02, 0xc6, 0xe3,
-	0xad, 0x89, 0x87, 0xac, 0xd3, 0xb0, 0xd0, 0xfb, 0x30, 0x69, 0x11, 0x8f, 0x71, 0x2a, 0x14, 0xb3,
-	0x25, 0x43, 0xc9, 0x90, 0x47, 0xce, 0x50, 0x47, 0xce, 0xa8, 0x33, 0xea, 0x26, 0x79, 0x0d, 0x92,
-	0x2a, 0xdf, 0x68, 0x30, 0xdd, 0xe4, 0x76, 0x1d, 0xbb, 0x26, 0xe9, 0x5e, 0xad, 0x33, 0x31, 0xb3,
-	0xd1, 0x04, 0xb3, 0x9a, 0x31, 0x24, 0xba, 0x94, 0x2a, 0x3a, 0x5a, 0xb8, 0xb2, 0x00, 0x73, 0x49,
-	0x3b, 0xda, 0xb9, 0x9f, 0x46, 0x61, 0x4a, 0xf6, 0xa3, 0x8b, 0x4d, 0xb2, 0x45, 0x2d, 0x49, 0x90,
-	0x53, 0xdb, 0xbd, 0x0c, 0xc1, 0x10, 0x87, 0x6e, 0x43, 0xde, 0xf3, 0x59, 0x9f, 0x5a, 0xc4, 0x0f,
-	0x28, 0xbe, 0x2c, 0x27, 0x42, 0x26, 0x64, 0x8d, 0x25, 0x1b, 0xbe, 0x04, 0x79, 0xb6, 0xb7, 0x47,
-	0x7c, 0x19, 0x18, 0x0f, 0x02, 0x93, 0x81, 0xdd, 0xb0, 0x50, 0x0d, 0x26, 0x3c, 0x9f, 0x9a, 0xa4,
-	0x38, 0xf1, 0x37, 0x76, 0x22, 0x4c, 0x41, 0xcb, 0x50, 0xb0, 0xbd, 0x5e, 0xdb, 0x64, 0x3d, 0x57,
-	0x14, 0x73, 0x65, 0x6d, 0x75, 0xa6, 0x95, 0xb7, 0xbd, 0x5e, 0x5d, 0xda, 0xb5, 0xf5, 0xa0, 0x95,
-	0xa1, 0x1a, 0xd9, 0xca, 0xd7, 0xd2, 0xcf, 0x8f, 0xea, 0x50, 0x65, 0x1e, 0xfe, 0x9f, 0x30, 0xa3,
-	0x46, 0xfe, 0xa2, 0xc1, 0xff, 0x9a, 0xdc, 0xbe, 0x4f, 0xc5, 0xbe, 0xe5, 0xe3, 0x2f, 0xff, 0xfb,
-	0x5e, 0xd6, 0x36, 0x86, 0x74, 0x95, 0x53, 0x75, 0x25, 0x08, 0x57, 0x8a, 0xb0, 0x70, 0xd6, 0x13,
-	0xa9, 0xfb, 0x4e, 0x83, 0x99, 0x26, 0xb7, 0x77, 0x05, 0xf6, 0xc5, 0xc7, 0x04, 0x73, 0x72, 0x05,
-	0x71, 0x4b, 0x90, 0xef, 0xca, 0xd4, 0xf8, 0x2c, 0x4f, 0x06, 0x76, 0xc3, 0xaa, 0x55, 0x87, 0xa8,
-	0xae, 0xa4, 0x52, 0x8d, 0x57, 0xaf, 0x2c, 0xc2, 0xfc, 0x19, 0x47, 0x44, 0xf4, 0x87, 0x90, 0x68,
-	0xbd, 0xcb, 0x38, 0xf9, 0xe7, 0x89, 0xa2, 0x05, 0xf9, 0xfd, 0x62, 0xce, 0xdc, 0xa0, 0xd5, 0x85,
-	0x96, 0xb2, 0x2e, 0x29, 0x20, 0x66, 0xa5, 0x04, 0xc4, 0x8e, 0x48, 0xc0, 0x8f, 0xe1, 0x98, 0xd8,
-	0xf1, 0x09, 0x71, 0x3c, 0xf1, 0x0a, 0x25, 0x6c, 0x0e, 0x49, 0x48, 0x9f, 0x08, 0x49, 0x5e, 0x6a,
-	0x22, 0x24, 0x5d, 0x91, 0x8c, 0x3f, 0x47, 0x21, 0xb7, 0xcd, 0x3a, 0xea, 0x33, 0x78, 0x75, 0xd3,
-	0x00, 0xdd, 0x84, 0x59, 0x35, 0xdc, 0xcd, 0x7d, 0x4c, 0xdd, 0xc1, 0x57, 0x51, 0x68, 0xcd, 0x84,
-	0xee, 0xba, 0xf4, 0x36, 0x2c, 0x34, 0x07, 0x13, 0x2e, 0x73, 0x4d, 0xa2, 0xae, 0x99, 0xd0, 0x40,
-	0x3a, 0xe4, 0x2d, 0x82, 0xad, 0x2e, 0x75, 0xc3, 0x7b, 0x66, 0xbc, 0x15, 0xd9, 0xe8, 0x33, 0x98,
-	0x75, 0xf0, 0x41, 0xdb, 0x27, 0x5d, 0x7c, 0x48, 0xfc, 0xf6, 0x1e, 0x21, 0xc1, 0x55, 0x52, 0xd8,
-	0xda, 0x90, 0x1c, 0x7e, 0x7f, 0xb1, 0x32, 0x1f, 0xae, 0xc0, 0xad, 0x47, 0x06, 0x65, 0x55, 0x07,
-	0x8b, 0x7d, 0xa3, 0xe1, 0x8a, 0xe7, 0x4f, 0xd6, 0x41, 0xa9, 0x6d, 0xb8, 0x22, 0xa4, 0x3a, 0xe3,
-	0xe0, 0x83, 0x56, 0x58, 0xe7, 0x23, 0x42, 0x50, 0x19, 0xa6, 0x49, 0xdf, 0x89, 0x09, 0x4f, 0x06,
-	0x2b, 0x03, 0xe9, 0x3b, 0x03, 0xb6, 0xeb, 0x80, 0xfa, 0xc4, 0xa7, 0x7b, 0x87, 0xd4, 0xb5, 0xdb,
-	0x26, 0x73, 0x85, 0x8f, 0x4d, 0x51, 0xcc, 0x07, 0xc2, 0xae, 0x45, 0x91, 0xba, 0x0a, 0xc8, 0x5b,
-	0x5d, 0x4e, 0xb9, 0xdd, 0x5e, 0xc7, 0xa1, 0x62, 0x57, 0x6e, 0xa9, 0x25, 0xa7, 0xcf, 0x1d, 0x28,
-	0xf0, 0xc0, 0x75, 0x99, 0xcd, 0x88, 0xa1, 0xe8, 0x2e, 0x8c, 0x75, 0xd4, 0x41, 0xca, 0x78, 0x6b,
-	0x84, 0x5b, 0x9d, 0xdc, 0x0d, 0x99, 0x81, 0xae, 0x43, 0x41, 0x1e, 0x28, 0x2c, 0x7a, 0x3e, 0x09,
-	0xb6, 0x61, 0xba, 0x15, 0x3b, 0xd0, 0x3d, 0x98, 0x4a, 0x36, 0x73, 0xfc, 0x8a, 0xcd, 0x04, 0x3f,
-	0xea, 0x64, 0xed, 0x6e, 0xf0, 0xb2, 0x89, 0x98, 0xcb, 0x73, 0xfc, 0x46, 0xfa, 0x5d, 0x72, 0xb6,
-	0x35, 0x15, 0x0e, 0xfa, 0x79, 0xef, 0xbf, 0xfc, 0x3c, 0xb8, 0xf5, 0x6b, 0x0e, 0xc6, 0x9a, 0xdc,
-	0x46, 0xf7, 0x60, 0x72, 0xf0, 0x74, 0x2a, 0xa5, 0x75, 0x37, 0x7e, 0xb0, 0xe8, 0x37, 0x5f, 0x1e,
-	0x8f, 0x18, 0xdf, 0x87, 0x42, 0xfc, 0xea, 0x28, 0x67, 0x24, 0x45, 0x08, 0x7d, 0xf5, 0x22, 0x44,
-	0x54, 0xf8, 0x13, 0xc8, 0x47, 0x8f, 0x85, 0x95, 0x2c, 0x32, 0x0a, 0xa0, 0xbf, 0x79, 0x01, 0x20,
-	0xaa, 0xfa, 0x39, 0x4c, 0x25, 0x27, 0x67, 0x25, 0x23, 0x2f, 0x81, 0xd1, 0xd7, 0x2e, 0xc6, 0x44,
-	0xe5, 0x1f, 0x00, 0x24, 0x46, 0xd7, 0x8d, 0x8c, 0xcc, 0x18, 0xa2, 0xbf, 0x75, 0x21, 0x24, 0x59,
-	0x3b, 0x31, 0x6d, 0xb2, 0x6a, 0xc7, 0x90, 0xcc, 0xda, 0xe7, 0x87, 0x01, 0xfa, 0x02, 0xa6, 0xcf,
-	0x0c, 0x82, 0xd7, 0xb3, 0xfa, 0x99, 0x00, 0xe9, 0x6f, 0x5f, 0x02, 0x14, 0xad, 0x40, 0x61, 0x76,
-	0xf8, 0x96, 0xc8, 0x3a, 0x62, 0x43, 0x38, 0xdd, 0xb8, 0x1c, 0x2e, 0x29, 0xe6, 0xcc, 0x8f, 0x9f,
-	0x2c, 0x31, 0x49, 0x50, 0xa6, 0x98, 0xb4, 0x9f, 0x21, 0xfa, 0xc4, 0x57, 0xf2, 0xfb, 0xda, 0xfa,
-	0xf0, 0xe9, 0x71, 0x49, 0x7b, 0x76, 0x5c, 0xd2, 0xfe, 0x38, 0x2e, 0x69, 0xdf, 0x9f, 0x94, 0x46,
-	0x9e, 0x9d, 0x94, 0x46, 0x7e, 0x3b, 0x29, 0x8d, 0x3c, 0x58, 0xb3, 0xa9, 0xd8, 0xef, 0x75, 0x0c,
-	0x93, 0x39, 0xd5, 0xc1, 0xb5, 0x70, 0xfe, 0x7a, 0x10, 0x87, 0x1e, 0xe1, 0x9d, 0x5c, 0xf0, 0xb3,
-	0xed, 0xdd, 0xbf, 0x02, 0x00, 0x00, 0xff, 0xff, 0x8b, 0x3f, 0xc9, 0x0f, 0xa9, 0x0e, 0x00, 0x00,
+	// 1361 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xcc, 0x58, 0xc1, 0x6f, 0x13, 0xc7,
+	0x17, 0xce, 0x1a, 0xc7, 0xb1, 0x5f, 0x12, 0x22, 0xe6, 0x97, 0x80, 0xb3, 0x80, 0x63, 0xf6, 0x57,
+	0x41, 0x48, 0x9b, 0x75, 0x42, 0x11, 0xa8, 0x96, 0x5a, 0x95, 0xa4, 0xaa, 0x14, 0x44, 0x24, 0x70,
+	0x5a, 0x51, 0x21, 0x55, 0xe9, 0x7a, 0x77, 0xb2, 0x59, 0xf0, 0xee, 0xac, 0x76, 0xc6, 0x6e, 0x72,
+	0xab, 0x7a, 0xa9, 0x54, 0xa9, 0x52, 0xff, 0x89, 0x4a, 0xf4, 0x54, 0x0e, 0x5c, 0x7a, 0x28, 0x52,
+	0x6f, 0x1c, 0x29, 0xa7, 0xaa, 0x07, 0x54, 0xc1, 0x81, 0x5b, 0xff, 0x81, 0x5e, 0xaa, 0xd9, 0x1d,
+	0xcf, 0xae, 0xed, 0x5d, 0x6c, 0x2c, 0xa0, 0xbd, 0x44, 0x99, 0x79, 0xdf, 0xbc, 0xf9, 0xbe, 0x6f,
+	0x66, 0xde, 0xcc, 0x1a, 0x4e, 0x3a, 0x56, 0x0b, 0xdb, 0x7e, 0xbb, 0x66, 0xb4, 0x4d, 0xe6, 0x10,
+	0xaf, 0xd6, 0x59, 0xaf, 0xb1, 0x03, 0xdd, 0x0f, 0x08, 0x23, 0x08, 0x89, 0xa0, 0x2e, 0x82, 0x7a,
+	0x67, 0x5d, 0x3d, 0x66, 0xb8, 0x8e, 0x47, 0x6a, 0xe1, 0xdf, 0x08, 0xa6, 0x56, 0x4c, 0x42, 0x5d,
+	0x42, 0x6b, 0x4d, 0x83, 0xe2, 0x5a, 0x67, 0xbd, 0x89, 0x99, 0xb1, 0x5e, 0x33, 0x89, 0xe3, 0x89,
+	0xf8, 0x09, 0x11, 0x77, 0xa9, 0xcd, 0xd3, 0xbb, 0xd4, 0x16, 0x81, 0xc5, 0x28, 0xb0, 0x1b, 0xb6,
+	0x6a, 0x51, 0x43, 0x84, 0xe6, 0x6d, 0x62, 0x93, 0xa8, 0x9f, 0xff, 0x27, 0x7a, 0xab, 0x29, 0x6c,
+	0xbb, 0xdc, 0x22, 0xc4, 0x52, 0x0a, 0xc2, 0x37, 0x02, 0xc3, 0x15, 0x89, 0xb5, 0x07, 0x0a, 0xcc,
+	0x6d, 0x53, 0xfb, 0x53, 0xdf, 0x32, 0x18, 0xbe, 0x1e, 0x46, 0xd0, 0x25, 0x28, 0x19, 0x6d, 0xb6,
+	0x4f, 0x02, 0x87, 0x1d, 0x96, 0x95, 0xaa, 0xb2, 0x5c, 0xda, 0x28, 0x3f, 0xbe, 0xbf, 0x3a, 0x2f,
+	0x18, 0x5d, 0xb1, 0xac, 0x00, 0x53, 0xba, 0xc3, 0x02, 0xc7, 0xb3, 0x1b, 0x31, 0x14, 0xbd, 0x0f,
+	0x85, 0x28, 0x77, 0x39, 0x57, 0x55, 0x96, 0xa7, 0x2f, 0xa8, 0xfa, 0xa0, 0x61, 0x7a, 0x34, 0xc7,
+	0x46, 0xe9, 0xe1, 0x93, 0xa5, 0x89, 0xbb, 0xcf, 0xef, 0xad, 0x28, 0x0d, 0x31, 0xa8, 0x7e, 0xf1,
+	0xeb, 0xe7, 0xf7, 0x56, 0xe2, 0x74, 0xdf, 0x3e, 0xbf, 0xb7, 0x72, 0xa6, 0x4b, 0xff, 0x40, 0x0a,
+	0xe8, 0x23, 0xab, 0x2d, 0xc2, 0x89, 0xbe, 0xae, 0x06, 0xa6, 0x3e, 0xf1, 0x28, 0xd6, 0xee, 0x2a,
+	0x00, 0xdb, 0xd4, 0xbe, 0x4e, 0x28, 0xbb, 0x4a, 0x9a, 0x68, 0x0d, 0x0a, 0x01, 0xf6, 0x18, 0x0e,
+	0x86, 0x6a, 0x12, 0x38, 0x54, 0x87, 0x3c, 0xf5, 0xb1, 0x29, 0xe4, 0x9c, 0x4c, 0x93, 0x73, 0x95,
+	0x34, 0x77, 0x7c, 0x6c, 0x26, 0xf5, 0x84, 0x63, 0xea, 0xef, 0x70, 0x35, 0x22, 0x11, 0x97, 0x72,
+	0x2a, 0x55, 0x8a, 0xe0, 0xa6, 0xdd, 0x01, 0x14, 0xb7, 0xba, 0x02, 0xd0, 0x02, 0x14, 0x6e, 0x93,
+	0xe6, 0xae, 0x63, 0x85, 0x8c, 0xf3, 0x8d, 0xc9, 0xdb, 0xa4, 0xb9, 0x65, 0xa1, 0x0f, 0x60, 0xca,
+	0xc2, 0x3e, 0xa1, 0x0e, 0x13, 0xcc, 0x16, 0x75, 0x21, 0x83, 0x6f, 0x39, 0x5d, 0x6c, 0x39, 0x7d,
+	0x93, 0x38, 0x5e, 0x92, 0x57, 0x77, 0x90, 0xf6, 0x8d, 0x02, 0x33, 0xdb, 0xd4, 0xde, 0x34, 0x3c,
+	0x13, 0xb7, 0xc6, 0x73, 0x26, 0x66, 0x96, 0x4b, 0x30, 0xab, 0xeb, 0x7d, 0xa2, 0x2b, 0xa9, 0xa2,
+	0xe5, 0xc4, 0xda, 0x71, 0x98, 0x4f, 0xb6, 0xe5, 0xca, 0xfd, 0x94, 0x83, 0x69, 0xee, 0x47, 0xcb,
+	0x30, 0xf1, 0x86, 0x63, 0x71, 0x82, 0xd4, 0xb1, 0xbd, 0x51, 0x08, 0x46, 0x38, 0x74, 0x11, 0x8a,
+	0x7e, 0x40, 0x3a, 0x8e, 0x85, 0x83, 0x90, 0xe2, 0x8b, 0xc6, 0x48, 0x64, 0x42, 0xd6, 0x91, 0xa4,
+	0xe1, 0x8b, 0x50, 0x24, 0x7b, 0x7b, 0x38, 0xe0, 0x81, 0x7c, 0x18, 0x98, 0x0a, 0xdb, 0x5b, 0x16,
+	0xaa, 0xc3, 0xa4, 0x1f, 0x38, 0x26, 0x2e, 0x4f, 0xbe, 0xc4, 0x4a, 0x44, 0x43, 0xd0, 0x49, 0x28,
+	0xd9, 0x7e, 0x7b, 0xd7, 0x24, 0x6d, 0x8f, 0x95, 0x0b, 0x55, 0x65, 0x79, 0xb6, 0x51, 0xb4, 0xfd,
+	0xf6, 0x26, 0x6f, 0xd7, 0x57, 0x43, 0x2b, 0x23, 0x35, 0xdc, 0xca, 0xd3, 0xe9, 0xfb, 0x47, 0x38,
+	0xa4, 0x2d, 0xc0, 0xff, 0x12, 0x4d, 0x69, 0xe4, 0xaf, 0x0a, 0x1c, 0xdd, 0xa6, 0xf6, 0x4d, 0x87,
+	0xed, 0x5b, 0x81, 0xf1, 0xe5, 0xbf, 0xef, 0x65, 0x7d, 0xad, 0x4f, 0x57, 0x35, 0x55, 0x57, 0x82,
+	0xb0, 0x56, 0x86, 0xe3, 0xbd, 0x3d, 0x52, 0xdd, 0x77, 0x0a, 0xcc, 0x6e, 0x53, 0x7b, 0x87, 0x19,
+	0x01, 0xbb, 0x86, 0x0d, 0x8a, 0xc7, 0x10, 0xb7, 0x08, 0xc5, 0x16, 0x1f, 0x1a, 0xef, 0xe5, 0xa9,
+	0xb0, 0xbd, 0x65, 0xd5, 0x6b, 0x7d, 0x54, 0x97, 0x52, 0xa9, 0xc6, 0xb3, 0x6b, 0x27, 0x60, 0xa1,
+	0xa7, 0x43, 0x12, 0xfd, 0x21, 0x22, 0xba, 0xd9, 0x22, 0x14, 0xbf, 0x7a, 0xa2, 0xe8, 0x38, 0x3f,
+	0xbf, 0x06, 0x25, 0x5e, 0x68, 0x75, 0xa9, 0x21, 0x5a, 0x23, 0x0a, 0x88, 0x59, 0x09, 0x01, 0x71,
+	0x87, 0x14, 0xf0, 0x63, 0x74, 0x4d, 0x5c, 0x0f, 0x30, 0x76, 0x7d, 0xf6, 0x06, 0x25, 0xac, 0xf7,
+	0x49, 0x48, 0xbf, 0x11, 0x92, 0xbc, 0xc4, 0x8d, 0x90, 0xec, 0x92, 0x32, 0xfe, 0xce, 0x41, 0xe1,
+	0x2a, 0x69, 0x8a, 0x63, 0xf0, 0xe6, 0x6e, 0x03, 0x74, 0x16, 0xe6, 0xc4, 0xe5, 0x6e, 0xee, 0x1b,
+	0x8e, 0xd7, 0x3d, 0x15, 0xa5, 0xc6, 0x6c, 0xd4, 0xbd, 0xc9, 0x7b, 0xb7, 0x2c, 0x34, 0x0f, 0x93,
+	0x1e, 0xf1, 0x4c, 0x2c, 0xca, 0x4c, 0xd4, 0x40, 0x2a, 0x14, 0x2d, 0x6c, 0x58, 0x2d, 0xc7, 0x8b,
+	0xea, 0x4c, 0xbe, 0x21, 0xdb, 0xe8, 0x33, 0x98, 0x73, 0x8d, 0x83, 0xdd, 0x00, 0xb7, 0x8c, 0x43,
+	0x1c, 0xec, 0xee, 0x61, 0x1c, 0x96, 0x92, 0xd2, 0xc6, 0x1a, 0xe7, 0xf0, 0xc7, 0x93, 0xa5, 0x85,
+	0x68, 0x06, 0x6a, 0xdd, 0xd1, 0x1d, 0x52, 0x73, 0x0d, 0xb6, 0xaf, 0x6f, 0x79, 0xec, 0xf1, 0xfd,
+	0x55, 0x10, 0x6a, 0xb7, 0x3c, 0x16, 0x51, 0x9d, 0x75, 0x8d, 0x83, 0x46, 0x94, 0xe7, 0x63, 0x8c,
+	0x51, 0x15, 0x66, 0x70, 0xc7, 0x8d, 0x09, 0x4f, 0x85, 0x33, 0x03, 0xee, 0xb8, 0x5d, 0xb6, 0xab,
+	0x80, 0x3a, 0x38, 0x70, 0xf6, 0x0e, 0x1d, 0xcf, 0xde, 0x35, 0x89, 0xc7, 0x02, 0xc3, 0x64, 0xe5,
+	0x62, 0x28, 0xec, 0x98, 0x8c, 0x6c, 0x8a, 0x00, 0xaf, 0xea, 0xfc, 0x96, 0xdb, 0x69, 0x37, 0x5d,
+	0x87, 0xed, 0xf0, 0x25, 0xb5, 0xf8, 0xed, 0x73, 0x09, 0x4a, 0x34, 0xec, 0x1a, 0x65, 0x31, 0x62,
+	0x28, 0xba, 0x0c, 0x47, 0x9a, 0x62, 0x23, 0x65, 0xbc, 0x35, 0xa2, 0xa5, 0x4e, 0xae, 0x06, 0x1f,
+	0x81, 0x4e, 0x41, 0x89, 0x6f, 0x28, 0x83, 0xb5, 0x03, 0x1c, 0x2e, 0xc3, 0x4c, 0x23, 0xee, 0x40,
+	0x37, 0x60, 0x3a, 0x69, 0x66, 0x7e, 0x4c, 0x33, 0x21, 0x90, 0x4e, 0xd6, 0x2f, 0x87, 0x2f, 0x1b,
+	0xc9, 0x9c, 0xef, 0xe3, 0xb7, 0xd2, 0x6b, 0x49, 0xaf, 0x35, 0x1a, 0x05, 0x75, 0xb0, 0xf7, 0x75,
+	0x3f, 0x0f, 0x7e, 0xcb, 0xc1, 0xac, 0xbc, 0x92, 0xaf, 0xb4, 0xd9, 0xfe, 0x2b, 0x7b, 0x1f, 0xbc,
+	0xc6, 0x63, 0x70, 0x2d, 0xfd, 0x18, 0x8c, 0x2a, 0xfe, 0x75, 0x6f, 0xfd, 0xbf, 0x72, 0x70, 0x34,
+	0x2e, 0xab, 0x63, 0x9a, 0xfa, 0xf2, 0xe5, 0x33, 0xcd, 0xf0, 0xfc, 0x0b, 0x0d, 0x9f, 0xcc, 0x32,
+	0xbc, 0x30, 0xdc, 0xf0, 0xa9, 0x57, 0x67, 0x78, 0x71, 0x44, 0xc3, 0x4b, 0x59, 0x86, 0x3f, 0xc8,
+	0x45, 0x77, 0x71, 0xe2, 0xe8, 0x44, 0x7b, 0x7a, 0xec, 0x72, 0xf3, 0x21, 0xe4, 0xf9, 0xb7, 0x89,
+	0x38, 0x53, 0x67, 0xd2, 0xea, 0x4d, 0xcf, 0xa9, 0xe9, 0xb9, 0x04, 0xf8, 0xc8, 0x37, 0x5f, 0x77,
+	0xea, 0x83, 0x75, 0xe7, 0xdc, 0xd0, 0xba, 0x13, 0x89, 0xd0, 0x96, 0xe0, 0x74, 0x6a, 0x40, 0xde,
+	0xa5, 0xbf, 0xe4, 0xc2, 0xc7, 0x7b, 0x0f, 0x82, 0xef, 0xf0, 0xb1, 0x0d, 0xbe, 0xd2, 0x63, 0xb0,
+	0x96, 0x6a, 0x70, 0xcf, 0x11, 0xfa, 0x0f, 0x38, 0xfc, 0xde, 0xa0, 0xc3, 0x67, 0x87, 0x3b, 0xcc,
+	0x55, 0x68, 0x15, 0x38, 0x95, 0xd6, 0xdf, 0xf5, 0xf7, 0xc2, 0xcf, 0x45, 0x38, 0xb2, 0x4d, 0x6d,
+	0x74, 0x03, 0xa6, 0xba, 0x5f, 0xb0, 0x95, 0x34, 0x4f, 0xe2, 0xef, 0x46, 0xf5, 0xec, 0x8b, 0xe3,
+	0xf2, 0xe2, 0xb8, 0x09, 0xa5, 0xf8, 0xe3, 0xaf, 0x9a, 0x31, 0x48, 0x22, 0xd4, 0xe5, 0x61, 0x08,
+	0x99, 0xf8, 0x13, 0x28, 0xca, 0x6f, 0xb6, 0xa5, 0x2c, 0x32, 0x02, 0xa0, 0x9e, 0x1b, 0x02, 0x90,
+	0x59, 0x3f, 0x87, 0xe9, 0xe4, 0x07, 0x8c, 0x96, 0x31, 0x2e, 0x81, 0x51, 0x57, 0x86, 0x63, 0x64,
+	0xfa, 0x5b, 0x00, 0x89, 0x2f, 0x88, 0x33, 0x19, 0x23, 0x63, 0x88, 0x7a, 0x7e, 0x28, 0x24, 0x99,
+	0x3b, 0xf1, 0xe8, 0xcf, 0xca, 0x1d, 0x43, 0x32, 0x73, 0x0f, 0xbe, 0xc9, 0xd1, 0x17, 0x30, 0xd3,
+	0xf3, 0x1e, 0xff, 0x7f, 0x96, 0x9f, 0x09, 0x90, 0xfa, 0xf6, 0x08, 0x20, 0x39, 0x83, 0x03, 0x73,
+	0xfd, 0x8f, 0xb5, 0xac, 0x2d, 0xd6, 0x87, 0x53, 0xf5, 0xd1, 0x70, 0x72, 0xaa, 0x00, 0x50, 0x4a,
+	0xad, 0x3e, 0x3f, 0x42, 0x96, 0x08, 0xaa, 0xae, 0x8f, 0x0c, 0x95, 0x73, 0x12, 0x38, 0x36, 0x58,
+	0xbd, 0x96, 0x47, 0xc9, 0xc3, 0x91, 0xea, 0xda, 0xa8, 0xc8, 0xe4, 0x8a, 0xf5, 0xfc, 0xd0, 0x96,
+	0xb5, 0x62, 0x49, 0x50, 0xe6, 0x8a, 0xa5, 0xfd, 0xe4, 0xa5, 0x4e, 0x7e, 0xc5, 0x4b, 0xd4, 0xc6,
+	0x47, 0x0f, 0x9f, 0x56, 0x94, 0x47, 0x4f, 0x2b, 0xca, 0x9f, 0x4f, 0x2b, 0xca, 0xf7, 0xcf, 0x2a,
+	0x13, 0x8f, 0x9e, 0x55, 0x26, 0x7e, 0x7f, 0x56, 0x99, 0xb8, 0xb5, 0x62, 0x3b, 0x6c, 0xbf, 0xdd,
+	0xd4, 0x4d, 0xe2, 0xd6, 0xba, 0x85, 0x6a, 0xb0, 0x60, 0xb1, 0x43, 0x1f, 0xd3, 0x66, 0x21, 0xfc,
+	0x89, 0xf0, 0xdd, 0x7f, 0x02, 0x00, 0x00, 0xff, 0xff, 0x51, 0xec, 0xe8, 0x78, 0x15, 0x15, 0x00,
+	0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -1214,6 +1662,10 @@ type MsgClient interface {
 	// Ethereum wallet (EIP-712); anyone may submit it and is paid the
 	// relayer fee the bid allows.
 	SubmitSignedJob(ctx context.Context, in *MsgSubmitSignedJob, opts ...grpc.CallOption) (*MsgSubmitSignedJobResponse, error)
+	// SubmitSignedCancel cancels a job for its renter's wallet signature.
+	SubmitSignedCancel(ctx context.Context, in *MsgSubmitSignedCancel, opts ...grpc.CallOption) (*MsgSubmitSignedCancelResponse, error)
+	// SubmitSignedClose closes a lease for its renter's wallet signature.
+	SubmitSignedClose(ctx context.Context, in *MsgSubmitSignedClose, opts ...grpc.CallOption) (*MsgSubmitSignedCloseResponse, error)
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(ctx context.Context, in *MsgUpdateParams, opts ...grpc.CallOption) (*MsgUpdateParamsResponse, error)
@@ -1299,6 +1751,24 @@ func (c *msgClient) SubmitSignedJob(ctx context.Context, in *MsgSubmitSignedJob,
 	return out, nil
 }
 
+func (c *msgClient) SubmitSignedCancel(ctx context.Context, in *MsgSubmitSignedCancel, opts ...grpc.CallOption) (*MsgSubmitSignedCancelResponse, error) {
+	out := new(MsgSubmitSignedCancelResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/SubmitSignedCancel", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) SubmitSignedClose(ctx context.Context, in *MsgSubmitSignedClose, opts ...grpc.CallOption) (*MsgSubmitSignedCloseResponse, error) {
+	out := new(MsgSubmitSignedCloseResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/SubmitSignedClose", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *msgClient) UpdateParams(ctx context.Context, in *MsgUpdateParams, opts ...grpc.CallOption) (*MsgUpdateParamsResponse, error) {
 	out := new(MsgUpdateParamsResponse)
 	err := c.cc.Invoke(ctx, "/idlegpu.auction.v1.Msg/UpdateParams", in, out, opts...)
@@ -1329,6 +1799,10 @@ type MsgServer interface {
 	// Ethereum wallet (EIP-712); anyone may submit it and is paid the
 	// relayer fee the bid allows.
 	SubmitSignedJob(context.Context, *MsgSubmitSignedJob) (*MsgSubmitSignedJobResponse, error)
+	// SubmitSignedCancel cancels a job for its renter's wallet signature.
+	SubmitSignedCancel(context.Context, *MsgSubmitSignedCancel) (*MsgSubmitSignedCancelResponse, error)
+	// SubmitSignedClose closes a lease for its renter's wallet signature.
+	SubmitSignedClose(context.Context, *MsgSubmitSignedClose) (*MsgSubmitSignedCloseResponse, error)
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(context.Context, *MsgUpdateParams) (*MsgUpdateParamsResponse, error)
@@ -1361,6 +1835,12 @@ func (*UnimplementedMsgServer) PreemptLease(ctx context.Context, req *MsgPreempt
 }
 func (*UnimplementedMsgServer) SubmitSignedJob(ctx context.Context, req *MsgSubmitSignedJob) (*MsgSubmitSignedJobResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method SubmitSignedJob not implemented")
+}
+func (*UnimplementedMsgServer) SubmitSignedCancel(ctx context.Context, req *MsgSubmitSignedCancel) (*MsgSubmitSignedCancelResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SubmitSignedCancel not implemented")
+}
+func (*UnimplementedMsgServer) SubmitSignedClose(ctx context.Context, req *MsgSubmitSignedClose) (*MsgSubmitSignedCloseResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SubmitSignedClose not implemented")
 }
 func (*UnimplementedMsgServer) UpdateParams(ctx context.Context, req *MsgUpdateParams) (*MsgUpdateParamsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UpdateParams not implemented")
@@ -1514,6 +1994,42 @@ func _Msg_SubmitSignedJob_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Msg_SubmitSignedCancel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgSubmitSignedCancel)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).SubmitSignedCancel(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Msg/SubmitSignedCancel",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).SubmitSignedCancel(ctx, req.(*MsgSubmitSignedCancel))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_SubmitSignedClose_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgSubmitSignedClose)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).SubmitSignedClose(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.auction.v1.Msg/SubmitSignedClose",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).SubmitSignedClose(ctx, req.(*MsgSubmitSignedClose))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Msg_UpdateParams_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(MsgUpdateParams)
 	if err := dec(in); err != nil {
@@ -1568,6 +2084,14 @@ var _Msg_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SubmitSignedJob",
 			Handler:    _Msg_SubmitSignedJob_Handler,
+		},
+		{
+			MethodName: "SubmitSignedCancel",
+			Handler:    _Msg_SubmitSignedCancel_Handler,
+		},
+		{
+			MethodName: "SubmitSignedClose",
+			Handler:    _Msg_SubmitSignedClose_Handler,
 		},
 		{
 			MethodName: "UpdateParams",
@@ -2289,6 +2813,321 @@ func (m *MsgSubmitSignedJobResponse) MarshalToSizedBuffer(dAtA []byte) (int, err
 	return len(dAtA) - i, nil
 }
 
+func (m *CancelJobAuth) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *CancelJobAuth) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *CancelJobAuth) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.VerifyingContract) > 0 {
+		i -= len(m.VerifyingContract)
+		copy(dAtA[i:], m.VerifyingContract)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.VerifyingContract)))
+		i--
+		dAtA[i] = 0x42
+	}
+	if m.EvmChainId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.EvmChainId))
+		i--
+		dAtA[i] = 0x38
+	}
+	{
+		size, err := m.MaxRelayerFee.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x32
+	if m.Deadline != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Deadline))
+		i--
+		dAtA[i] = 0x28
+	}
+	if m.Nonce != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Nonce))
+		i--
+		dAtA[i] = 0x20
+	}
+	if len(m.CosmosChainId) > 0 {
+		i -= len(m.CosmosChainId)
+		copy(dAtA[i:], m.CosmosChainId)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.CosmosChainId)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.JobId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.JobId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Renter) > 0 {
+		i -= len(m.Renter)
+		copy(dAtA[i:], m.Renter)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Renter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *CloseLeaseAuth) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *CloseLeaseAuth) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *CloseLeaseAuth) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.VerifyingContract) > 0 {
+		i -= len(m.VerifyingContract)
+		copy(dAtA[i:], m.VerifyingContract)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.VerifyingContract)))
+		i--
+		dAtA[i] = 0x4a
+	}
+	if m.EvmChainId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.EvmChainId))
+		i--
+		dAtA[i] = 0x40
+	}
+	{
+		size, err := m.MaxRelayerFee.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x3a
+	if m.Deadline != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Deadline))
+		i--
+		dAtA[i] = 0x30
+	}
+	if m.Nonce != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Nonce))
+		i--
+		dAtA[i] = 0x28
+	}
+	if len(m.CosmosChainId) > 0 {
+		i -= len(m.CosmosChainId)
+		copy(dAtA[i:], m.CosmosChainId)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.CosmosChainId)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.Reason) > 0 {
+		i -= len(m.Reason)
+		copy(dAtA[i:], m.Reason)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Reason)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.LeaseId != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.LeaseId))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Renter) > 0 {
+		i -= len(m.Renter)
+		copy(dAtA[i:], m.Renter)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Renter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgSubmitSignedCancel) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitSignedCancel) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitSignedCancel) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size := m.RelayerFee.Size()
+		i -= size
+		if _, err := m.RelayerFee.MarshalTo(dAtA[i:]); err != nil {
+			return 0, err
+		}
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x22
+	if len(m.Signature) > 0 {
+		i -= len(m.Signature)
+		copy(dAtA[i:], m.Signature)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signature)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	{
+		size, err := m.Auth.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x12
+	if len(m.Submitter) > 0 {
+		i -= len(m.Submitter)
+		copy(dAtA[i:], m.Submitter)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Submitter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgSubmitSignedCancelResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitSignedCancelResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitSignedCancelResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgSubmitSignedClose) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitSignedClose) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitSignedClose) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	{
+		size := m.RelayerFee.Size()
+		i -= size
+		if _, err := m.RelayerFee.MarshalTo(dAtA[i:]); err != nil {
+			return 0, err
+		}
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x22
+	if len(m.Signature) > 0 {
+		i -= len(m.Signature)
+		copy(dAtA[i:], m.Signature)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signature)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	{
+		size, err := m.Auth.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x12
+	if len(m.Submitter) > 0 {
+		i -= len(m.Submitter)
+		copy(dAtA[i:], m.Submitter)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Submitter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgSubmitSignedCloseResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitSignedCloseResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitSignedCloseResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
 func encodeVarintTx(dAtA []byte, offset int, v uint64) int {
 	offset -= sovTx(v)
 	base := offset
@@ -2593,6 +3432,140 @@ func (m *MsgSubmitSignedJobResponse) Size() (n int) {
 	}
 	l = m.Deposit.Size()
 	n += 1 + l + sovTx(uint64(l))
+	return n
+}
+
+func (m *CancelJobAuth) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Renter)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.JobId != 0 {
+		n += 1 + sovTx(uint64(m.JobId))
+	}
+	l = len(m.CosmosChainId)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.Nonce != 0 {
+		n += 1 + sovTx(uint64(m.Nonce))
+	}
+	if m.Deadline != 0 {
+		n += 1 + sovTx(uint64(m.Deadline))
+	}
+	l = m.MaxRelayerFee.Size()
+	n += 1 + l + sovTx(uint64(l))
+	if m.EvmChainId != 0 {
+		n += 1 + sovTx(uint64(m.EvmChainId))
+	}
+	l = len(m.VerifyingContract)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	return n
+}
+
+func (m *CloseLeaseAuth) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Renter)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.LeaseId != 0 {
+		n += 1 + sovTx(uint64(m.LeaseId))
+	}
+	l = len(m.Reason)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = len(m.CosmosChainId)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.Nonce != 0 {
+		n += 1 + sovTx(uint64(m.Nonce))
+	}
+	if m.Deadline != 0 {
+		n += 1 + sovTx(uint64(m.Deadline))
+	}
+	l = m.MaxRelayerFee.Size()
+	n += 1 + l + sovTx(uint64(l))
+	if m.EvmChainId != 0 {
+		n += 1 + sovTx(uint64(m.EvmChainId))
+	}
+	l = len(m.VerifyingContract)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	return n
+}
+
+func (m *MsgSubmitSignedCancel) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Submitter)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = m.Auth.Size()
+	n += 1 + l + sovTx(uint64(l))
+	l = len(m.Signature)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = m.RelayerFee.Size()
+	n += 1 + l + sovTx(uint64(l))
+	return n
+}
+
+func (m *MsgSubmitSignedCancelResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	return n
+}
+
+func (m *MsgSubmitSignedClose) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Submitter)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = m.Auth.Size()
+	n += 1 + l + sovTx(uint64(l))
+	l = len(m.Signature)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = m.RelayerFee.Size()
+	n += 1 + l + sovTx(uint64(l))
+	return n
+}
+
+func (m *MsgSubmitSignedCloseResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
 	return n
 }
 
@@ -4623,6 +5596,1014 @@ func (m *MsgSubmitSignedJobResponse) Unmarshal(dAtA []byte) error {
 				return err
 			}
 			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *CancelJobAuth) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: CancelJobAuth: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: CancelJobAuth: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Renter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Renter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field JobId", wireType)
+			}
+			m.JobId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.JobId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field CosmosChainId", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.CosmosChainId = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Nonce", wireType)
+			}
+			m.Nonce = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Nonce |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Deadline", wireType)
+			}
+			m.Deadline = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Deadline |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 6:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MaxRelayerFee", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.MaxRelayerFee.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 7:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field EvmChainId", wireType)
+			}
+			m.EvmChainId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.EvmChainId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 8:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field VerifyingContract", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.VerifyingContract = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *CloseLeaseAuth) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: CloseLeaseAuth: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: CloseLeaseAuth: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Renter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Renter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeaseId", wireType)
+			}
+			m.LeaseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeaseId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Reason", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Reason = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field CosmosChainId", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.CosmosChainId = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Nonce", wireType)
+			}
+			m.Nonce = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Nonce |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 6:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Deadline", wireType)
+			}
+			m.Deadline = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Deadline |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 7:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MaxRelayerFee", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.MaxRelayerFee.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 8:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field EvmChainId", wireType)
+			}
+			m.EvmChainId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.EvmChainId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 9:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field VerifyingContract", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.VerifyingContract = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgSubmitSignedCancel) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitSignedCancel: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitSignedCancel: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Submitter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Submitter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Auth", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Auth.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signature", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signature = append(m.Signature[:0], dAtA[iNdEx:postIndex]...)
+			if m.Signature == nil {
+				m.Signature = []byte{}
+			}
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field RelayerFee", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.RelayerFee.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgSubmitSignedCancelResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitSignedCancelResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitSignedCancelResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgSubmitSignedClose) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitSignedClose: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitSignedClose: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Submitter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Submitter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Auth", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Auth.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signature", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signature = append(m.Signature[:0], dAtA[iNdEx:postIndex]...)
+			if m.Signature == nil {
+				m.Signature = []byte{}
+			}
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field RelayerFee", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.RelayerFee.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgSubmitSignedCloseResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitSignedCloseResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitSignedCloseResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
 		default:
 			iNdEx = preIndex
 			skippy, err := skipTx(dAtA[iNdEx:])

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
@@ -38,9 +40,12 @@ const (
 	EnvEthPassphrase = "IDLEGPU_ETH_PASSPHRASE"
 )
 
-// SignedJob is what sign-job prints and submit-signed-job reads.
+// SignedJob is what sign-job, sign-cancel and sign-close print and
+// submit-signed-job reads: one of bid, cancel or close, and the signature.
 type SignedJob struct {
-	Bid       json.RawMessage `json:"bid"`
+	Bid       json.RawMessage `json:"bid,omitempty"`
+	Cancel    json.RawMessage `json:"cancel,omitempty"`
+	Close     json.RawMessage `json:"close,omitempty"`
 	Signature string          `json:"signature"`
 }
 
@@ -96,7 +101,8 @@ evm_verifying_contract); nothing is broadcast.`,
 			if err != nil {
 				return err
 			}
-			return clientCtx.PrintRaw(out)
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(out))
+			return err
 		},
 	}
 	addSpecFlags(cmd)
@@ -108,18 +114,15 @@ evm_verifying_contract); nothing is broadcast.`,
 	f.String(flagMaxRelayerFee, "0", "the most a submitter may be paid, in base units of the price's denom")
 	_ = cmd.MarkFlagRequired(flagEthKey)
 	flags.AddQueryFlagsToCmd(cmd)
+	f.String(flags.FlagChainID, "", "the chain the signature is bound to (default: client.toml's chain-id)")
 	return cmd
 }
 
 func bidFromFlags(cmd *cobra.Command, clientCtx client.Context, params types.Params, spec types.JobSpec, pub ecdsa.PublicKey) (types.JobBid, error) {
 	f := cmd.Flags()
-	nonce, _ := f.GetUint64(flagNonce)
-	if !f.Changed(flagNonce) {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return types.JobBid{}, err
-		}
-		nonce = binary.BigEndian.Uint64(b[:]) >> 1
+	nonce, err := nonceFromFlags(cmd)
+	if err != nil {
+		return types.JobBid{}, err
 	}
 	validFor, _ := f.GetDuration(flagValidFor)
 	if validFor <= 0 {
@@ -166,11 +169,13 @@ func passphrase(cmd *cobra.Command) (string, error) {
 // SubmitSignedJobCmd is `tx auction submit-signed-job`.
 func SubmitSignedJobCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "submit-signed-job <bid.json>",
-		Short: "Submit a wallet-signed job bid for its renter; the renter pays you --relayer-fee",
-		Long: `Submit a bid signed with sign-job (or by a wallet through the web app). The job
-is the renter's; you pay the gas and receive --relayer-fee (base units of the
-job's price denom, at most the bid's max_relayer_fee) from the renter.`,
+		Use:     "submit-signed-job <signed.json>",
+		Aliases: []string{"submit-signed"},
+		Short:   "Submit a wallet-signed job bid, cancel or close for its renter; the renter pays you --relayer-fee",
+		Long: `Submit what sign-job, sign-cancel or sign-close printed (or a wallet signed through
+the web app). The action is the renter's; you pay the gas and receive
+--relayer-fee (base units of the job's price denom for a bid, of the signed
+fee's denom for a cancel or close; at most the signed maximum) from the renter.`,
 		Example: `idlegpud tx auction submit-signed-job bid.json --relayer-fee 50000 --from relayer`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -186,10 +191,6 @@ job's price denom, at most the bid's max_relayer_fee) from the renter.`,
 			if err := json.Unmarshal(raw, &sj); err != nil {
 				return fmt.Errorf("%s: not a signed bid: %w", args[0], err)
 			}
-			var bid types.JobBid
-			if err := clientCtx.Codec.UnmarshalJSON(sj.Bid, &bid); err != nil {
-				return fmt.Errorf("%s: bid: %w", args[0], err)
-			}
 			sig, err := hex.DecodeString(strings.TrimPrefix(sj.Signature, "0x"))
 			if err != nil {
 				return fmt.Errorf("%s: signature: %w", args[0], err)
@@ -199,8 +200,29 @@ job's price denom, at most the bid's max_relayer_fee) from the renter.`,
 			if !ok || fee.IsNegative() {
 				return fmt.Errorf("--%s %q: want a whole number of base units", flagRelayerFee, feeStr)
 			}
-			msg := &types.MsgSubmitSignedJob{
-				Submitter: clientCtx.GetFromAddress().String(), Bid: bid, Signature: sig, RelayerFee: fee,
+			submitter := clientCtx.GetFromAddress().String()
+			var msg sdk.Msg
+			switch {
+			case len(sj.Bid) > 0:
+				var bid types.JobBid
+				if err := clientCtx.Codec.UnmarshalJSON(sj.Bid, &bid); err != nil {
+					return fmt.Errorf("%s: bid: %w", args[0], err)
+				}
+				msg = &types.MsgSubmitSignedJob{Submitter: submitter, Bid: bid, Signature: sig, RelayerFee: fee}
+			case len(sj.Cancel) > 0:
+				var a types.CancelJobAuth
+				if err := clientCtx.Codec.UnmarshalJSON(sj.Cancel, &a); err != nil {
+					return fmt.Errorf("%s: cancel: %w", args[0], err)
+				}
+				msg = &types.MsgSubmitSignedCancel{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
+			case len(sj.Close) > 0:
+				var a types.CloseLeaseAuth
+				if err := clientCtx.Codec.UnmarshalJSON(sj.Close, &a); err != nil {
+					return fmt.Errorf("%s: close: %w", args[0], err)
+				}
+				msg = &types.MsgSubmitSignedClose{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
+			default:
+				return fmt.Errorf("%s holds no bid, cancel or close", args[0])
 			}
 			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), msg)
 		},
@@ -208,4 +230,140 @@ job's price denom, at most the bid's max_relayer_fee) from the renter.`,
 	cmd.Flags().String(flagRelayerFee, "0", "the fee you ask, in base units of the job's price denom")
 	flags.AddTxFlagsToCmd(cmd)
 	return cmd
+}
+
+// SignCancelCmd is `tx auction sign-cancel`.
+func SignCancelCmd() *cobra.Command {
+	cmd := signActionCmd("sign-cancel <job-id>", "Sign the cancellation of your job with an Ethereum key, for anyone to submit",
+		func(clientCtx client.Context, params types.Params, t signedTerms, id uint64, key *ecdsa.PrivateKey) (SignedJob, error) {
+			a := types.CancelJobAuth{Renter: t.renter, JobId: id, CosmosChainId: t.chainID, Nonce: t.nonce, Deadline: t.deadline,
+				MaxRelayerFee: t.maxFee, EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract}
+			sig, err := wallet.SignCancelJob(a, key)
+			if err != nil {
+				return SignedJob{}, err
+			}
+			bz, err := clientCtx.Codec.MarshalJSON(&a)
+			return SignedJob{Cancel: bz, Signature: "0x" + hex.EncodeToString(sig)}, err
+		})
+	return cmd
+}
+
+// SignCloseCmd is `tx auction sign-close`.
+func SignCloseCmd() *cobra.Command {
+	cmd := signActionCmd("sign-close <lease-id>", "Sign the early close of your lease with an Ethereum key, for anyone to submit",
+		func(clientCtx client.Context, params types.Params, t signedTerms, id uint64, key *ecdsa.PrivateKey) (SignedJob, error) {
+			a := types.CloseLeaseAuth{Renter: t.renter, LeaseId: id, Reason: t.reason, CosmosChainId: t.chainID, Nonce: t.nonce,
+				Deadline: t.deadline, MaxRelayerFee: t.maxFee, EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract}
+			sig, err := wallet.SignCloseLease(a, key)
+			if err != nil {
+				return SignedJob{}, err
+			}
+			bz, err := clientCtx.Codec.MarshalJSON(&a)
+			return SignedJob{Close: bz, Signature: "0x" + hex.EncodeToString(sig)}, err
+		})
+	cmd.Flags().String(flagReason, "", "a short note for the record")
+	return cmd
+}
+
+const flagReason = "reason"
+
+// signedTerms are what every signed action binds besides its target.
+type signedTerms struct {
+	renter, chainID, reason string
+	nonce, deadline         uint64
+	maxFee                  sdk.Coin
+}
+
+func signActionCmd(use, short string, build func(client.Context, types.Params, signedTerms, uint64, *ecdsa.PrivateKey) (SignedJob, error)) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long: short + `. The output is JSON for submit-signed-job; the submitter is paid at most
+--max-relayer-fee (a coin, e.g. 20000uusdc) from your account.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			clientCtx, err := client.GetClientQueryContext(cmd)
+			if err != nil {
+				return err
+			}
+			id, err := strconv.ParseUint(args[0], 10, 64)
+			if err != nil {
+				return fmt.Errorf("%s: %q is not an id", strings.Fields(use)[1], args[0])
+			}
+			keyPath, _ := cmd.Flags().GetString(flagEthKey)
+			key, err := wallet.LoadKey(keyPath, func() (string, error) { return passphrase(cmd) })
+			if err != nil {
+				return err
+			}
+			params, err := types.NewQueryClient(clientCtx).Params(cmd.Context(), &types.QueryParamsRequest{})
+			if err != nil {
+				return fmt.Errorf("reading the EIP-712 domain: %w", err)
+			}
+			t, err := termsFromFlags(cmd, clientCtx, key.PublicKey)
+			if err != nil {
+				return err
+			}
+			out, err := build(clientCtx, params.Params, t, id, key)
+			if err != nil {
+				return err
+			}
+			bz, err := json.MarshalIndent(out, "", "  ")
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(bz))
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.String(flagEthKey, "", "your Ethereum key: a go-ethereum keystore JSON file or a file holding the key in hex")
+	f.String(flagPassphraseFile, "", "file holding the keystore passphrase (else $"+EnvEthPassphrase+", else a prompt)")
+	f.Uint64(flagNonce, 0, "the nonce (default: a random one)")
+	f.Duration(flagValidFor, time.Hour, "how long it may be submitted")
+	f.String(flagMaxRelayerFee, "", "the most a submitter may be paid, as a coin (e.g. 20000uusdc; default none)")
+	_ = cmd.MarkFlagRequired(flagEthKey)
+	flags.AddQueryFlagsToCmd(cmd)
+	f.String(flags.FlagChainID, "", "the chain the signature is bound to (default: client.toml's chain-id)")
+	return cmd
+}
+
+func termsFromFlags(cmd *cobra.Command, clientCtx client.Context, pub ecdsa.PublicKey) (signedTerms, error) {
+	f := cmd.Flags()
+	nonce, err := nonceFromFlags(cmd)
+	if err != nil {
+		return signedTerms{}, err
+	}
+	validFor, _ := f.GetDuration(flagValidFor)
+	if validFor <= 0 {
+		return signedTerms{}, fmt.Errorf("--%s must be positive", flagValidFor)
+	}
+	if clientCtx.ChainID == "" {
+		return signedTerms{}, fmt.Errorf("--%s is needed: the signature is bound to one chain", flags.FlagChainID)
+	}
+	maxFee := sdk.NewInt64Coin(chaincfg.BondDenom, 0)
+	if s, _ := f.GetString(flagMaxRelayerFee); s != "" {
+		if maxFee, err = sdk.ParseCoinNormalized(s); err != nil {
+			return signedTerms{}, fmt.Errorf("--%s %q: want a coin such as 20000uusdc", flagMaxRelayerFee, s)
+		}
+	}
+	reason := ""
+	if f.Lookup(flagReason) != nil {
+		reason, _ = f.GetString(flagReason)
+	}
+	return signedTerms{
+		renter: sdk.AccAddress(crypto.PubkeyToAddress(pub).Bytes()).String(), chainID: clientCtx.ChainID, reason: reason,
+		nonce: nonce, deadline: uint64(time.Now().Add(validFor).Unix()), maxFee: maxFee,
+	}, nil
+}
+
+// nonceFromFlags is --nonce, or a random 63-bit number.
+func nonceFromFlags(cmd *cobra.Command) (uint64, error) {
+	if cmd.Flags().Changed(flagNonce) {
+		return cmd.Flags().GetUint64(flagNonce)
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0, err
+	}
+	return binary.BigEndian.Uint64(b[:]) >> 1, nil
 }

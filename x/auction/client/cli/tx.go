@@ -27,7 +27,7 @@ func NewTxCmd() *cobra.Command {
 		SuggestionsMinimumDistance: 2,
 		RunE:                       client.ValidateCmd,
 	}
-	cmd.AddCommand(PostJobCmd(), SignJobCmd(), SubmitSignedJobCmd())
+	cmd.AddCommand(PostJobCmd(), SignJobCmd(), SignCancelCmd(), SignCloseCmd(), SubmitSignedJobCmd())
 	return cmd
 }
 

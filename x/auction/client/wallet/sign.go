@@ -20,8 +20,38 @@ func SignJobBid(bid types.JobBid, key *ecdsa.PrivateKey) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	digest := types.TypedDataDigest(types.EIP712Domain{ChainID: bid.EvmChainId, VerifyingContract: contract}, structHash)
-	sig, err := crypto.Sign(digest, key) // low s, v 0/1
+	return sign(types.EIP712Domain{ChainID: bid.EvmChainId, VerifyingContract: contract}, structHash, key)
+}
+
+// SignCancelJob signs a renter's cancel as a wallet would.
+func SignCancelJob(a types.CancelJobAuth, key *ecdsa.PrivateKey) ([]byte, error) {
+	structHash, err := types.CancelJobHash(a, crypto.PubkeyToAddress(key.PublicKey).Bytes())
+	if err != nil {
+		return nil, err
+	}
+	contract, err := types.ParseEVMAddress(a.VerifyingContract)
+	if err != nil {
+		return nil, err
+	}
+	return sign(types.EIP712Domain{ChainID: a.EvmChainId, VerifyingContract: contract}, structHash, key)
+}
+
+// SignCloseLease signs a renter's close as a wallet would.
+func SignCloseLease(a types.CloseLeaseAuth, key *ecdsa.PrivateKey) ([]byte, error) {
+	structHash, err := types.CloseLeaseHash(a, crypto.PubkeyToAddress(key.PublicKey).Bytes())
+	if err != nil {
+		return nil, err
+	}
+	contract, err := types.ParseEVMAddress(a.VerifyingContract)
+	if err != nil {
+		return nil, err
+	}
+	return sign(types.EIP712Domain{ChainID: a.EvmChainId, VerifyingContract: contract}, structHash, key)
+}
+
+// sign signs the typed-data digest: low s, v as 27/28 as wallets give it.
+func sign(d types.EIP712Domain, structHash []byte, key *ecdsa.PrivateKey) ([]byte, error) {
+	sig, err := crypto.Sign(types.TypedDataDigest(d, structHash), key)
 	if err != nil {
 		return nil, err
 	}

@@ -95,3 +95,61 @@ func stringList(ss []string) []interface{} {
 	}
 	return out
 }
+
+var cancelJobFields = []apitypes.Type{
+	{Name: "cosmosChainId", Type: "string"},
+	{Name: "renter", Type: "address"},
+	{Name: "jobId", Type: "uint64"},
+	{Name: "nonce", Type: "uint64"},
+	{Name: "deadline", Type: "uint64"},
+	{Name: "maxRelayerFee", Type: "uint256"},
+	{Name: "feeDenom", Type: "string"},
+}
+
+var closeLeaseFields = []apitypes.Type{
+	{Name: "cosmosChainId", Type: "string"},
+	{Name: "renter", Type: "address"},
+	{Name: "leaseId", Type: "uint64"},
+	{Name: "reason", Type: "string"},
+	{Name: "nonce", Type: "uint64"},
+	{Name: "deadline", Type: "uint64"},
+	{Name: "maxRelayerFee", Type: "uint256"},
+	{Name: "feeDenom", Type: "string"},
+}
+
+func domain(chainID uint64, contract string) apitypes.TypedDataDomain {
+	return apitypes.TypedDataDomain{
+		Name: types.EIP712Name, Version: types.EIP712Version,
+		ChainId: math.NewHexOrDecimal256(int64(chainID)), VerifyingContract: contract,
+	}
+}
+
+// CancelJobTypedData is a renter's cancel as eth_signTypedData_v4 takes it.
+func CancelJobTypedData(a types.CancelJobAuth, renter common.Address) apitypes.TypedData {
+	return apitypes.TypedData{
+		Types:       apitypes.Types{"EIP712Domain": domainFields, "CancelJob": cancelJobFields},
+		PrimaryType: "CancelJob",
+		Domain:      domain(a.EvmChainId, a.VerifyingContract),
+		Message: apitypes.TypedDataMessage{
+			"cosmosChainId": a.CosmosChainId, "renter": renter.Hex(),
+			"jobId": new(big.Int).SetUint64(a.JobId), "nonce": new(big.Int).SetUint64(a.Nonce),
+			"deadline": new(big.Int).SetUint64(a.Deadline), "maxRelayerFee": a.MaxRelayerFee.Amount.BigInt(),
+			"feeDenom": a.MaxRelayerFee.Denom,
+		},
+	}
+}
+
+// CloseLeaseTypedData is a renter's close as eth_signTypedData_v4 takes it.
+func CloseLeaseTypedData(a types.CloseLeaseAuth, renter common.Address) apitypes.TypedData {
+	return apitypes.TypedData{
+		Types:       apitypes.Types{"EIP712Domain": domainFields, "CloseLease": closeLeaseFields},
+		PrimaryType: "CloseLease",
+		Domain:      domain(a.EvmChainId, a.VerifyingContract),
+		Message: apitypes.TypedDataMessage{
+			"cosmosChainId": a.CosmosChainId, "renter": renter.Hex(),
+			"leaseId": new(big.Int).SetUint64(a.LeaseId), "reason": a.Reason,
+			"nonce": new(big.Int).SetUint64(a.Nonce), "deadline": new(big.Int).SetUint64(a.Deadline),
+			"maxRelayerFee": a.MaxRelayerFee.Amount.BigInt(), "feeDenom": a.MaxRelayerFee.Denom,
+		},
+	}
+}

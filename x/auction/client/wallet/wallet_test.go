@@ -137,3 +137,30 @@ func TestWalletSignatureRecoversOnlyTheSigner(t *testing.T) {
 		require.NotEqual(t, renter, got, "another key's signature never recovers the renter")
 	}
 }
+
+// TestCancelAndCloseDigestsMatchGoEthereum: the chain's CancelJob and
+// CloseLease encodings agree with go-ethereum's EIP-712 encoder.
+func TestCancelAndCloseDigestsMatchGoEthereum(t *testing.T) {
+	key, err := crypto.HexToECDSA(vectorKey)
+	require.NoError(t, err)
+	renter := crypto.PubkeyToAddress(key.PublicKey)
+	contract := "0x00000000000000000000000000000000000000a1"
+	d := types.EIP712Domain{ChainID: 1337, VerifyingContract: common.HexToAddress(contract)}
+	fee := sdk.NewInt64Coin("uusdc", 20_000)
+
+	cancel := types.CancelJobAuth{Renter: sdk.AccAddress(renter.Bytes()).String(), JobId: 12, CosmosChainId: "idlegpu-local",
+		Nonce: 3, Deadline: 1_800_000_000, MaxRelayerFee: fee, EvmChainId: 1337, VerifyingContract: contract}
+	want, _, err := apitypes.TypedDataAndHash(wallet.CancelJobTypedData(cancel, renter))
+	require.NoError(t, err)
+	h, err := types.CancelJobHash(cancel, renter.Bytes())
+	require.NoError(t, err)
+	require.Equal(t, hex.EncodeToString(want), hex.EncodeToString(types.TypedDataDigest(d, h)))
+
+	closeAuth := types.CloseLeaseAuth{Renter: cancel.Renter, LeaseId: 4, Reason: "done early", CosmosChainId: "idlegpu-local",
+		Nonce: 4, Deadline: 1_800_000_000, MaxRelayerFee: fee, EvmChainId: 1337, VerifyingContract: contract}
+	want, _, err = apitypes.TypedDataAndHash(wallet.CloseLeaseTypedData(closeAuth, renter))
+	require.NoError(t, err)
+	h, err = types.CloseLeaseHash(closeAuth, renter.Bytes())
+	require.NoError(t, err)
+	require.Equal(t, hex.EncodeToString(want), hex.EncodeToString(types.TypedDataDigest(d, h)))
+}
