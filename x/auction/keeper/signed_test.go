@@ -90,7 +90,9 @@ func (s *KeeperTestSuite) TestSignedJobRejections() {
 		signer *ecdsa.PrivateKey
 		fee    int64
 		mangle func([]byte) []byte
-		want   error
+		// afterSign changes the bid after it was signed.
+		afterSign func(*types.JobBid)
+		want      error
 	}{
 		{name: "another Cosmos chain", change: func(b *types.JobBid) { b.CosmosChainId = "idlegpu-other" }, want: types.ErrWrongChainID},
 		{name: "another EVM chain", change: func(b *types.JobBid) { b.EvmChainId = 1 }, want: types.ErrWrongDomain},
@@ -106,6 +108,10 @@ func (s *KeeperTestSuite) TestSignedJobRejections() {
 		// unit of relayer fee is not there.
 		{name: "deposit and fee above the balance", change: func(b *types.JobBid) { b.Spec.MaxPrice = sdk.NewInt64Coin(chaincfg.USDCDenom, 10_000_000) }, fee: 1, want: types.ErrInsufficientFunds},
 		{name: "invalid spec", change: func(b *types.JobBid) { b.Spec.GpuCount = 0 }, want: types.ErrInvalidGPUCount},
+		// Numbers no wallet can sign (refused by the encoder): typed, no panic.
+		{name: "negative max relayer fee", afterSign: func(b *types.JobBid) { b.MaxRelayerFee = sdkmath.NewInt(-1) }, want: types.ErrInvalidSignedMsg},
+		{name: "no max relayer fee", afterSign: func(b *types.JobBid) { b.MaxRelayerFee = sdkmath.Int{} }, want: types.ErrInvalidSignedMsg},
+		{name: "negative relayer fee asked", fee: -1, want: types.ErrInvalidSignedMsg},
 	}
 	for _, tc := range cases {
 		s.Run(tc.name, func() {
@@ -120,6 +126,9 @@ func (s *KeeperTestSuite) TestSignedJobRejections() {
 			sig := signAs(s, bid, signer)
 			if tc.mangle != nil {
 				sig = tc.mangle(sig)
+			}
+			if tc.afterSign != nil {
+				tc.afterSign(&bid)
 			}
 			renterBefore, escrowBefore := s.usdcOf(renter), s.escrowUSDC()
 			_, err := s.submitSigned(bid, sig, tc.fee)

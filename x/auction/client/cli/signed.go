@@ -97,12 +97,7 @@ evm_verifying_contract); nothing is broadcast.`,
 			if err != nil {
 				return err
 			}
-			out, err := json.MarshalIndent(SignedJob{Bid: bz, Signature: "0x" + hex.EncodeToString(sig)}, "", "  ")
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(out))
-			return err
+			return printSigned(cmd, SignedJob{Bid: bz, Signature: "0x" + hex.EncodeToString(sig)})
 		},
 	}
 	addSpecFlags(cmd)
@@ -119,29 +114,30 @@ evm_verifying_contract); nothing is broadcast.`,
 }
 
 func bidFromFlags(cmd *cobra.Command, clientCtx client.Context, params types.Params, spec types.JobSpec, pub ecdsa.PublicKey) (types.JobBid, error) {
-	f := cmd.Flags()
-	nonce, err := nonceFromFlags(cmd)
+	t, err := termsFromFlags(cmd, clientCtx, pub)
 	if err != nil {
 		return types.JobBid{}, err
 	}
-	validFor, _ := f.GetDuration(flagValidFor)
-	if validFor <= 0 {
-		return types.JobBid{}, fmt.Errorf("--%s must be positive", flagValidFor)
-	}
-	feeStr, _ := f.GetString(flagMaxRelayerFee)
+	feeStr, _ := cmd.Flags().GetString(flagMaxRelayerFee)
 	fee, ok := sdkmath.NewIntFromString(feeStr)
 	if !ok || fee.IsNegative() {
 		return types.JobBid{}, fmt.Errorf("--%s %q: want a whole number of base units, e.g. 50000", flagMaxRelayerFee, feeStr)
 	}
-	if clientCtx.ChainID == "" {
-		return types.JobBid{}, fmt.Errorf("--%s is needed: the bid is bound to one chain", flags.FlagChainID)
-	}
-	renter := crypto.PubkeyToAddress(pub)
 	return types.JobBid{
-		Renter: sdk.AccAddress(renter.Bytes()).String(), Spec: spec, CosmosChainId: clientCtx.ChainID,
-		Nonce: nonce, Deadline: uint64(time.Now().Add(validFor).Unix()), MaxRelayerFee: fee,
+		Renter: t.renter, Spec: spec, CosmosChainId: t.chainID, Nonce: t.nonce, Deadline: t.deadline, MaxRelayerFee: fee,
 		EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract,
 	}, nil
+}
+
+// printSigned writes a signed message as the JSON submit-signed-job reads
+// (on stdout as is: `> bid.json`, whatever --output says).
+func printSigned(cmd *cobra.Command, sj SignedJob) error {
+	out, err := json.MarshalIndent(sj, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(cmd.OutOrStdout(), string(out))
+	return err
 }
 
 // passphrase reads the keystore passphrase from --passphrase-file, the
@@ -267,7 +263,9 @@ func SignCloseCmd() *cobra.Command {
 
 const flagReason = "reason"
 
-// signedTerms are what every signed action binds besides its target.
+// signedTerms are what every signed message binds besides its content
+// (termsFromFlags: signer, chain, nonce, deadline; a cancel or close also
+// its fee coin and reason).
 type signedTerms struct {
 	renter, chainID, reason string
 	nonce, deadline         uint64
@@ -303,16 +301,20 @@ func signActionCmd(use, short string, build func(client.Context, types.Params, s
 			if err != nil {
 				return err
 			}
+			t.maxFee = sdk.NewInt64Coin(chaincfg.BondDenom, 0)
+			if s, _ := cmd.Flags().GetString(flagMaxRelayerFee); s != "" {
+				if t.maxFee, err = sdk.ParseCoinNormalized(s); err != nil {
+					return fmt.Errorf("--%s %q: want a coin such as 20000uusdc", flagMaxRelayerFee, s)
+				}
+			}
+			if cmd.Flags().Lookup(flagReason) != nil {
+				t.reason, _ = cmd.Flags().GetString(flagReason)
+			}
 			out, err := build(clientCtx, params.Params, t, id, key)
 			if err != nil {
 				return err
 			}
-			bz, err := json.MarshalIndent(out, "", "  ")
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(bz))
-			return err
+			return printSigned(cmd, out)
 		},
 	}
 	f := cmd.Flags()
@@ -327,6 +329,8 @@ func signActionCmd(use, short string, build func(client.Context, types.Params, s
 	return cmd
 }
 
+// termsFromFlags reads what every sign-* command binds: the key's account,
+// --chain-id, --nonce and --valid-for.
 func termsFromFlags(cmd *cobra.Command, clientCtx client.Context, pub ecdsa.PublicKey) (signedTerms, error) {
 	f := cmd.Flags()
 	nonce, err := nonceFromFlags(cmd)
@@ -340,19 +344,9 @@ func termsFromFlags(cmd *cobra.Command, clientCtx client.Context, pub ecdsa.Publ
 	if clientCtx.ChainID == "" {
 		return signedTerms{}, fmt.Errorf("--%s is needed: the signature is bound to one chain", flags.FlagChainID)
 	}
-	maxFee := sdk.NewInt64Coin(chaincfg.BondDenom, 0)
-	if s, _ := f.GetString(flagMaxRelayerFee); s != "" {
-		if maxFee, err = sdk.ParseCoinNormalized(s); err != nil {
-			return signedTerms{}, fmt.Errorf("--%s %q: want a coin such as 20000uusdc", flagMaxRelayerFee, s)
-		}
-	}
-	reason := ""
-	if f.Lookup(flagReason) != nil {
-		reason, _ = f.GetString(flagReason)
-	}
 	return signedTerms{
-		renter: sdk.AccAddress(crypto.PubkeyToAddress(pub).Bytes()).String(), chainID: clientCtx.ChainID, reason: reason,
-		nonce: nonce, deadline: uint64(time.Now().Add(validFor).Unix()), maxFee: maxFee,
+		renter: sdk.AccAddress(crypto.PubkeyToAddress(pub).Bytes()).String(), chainID: clientCtx.ChainID,
+		nonce: nonce, deadline: uint64(time.Now().Add(validFor).Unix()),
 	}, nil
 }
 
