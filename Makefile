@@ -58,7 +58,7 @@ test-go: ## unit, integration, network and end-to-end tests
 	$(GO) test -timeout 20m ./...
 
 .PHONY: lint
-lint: $(BUILD_DIR)/detlint ## gofmt, go vet and the determinism lint
+lint: $(BUILD_DIR)/detlint contracts-lint ## gofmt, go vet and the determinism lint
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
@@ -139,6 +139,8 @@ audit-ptx-check: ## fail if the committed audit kernel PTX differs from its LLVM
 .PHONY: proto-lint
 proto-lint: proto-tools ## buf lint of our protos
 	./scripts/protocgen.sh --lint-only
+
+include contracts/contracts.mk
 
 .PHONY: clean
 clean: ## remove build outputs
