@@ -123,7 +123,7 @@ func TestDeployRefusesBadValset(t *testing.T) {
 			raw := revertDataOf(t, err)
 			got, err := e.vault.UnpackError(raw)
 			require.NoError(t, err)
-			require.Equal(t, tc.want, got)
+			requireSameError(t, tc.want, got)
 			// The Go rules agree with the vault's.
 			if tc.token != (common.Address{}) && tc.guardian != (common.Address{}) && tc.delay != 0 {
 				vs := payout.Valset{Validators: tc.valset.Validators, Powers: tc.valset.Powers, Nonce: 1}
