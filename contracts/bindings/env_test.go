@@ -14,7 +14,9 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/stretchr/testify/require"
 
@@ -60,6 +62,16 @@ type env struct {
 
 var simChainID = big.NewInt(1337) // the simulated backend's chain id
 
+// osakaRules runs the simulated chain on the rules of Ethereum's Osaka
+// upgrade, what the chains the vault targets run, rather than on the
+// development config's unscheduled forks, whose storage gas schedule
+// differs; the gas figures in contracts/README.md are under these rules.
+func osakaRules(_ *node.Config, ethConf *ethconfig.Config) {
+	cfg := *ethConf.Genesis.Config
+	cfg.AmsterdamTime, cfg.BogotaTime = nil, nil
+	ethConf.Genesis.Config = &cfg
+}
+
 func newActor(t testing.TB, seed string) actor {
 	key, err := crypto.ToECDSA(crypto.Keccak256([]byte("idlegpu vault test actor " + seed)))
 	require.NoError(t, err)
@@ -104,7 +116,7 @@ func newEnv(t *testing.T, nValidators int) *env {
 	for _, a := range append(append([]actor{e.deployer, e.guardian, e.relayer}, e.renters...), e.providers...) {
 		alloc[a.addr] = types.Account{Balance: eth}
 	}
-	e.sim = simulated.NewBackend(alloc, simulated.WithBlockGasLimit(60_000_000))
+	e.sim = simulated.NewBackend(alloc, simulated.WithBlockGasLimit(60_000_000), osakaRules)
 	t.Cleanup(func() { _ = e.sim.Close() })
 	e.client = e.sim.Client()
 
