@@ -113,6 +113,7 @@ func TestDeployRefusesBadValset(t *testing.T) {
 		{"zero token", common.Address{}, e.guardian.addr, 60, toValset(good), &bindings.SettlementVaultZeroAddress{}},
 		{"zero guardian", e.tokenAddr, common.Address{}, 60, toValset(good), &bindings.SettlementVaultZeroAddress{}},
 		{"zero delay", e.tokenAddr, e.guardian.addr, 0, toValset(good), &bindings.SettlementVaultZeroDelay{}},
+		{"delay over 30 days", e.tokenAddr, e.guardian.addr, 30*24*3600 + 1, toValset(good), &bindings.SettlementVaultDelayTooLong{Delay: 30*24*3600 + 1}},
 	}
 	bin := common.FromHex(bindings.SettlementVaultMetaData.Bin)
 	for _, tc := range cases {
@@ -125,7 +126,7 @@ func TestDeployRefusesBadValset(t *testing.T) {
 			require.NoError(t, err)
 			requireSameError(t, tc.want, got)
 			// The Go rules agree with the vault's.
-			if tc.token != (common.Address{}) && tc.guardian != (common.Address{}) && tc.delay != 0 {
+			if tc.token != (common.Address{}) && tc.guardian != (common.Address{}) && tc.delay != 0 && tc.delay <= 30*24*3600 {
 				vs := payout.Valset{Validators: tc.valset.Validators, Powers: tc.valset.Powers, Nonce: 1}
 				require.Error(t, vs.Validate())
 			}

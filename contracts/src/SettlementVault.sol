@@ -56,6 +56,9 @@ contract SettlementVault is Pausable, ReentrancyGuardTransient {
     /// @notice The most validators one set may hold, so that a check of
     /// signatures is bounded in gas.
     uint256 public constant MAX_VALIDATORS = 256;
+    /// @notice The longest timelock a vault may have, so a deployment mistake
+    /// cannot put every root out of reach.
+    uint64 public constant MAX_ROOT_DELAY = 30 days;
 
     /// @notice Domain tag of a valset checkpoint (signed to rotate the set).
     bytes32 public constant VALSET_TAG = keccak256("idlegpu.SettlementVault.valset.v1");
@@ -112,6 +115,7 @@ contract SettlementVault is Pausable, ReentrancyGuardTransient {
 
     error ZeroAddress();
     error ZeroDelay();
+    error DelayTooLong(uint64 delay);
     error ZeroAmount();
     error EmptyValset();
     error TooManyValidators(uint256 count);
@@ -147,11 +151,12 @@ contract SettlementVault is Pausable, ReentrancyGuardTransient {
     /// @param token_ the ERC-20 the vault holds
     /// @param vaultId_ distinguishes this vault's digests from any other's
     /// @param guardian_ the address that may pause
-    /// @param rootDelay_ the timelock on roots, in seconds
+    /// @param rootDelay_ the timelock on roots, in seconds (1 to MAX_ROOT_DELAY)
     /// @param initial the appchain's validator set at deployment
     constructor(IERC20 token_, bytes32 vaultId_, address guardian_, uint64 rootDelay_, Valset memory initial) {
         if (address(token_) == address(0) || guardian_ == address(0)) revert ZeroAddress();
         if (rootDelay_ == 0) revert ZeroDelay();
+        if (rootDelay_ > MAX_ROOT_DELAY) revert DelayTooLong(rootDelay_);
         token = token_;
         vaultId = vaultId_;
         guardian = guardian_;
