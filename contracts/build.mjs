@@ -22,7 +22,7 @@ const outDir = join(here, process.argv[2] ?? "artifacts");
 
 // Every contract compiled and written, in one place so that adding one is
 // deliberate (and the bindings follow it in contracts.mk).
-const CONTRACTS = ["SettlementVault", "TestUSDC", "FeeOnTransferToken"];
+const CONTRACTS = ["SettlementVault", "TestUSDC", "FeeOnTransferToken", "ReentrantToken"];
 
 function solFiles(dir) {
   return readdirSync(dir)

@@ -5,7 +5,8 @@
 
 CONTRACTS_DIR   := contracts
 # Contract name and the Go file its binding goes to (package bindings).
-CONTRACTS_BIND  := SettlementVault:settlement_vault TestUSDC:test_usdc FeeOnTransferToken:fee_on_transfer_token
+CONTRACTS_BIND  := SettlementVault:settlement_vault TestUSDC:test_usdc FeeOnTransferToken:fee_on_transfer_token \
+	ReentrantToken:reentrant_token
 ABIGEN          := $(TOOLS_DIR)/abigen
 # npm ci runs again only when the lock file changes.
 CONTRACTS_NODE  := $(CONTRACTS_DIR)/node_modules/.package-lock.json

@@ -108,3 +108,39 @@ func TestDepositFeeOnTransferToken(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, received, bal)
 }
+
+// TestReentryRefused: a token that calls back into the vault during a
+// deposit's transfer (to deposit again, or to claim) is stopped by the
+// vault's reentrancy guard, and nothing is credited.
+func TestReentryRefused(t *testing.T) {
+	e := newEnv(t, 4)
+	re := bindings.NewReentrantToken()
+	reAddr := e.deploy(bindings.ReentrantTokenMetaData.Bin, nil)
+	reC := re.Instance(e.client, reAddr)
+	vault := bindings.NewSettlementVault()
+	vaultAddr := e.deploy(bindings.SettlementVaultMetaData.Bin, vault.PackConstructor(
+		reAddr, crypto.Keccak256Hash([]byte("reentrant vault")), e.guardian.addr, 3600, toValset(e.valset)))
+	vaultC := vault.Instance(e.client, vaultAddr)
+
+	r := e.renters[0]
+	e.send(e.deployer, reC, re.PackMint(r.addr, usdc(100)))
+	e.send(r, reC, re.PackApprove(vaultAddr, usdc(100)))
+	for name, payload := range map[string][]byte{
+		"deposit": vault.PackDeposit(usdc(1), r.addr),
+		"claim":   vault.PackClaim(r.addr, usdc(1), nil),
+	} {
+		t.Run(name, func(t *testing.T) {
+			e.send(e.deployer, reC, re.PackArm(vaultAddr, payload))
+			raw := e.revertData(r, vaultC, vault.PackDeposit(usdc(10), r.addr))
+			got, err := vault.UnpackError(raw)
+			require.NoError(t, err)
+			requireSameError(t, &bindings.SettlementVaultReentrancyGuardReentrantCall{}, got)
+		})
+	}
+	total, err := bind.Call(vaultC, nil, vault.PackTotalDeposited(), vault.UnpackTotalDeposited)
+	require.NoError(t, err)
+	require.Zero(t, total.Sign())
+	nonce, err := bind.Call(vaultC, nil, vault.PackDepositNonce(), vault.UnpackDepositNonce)
+	require.NoError(t, err)
+	require.Zero(t, nonce)
+}
