@@ -18,12 +18,15 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 )
 
-// Request headers of the renter's signature.
+// Request headers of the renter's signature. A Cosmos key sends its public
+// key; an Ethereum wallet sends its address instead (its signature recovers
+// the key).
 const (
 	HeaderPubKey    = "X-Idlegpu-Pubkey"    // base64 compressed secp256k1 key of the renter
+	HeaderAddress   = "X-Idlegpu-Address"   // 0x address of a renter that signs with a wallet
 	HeaderTimestamp = "X-Idlegpu-Timestamp" // Unix milliseconds
-	HeaderNonce     = "X-Idlegpu-Nonce"     // unique per request, ≤ 64 bytes
-	HeaderSignature = "X-Idlegpu-Signature" // base64 signature over SigningBytes
+	HeaderNonce     = "X-Idlegpu-Nonce"     // unique per request, ≤ 64 printable ASCII bytes
+	HeaderSignature = "X-Idlegpu-Signature" // base64 signature over SigningBytes (or WalletText)
 )
 
 // MaxSkew is how far a request's timestamp may be from the agent's clock;
@@ -38,10 +41,21 @@ type Target struct {
 	Provider string // bech32 operator address
 }
 
-// SigningBytes is what the renter signs: a domain tag, then the chain id,
-// the provider, the method, the path with query, the timestamp, the nonce
-// and the body's sha256, each length-prefixed so no two requests share
-// signing bytes.
+// Request is what a renter signs of a request: whom it is for, the
+// method, the path with query, the timestamp, the nonce and the body.
+type Request struct {
+	Target    Target
+	Method    string
+	PathQuery string
+	TsMillis  int64
+	Nonce     string
+	Body      []byte
+}
+
+// SigningBytes is what a Cosmos key signs: a domain tag, then the chain
+// id, the provider, the method, the path with query, the timestamp, the
+// nonce and the body's sha256, each length-prefixed so no two requests
+// share signing bytes.
 func SigningBytes(t Target, method, pathQuery string, tsMillis int64, nonce string, body []byte) []byte {
 	sum := sha256.Sum256(body)
 	out := []byte("idlegpu-endpoint-v2")
@@ -53,22 +67,40 @@ func SigningBytes(t Target, method, pathQuery string, tsMillis int64, nonce stri
 	return out
 }
 
-// Signer signs requests as a renter (a keyring key or a raw private key).
+// Bytes is SigningBytes of q.
+func (q Request) Bytes() []byte {
+	return SigningBytes(q.Target, q.Method, q.PathQuery, q.TsMillis, q.Nonce, q.Body)
+}
+
+// Signer signs requests as a renter: a Cosmos key (KeySigner) or an
+// Ethereum wallet key (WalletKey). It sets the signature headers.
 type Signer interface {
-	Sign(msg []byte) (sig []byte, pub []byte, err error)
+	SignRequest(h http.Header, q Request) error
+}
+
+// KeySigner signs with a Cosmos secp256k1 key (a keyring key or a raw
+// key): Sign returns the signature over msg and the compressed public key.
+type KeySigner func(msg []byte) (sig []byte, pub []byte, err error)
+
+// SignRequest signs q's SigningBytes.
+func (f KeySigner) SignRequest(h http.Header, q Request) error {
+	sig, pub, err := f(q.Bytes())
+	if err != nil {
+		return err
+	}
+	h.Set(HeaderPubKey, base64.StdEncoding.EncodeToString(pub))
+	h.Set(HeaderSignature, base64.StdEncoding.EncodeToString(sig))
+	return nil
 }
 
 // SignRequest adds the signature headers to r for body, for target.
 func SignRequest(r *http.Request, body []byte, s Signer, target Target, now time.Time, nonce string) error {
 	ts := now.UnixMilli()
-	sig, pub, err := s.Sign(SigningBytes(target, r.Method, r.URL.RequestURI(), ts, nonce, body))
-	if err != nil {
+	if err := s.SignRequest(r.Header, Request{Target: target, Method: r.Method, PathQuery: r.URL.RequestURI(), TsMillis: ts, Nonce: nonce, Body: body}); err != nil {
 		return err
 	}
-	r.Header.Set(HeaderPubKey, base64.StdEncoding.EncodeToString(pub))
 	r.Header.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
 	r.Header.Set(HeaderNonce, nonce)
-	r.Header.Set(HeaderSignature, base64.StdEncoding.EncodeToString(sig))
 	return nil
 }
 
@@ -83,12 +115,15 @@ var (
 
 // verify checks a request's signature and returns the signer's address.
 func verify(r *http.Request, body []byte, target Target, now time.Time) (sdk.AccAddress, int64, string, error) {
-	pubB64, tsS, nonce, sigB64 := r.Header.Get(HeaderPubKey), r.Header.Get(HeaderTimestamp), r.Header.Get(HeaderNonce), r.Header.Get(HeaderSignature)
-	if pubB64 == "" || tsS == "" || nonce == "" || sigB64 == "" {
+	pubB64, ethAddr, tsS, nonce, sigB64 := r.Header.Get(HeaderPubKey), r.Header.Get(HeaderAddress), r.Header.Get(HeaderTimestamp), r.Header.Get(HeaderNonce), r.Header.Get(HeaderSignature)
+	if (pubB64 == "" && ethAddr == "") || tsS == "" || nonce == "" || sigB64 == "" {
 		return nil, 0, "", ErrUnsigned
 	}
-	if len(nonce) > 64 {
-		return nil, 0, "", fmt.Errorf("%w: nonce longer than 64 bytes", ErrBadSig)
+	if pubB64 != "" && ethAddr != "" {
+		return nil, 0, "", fmt.Errorf("%w: both %s and %s", ErrBadSig, HeaderPubKey, HeaderAddress)
+	}
+	if len(nonce) > 64 || !printable(nonce) {
+		return nil, 0, "", fmt.Errorf("%w: nonce must be at most 64 printable ASCII bytes", ErrBadSig)
 	}
 	ts, err := strconv.ParseInt(tsS, 10, 64)
 	if err != nil {
@@ -97,17 +132,33 @@ func verify(r *http.Request, body []byte, target Target, now time.Time) (sdk.Acc
 	if d := now.Sub(time.UnixMilli(ts)); d > MaxSkew || d < -MaxSkew {
 		return nil, 0, "", fmt.Errorf("%w: %s off", ErrStale, d)
 	}
-	pubBz, err := base64.StdEncoding.DecodeString(pubB64)
-	if err != nil || len(pubBz) != secp256k1.PubKeySize {
-		return nil, 0, "", fmt.Errorf("%w: public key", ErrBadSig)
-	}
 	sig, err := base64.StdEncoding.DecodeString(sigB64)
 	if err != nil {
 		return nil, 0, "", fmt.Errorf("%w: signature encoding", ErrBadSig)
 	}
+	q := Request{Target: target, Method: r.Method, PathQuery: r.URL.RequestURI(), TsMillis: ts, Nonce: nonce, Body: body}
+	if ethAddr != "" {
+		addr, err := verifyWallet(q, ethAddr, sig)
+		return addr, ts, nonce, err
+	}
+	pubBz, err := base64.StdEncoding.DecodeString(pubB64)
+	if err != nil || len(pubBz) != secp256k1.PubKeySize {
+		return nil, 0, "", fmt.Errorf("%w: public key", ErrBadSig)
+	}
 	pub := &secp256k1.PubKey{Key: pubBz}
-	if !pub.VerifySignature(SigningBytes(target, r.Method, r.URL.RequestURI(), ts, nonce, body), sig) {
+	if !pub.VerifySignature(q.Bytes(), sig) {
 		return nil, 0, "", ErrBadSig
 	}
 	return sdk.AccAddress(pub.Address()), ts, nonce, nil
+}
+
+// printable reports whether s is printable ASCII without spaces, so a
+// nonce cannot end a line of WalletText early.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }

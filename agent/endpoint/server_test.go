@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cosmos/cosmos-sdk/crypto/keys/secp256k1"
@@ -26,9 +27,11 @@ import (
 // key signs as a renter with a raw secp256k1 key.
 type key struct{ k *secp256k1.PrivKey }
 
-func (k key) Sign(msg []byte) ([]byte, []byte, error) {
-	sig, err := k.k.Sign(msg)
-	return sig, k.k.PubKey().Bytes(), err
+func (k key) SignRequest(h http.Header, q Request) error {
+	return KeySigner(func(msg []byte) ([]byte, []byte, error) {
+		sig, err := k.k.Sign(msg)
+		return sig, k.k.PubKey().Bytes(), err
+	}).SignRequest(h, q)
 }
 
 func (k key) addr() string { return sdk.AccAddress(k.k.PubKey().Address()).String() }
@@ -76,6 +79,7 @@ type fixture struct {
 	srv      *httptest.Server
 	renter   key
 	stranger key
+	wallet   WalletKey // the renter of lease 3, which bid by wallet signature
 	manifest []byte
 	jobs     *jobs
 	nonce    int
@@ -85,7 +89,9 @@ type fixture struct {
 func setup(t *testing.T) *fixture {
 	manifest := []byte(`{"command":["python","train.py"],"env":{"WANDB_API_KEY":"secret"}}`)
 	sum := sha256.Sum256(manifest)
-	f := &fixture{renter: key{secp256k1.GenPrivKey()}, stranger: key{secp256k1.GenPrivKey()}, manifest: manifest}
+	ek, err := ethcrypto.GenerateKey()
+	require.NoError(t, err)
+	f := &fixture{renter: key{secp256k1.GenPrivKey()}, stranger: key{secp256k1.GenPrivKey()}, wallet: WalletKey{ek}, manifest: manifest}
 	var samples []settlementtypes.Sample
 	for i := range 5 {
 		samples = append(samples, settlementtypes.Sample{GpuUuid: "GPU-a", TimestampMs: int64(i * 5000), UtilBps: 9000, Procs: 1})
@@ -95,6 +101,7 @@ func setup(t *testing.T) *fixture {
 	ls := leases{
 		1: {ID: 1, Renter: f.renter.addr(), ManifestHash: hex.EncodeToString(sum[:]), Status: "LEASE_STATUS_PENDING"},
 		2: {ID: 2, Renter: f.renter.addr(), ManifestHash: hex.EncodeToString(sum[:]), Status: "LEASE_STATUS_ACTIVE"},
+		3: {ID: 3, Renter: sdk.AccAddress(ethcrypto.PubkeyToAddress(ek.PublicKey).Bytes()).String(), ManifestHash: hex.EncodeToString(sum[:]), Status: "LEASE_STATUS_PENDING"},
 	}
 	f.target = Target{ChainID: "idlegpu-1", Provider: "idlegpu1provider"}
 	f.srv = httptest.NewServer(NewServer(f.target, ls, f.jobs, slog.New(slog.NewTextHandler(io.Discard, nil))).Handler())

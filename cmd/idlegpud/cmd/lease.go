@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/types/tx/signing"
 
 	"github.com/idlegpu/idlegpu/agent/endpoint"
+	auctioncli "github.com/idlegpu/idlegpu/x/auction/client/cli"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
@@ -111,7 +113,8 @@ func logsCommand() *cobra.Command {
 type leaseAction func(ctx context.Context, c *endpoint.Client, id uint64, args []string, cmd *cobra.Command, clientCtx client.Context) error
 
 // leaseSub builds one subcommand: it finds the lease's provider endpoint
-// and certificate pin on chain and signs its requests with the --from key.
+// and certificate pin on chain and signs its requests with the --from key,
+// or with --eth-key for a renter whose account is an Ethereum address.
 // It signs no transaction, so it takes only the flags it reads (see
 // endpointFlags); a subcommand that also broadcasts one (lease check
 // --report) adds the tx flags itself.
@@ -125,8 +128,12 @@ func leaseSub(use, short string, nargs int, act leaseAction) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if clientCtx.FromName == "" {
-				return fmt.Errorf("--from: the renter's key signs every request")
+			ethKey, err := auctioncli.EthKey(cmd)
+			if err != nil {
+				return err
+			}
+			if clientCtx.FromName == "" && ethKey == nil {
+				return fmt.Errorf("--from or --eth-key: the renter's key signs every request")
 			}
 			id, err := strconv.ParseUint(args[0], 10, 64)
 			if err != nil {
@@ -149,7 +156,10 @@ func leaseSub(use, short string, nargs int, act leaseAction) *cobra.Command {
 				}
 				chainID = st.NodeInfo.Network
 			}
-			signer := keyringSigner{clientCtx: clientCtx}
+			var signer endpoint.Signer = keyringSigner{clientCtx: clientCtx}
+			if ethKey != nil { // a renter that bids by wallet signature
+				signer = endpoint.WalletKey{Key: ethKey}
+			}
 			target := endpoint.Target{ChainID: chainID, Provider: lres.Lease.Provider}
 			c := endpoint.NewClient(pres.Provider.Endpoint, target, signer, pres.Provider.TlsCertSha256)
 			return act(ctx, c, id, args, cmd, clientCtx)
@@ -165,6 +175,7 @@ func leaseSub(use, short string, nargs int, act leaseAction) *cobra.Command {
 func endpointFlags(cmd *cobra.Command) *cobra.Command {
 	f := cmd.Flags()
 	f.String(flags.FlagFrom, "", "Name or address of the renter's key, which signs every request")
+	auctioncli.AddEthKeyFlags(cmd, "instead of --from, the Ethereum key of a renter that bids by wallet signature")
 	f.String(flags.FlagNode, "tcp://localhost:26657", "<host>:<port> to CometBFT rpc interface for this chain")
 	f.String(flags.FlagChainID, "", "The network chain ID (default: client.toml's, else the node's)")
 	flags.AddKeyringFlags(f)
@@ -174,12 +185,14 @@ func endpointFlags(cmd *cobra.Command) *cobra.Command {
 // keyringSigner signs endpoint requests with a keyring key.
 type keyringSigner struct{ clientCtx client.Context }
 
-func (k keyringSigner) Sign(msg []byte) ([]byte, []byte, error) {
-	sig, pub, err := k.clientCtx.Keyring.Sign(k.clientCtx.FromName, msg, signing.SignMode_SIGN_MODE_DIRECT)
-	if err != nil {
-		return nil, nil, err
-	}
-	return sig, pub.Bytes(), nil
+func (k keyringSigner) SignRequest(h http.Header, q endpoint.Request) error {
+	return endpoint.KeySigner(func(msg []byte) ([]byte, []byte, error) {
+		sig, pub, err := k.clientCtx.Keyring.Sign(k.clientCtx.FromName, msg, signing.SignMode_SIGN_MODE_DIRECT)
+		if err != nil {
+			return nil, nil, err
+		}
+		return sig, pub.Bytes(), nil
+	}).SignRequest(h, q)
 }
 
 // proofRoot is the samples_root of the proof the chain stored for an epoch.

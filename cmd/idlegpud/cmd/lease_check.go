@@ -13,6 +13,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/types/query"
 
 	"github.com/idlegpu/idlegpu/agent/endpoint"
+	auctioncli "github.com/idlegpu/idlegpu/x/auction/client/cli"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -66,6 +67,7 @@ func checkCommand() *cobra.Command {
 	// --report broadcasts a tx: the tx flags (with --from, keyring, node and
 	// chain id) are this subcommand's.
 	flags.AddTxFlagsToCmd(cmd)
+	auctioncli.AddEthKeyFlags(cmd, "the Ethereum key of a renter that bids by wallet signature, to fetch the samples with (--report still needs --from)")
 	return cmd
 }
 

@@ -52,7 +52,10 @@ func NewRootCmd() *cobra.Command {
 		Use:           "idlegpud",
 		Short:         "idlegpu chain node: the GPU-rental market's validator and client",
 		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := accountArgs(cmd, args); err != nil {
+				return err
+			}
 			cmd.SetOut(cmd.OutOrStdout())
 			cmd.SetErr(cmd.ErrOrStderr())
 
@@ -80,6 +83,7 @@ func NewRootCmd() *cobra.Command {
 
 	initRootCmd(rootCmd, clientCtx.TxConfig, app.GenesisBasics(basicManager))
 
+	autoCliOpts.AddressCodec = evmOrBech32{autoCliOpts.AddressCodec}
 	if err := autoCliOpts.EnhanceRootCommand(rootCmd); err != nil {
 		panic(err)
 	}

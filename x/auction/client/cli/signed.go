@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	sdkmath "cosmossdk.io/math"
 
@@ -72,8 +71,7 @@ evm_verifying_contract); nothing is broadcast.`,
 			if err != nil {
 				return err
 			}
-			keyPath, _ := cmd.Flags().GetString(flagEthKey)
-			key, err := wallet.LoadKey(keyPath, func() (string, error) { return passphrase(cmd) })
+			key, err := EthKey(cmd)
 			if err != nil {
 				return err
 			}
@@ -102,8 +100,7 @@ evm_verifying_contract); nothing is broadcast.`,
 	}
 	addSpecFlags(cmd)
 	f := cmd.Flags()
-	f.String(flagEthKey, "", "the renter's Ethereum key: a go-ethereum keystore JSON file or a file holding the key in hex")
-	f.String(flagPassphraseFile, "", "file holding the keystore passphrase (else $"+EnvEthPassphrase+", else a prompt)")
+	AddEthKeyFlags(cmd, "the renter's Ethereum key")
 	f.Uint64(flagNonce, 0, "the bid's nonce (default: a random one; any number not used in a bid still within its deadline)")
 	f.Duration(flagValidFor, time.Hour, "how long the bid may be submitted")
 	f.String(flagMaxRelayerFee, "0", "the most a submitter may be paid, in base units of the price's denom")
@@ -138,28 +135,6 @@ func printSigned(cmd *cobra.Command, sj SignedJob) error {
 	}
 	_, err = fmt.Fprintln(cmd.OutOrStdout(), string(out))
 	return err
-}
-
-// passphrase reads the keystore passphrase from --passphrase-file, the
-// environment, or a prompt on a terminal.
-func passphrase(cmd *cobra.Command) (string, error) {
-	if path, _ := cmd.Flags().GetString(flagPassphraseFile); path != "" {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return "", fmt.Errorf("reading the passphrase: %w", err)
-		}
-		return strings.TrimRight(string(b), "\r\n"), nil
-	}
-	if p, ok := os.LookupEnv(EnvEthPassphrase); ok {
-		return p, nil
-	}
-	if !term.IsTerminal(int(os.Stdin.Fd())) {
-		return "", fmt.Errorf("the keystore needs a passphrase: --%s or $%s", flagPassphraseFile, EnvEthPassphrase)
-	}
-	fmt.Fprint(cmd.ErrOrStderr(), "Keystore passphrase: ")
-	b, err := term.ReadPassword(int(os.Stdin.Fd()))
-	fmt.Fprintln(cmd.ErrOrStderr())
-	return string(b), err
 }
 
 // SubmitSignedJobCmd is `tx auction submit-signed-job`.
@@ -288,8 +263,7 @@ func signActionCmd(use, short string, build func(client.Context, types.Params, s
 			if err != nil {
 				return fmt.Errorf("%s: %q is not an id", strings.Fields(use)[1], args[0])
 			}
-			keyPath, _ := cmd.Flags().GetString(flagEthKey)
-			key, err := wallet.LoadKey(keyPath, func() (string, error) { return passphrase(cmd) })
+			key, err := EthKey(cmd)
 			if err != nil {
 				return err
 			}
@@ -318,8 +292,7 @@ func signActionCmd(use, short string, build func(client.Context, types.Params, s
 		},
 	}
 	f := cmd.Flags()
-	f.String(flagEthKey, "", "your Ethereum key: a go-ethereum keystore JSON file or a file holding the key in hex")
-	f.String(flagPassphraseFile, "", "file holding the keystore passphrase (else $"+EnvEthPassphrase+", else a prompt)")
+	AddEthKeyFlags(cmd, "your Ethereum key")
 	f.Uint64(flagNonce, 0, "the nonce (default: a random one)")
 	f.Duration(flagValidFor, time.Hour, "how long it may be submitted")
 	f.String(flagMaxRelayerFee, "", "the most a submitter may be paid, as a coin (e.g. 20000uusdc; default none)")
