@@ -5,10 +5,12 @@ import (
 	"encoding/base64"
 	"math/big"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts"
+	"github.com/ethereum/go-ethereum/common"
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/stretchr/testify/require"
 )
@@ -132,4 +134,56 @@ func TestWalletSignatureIsPersonalSign(t *testing.T) {
 	pub, err := ethcrypto.SigToPub(accounts.TextHash(q.WalletText()), sig)
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(ethcrypto.PubkeyToAddress(*pub).Bytes(), ethcrypto.PubkeyToAddress(k.PublicKey).Bytes()))
+}
+
+// FuzzWalletVerify: any address, signature and nonce headers give a typed
+// refusal or the account of the very address that signed — never a panic,
+// never another account.
+func FuzzWalletVerify(f *testing.F) {
+	k, err := ethcrypto.HexToECDSA("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+	if err != nil {
+		f.Fatal(err)
+	}
+	target := Target{ChainID: "idlegpu-1", Provider: "idle1provider"}
+	now := time.UnixMilli(1_733_400_000_000)
+	req, err := http.NewRequest("GET", "http://x/v1/leases/1/status", nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := SignRequest(req, nil, WalletKey{k}, target, now, "seed"); err != nil {
+		f.Fatal(err)
+	}
+	sig, _ := base64.StdEncoding.DecodeString(req.Header.Get(HeaderSignature))
+	f.Add(req.Header.Get(HeaderAddress), sig, "seed")
+	f.Add("0x0000000000000000000000000000000000000000", make([]byte, 65), "n")
+	f.Fuzz(func(t *testing.T, address string, sig []byte, nonce string) {
+		r, _ := http.NewRequest("GET", "http://x/v1/leases/1/status", nil)
+		r.Header.Set(HeaderAddress, address)
+		r.Header.Set(HeaderSignature, base64.StdEncoding.EncodeToString(sig))
+		r.Header.Set(HeaderNonce, nonce)
+		r.Header.Set(HeaderTimestamp, "1733400000000")
+		acc, _, _, err := verify(r, nil, target, now)
+		if err != nil {
+			return
+		}
+		q := Request{Target: target, Method: "GET", PathQuery: "/v1/leases/1/status", TsMillis: 1_733_400_000_000, Nonce: nonce}
+		got, rerr := recoverIndependently(q, sig)
+		if rerr != nil || !bytes.Equal(acc, got) || !strings.EqualFold(address, common.BytesToAddress(got).Hex()) {
+			t.Fatalf("accepted %x for address %q", acc, address)
+		}
+	})
+}
+
+// recoverIndependently recovers the signer of q's WalletText independently
+// of verify's checks (go-ethereum's SigToPub after normalising v).
+func recoverIndependently(q Request, sig []byte) ([]byte, error) {
+	s := append([]byte(nil), sig...)
+	if s[64] >= 27 {
+		s[64] -= 27
+	}
+	pub, err := ethcrypto.SigToPub(accounts.TextHash(q.WalletText()), s)
+	if err != nil {
+		return nil, err
+	}
+	return ethcrypto.PubkeyToAddress(*pub).Bytes(), nil
 }
