@@ -1,7 +1,6 @@
 package wallet_test
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"encoding/hex"
 	"encoding/json"
@@ -9,12 +8,9 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -25,6 +21,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/scripts/npmtest"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
@@ -126,42 +123,13 @@ func TestEthersAgreesWithTheChain(t *testing.T) {
 	}
 
 	t.Run("ethers", func(t *testing.T) {
-		node, nodeErr := exec.LookPath("node")
-		npm, npmErr := exec.LookPath("npm")
-		if nodeErr != nil || npmErr != nil {
-			t.Skip("node and npm are not both on PATH: ethers cross-check not run")
-		}
-		dir, err := filepath.Abs(filepath.Join("..", "..", "..", "..", "scripts", "eip712"))
-		require.NoError(t, err)
-		require.FileExists(t, filepath.Join(dir, "package-lock.json"))
-
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		install := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-		install.Dir = dir
-		out, err := install.CombinedOutput()
-		if err != nil {
-			if ctx.Err() != nil {
-				t.Fatalf("npm ci in %s did not finish within 3 minutes:\n%s", dir, out)
-			}
-			if npmNetworkError(out) {
-				t.Skipf("npm cannot reach the registry, ethers cross-check not run (npm ci: %v):\n%s", err, out)
-			}
-			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-		}
-
-		args := []string{"crosscheck.mjs"}
+		var args []string
 		for _, f := range files {
 			abs, err := filepath.Abs(f)
 			require.NoError(t, err)
 			args = append(args, abs)
 		}
-		nctx, ncancel := context.WithTimeout(context.Background(), time.Minute)
-		defer ncancel()
-		check := exec.CommandContext(nctx, node, args...)
-		check.Dir = dir
-		out, err = check.CombinedOutput()
-		t.Logf("node crosscheck.mjs:\n%s", out)
+		out, err := npmtest.Run(t, filepath.Join("..", "..", "..", "..", "scripts", "eip712"), "ethers cross-check", "crosscheck.mjs", args...)
 		require.NoError(t, err, "ethers disagrees with the chain:\n%s", out)
 	})
 }
@@ -244,13 +212,4 @@ func encodeTypeString(name string, fields []apitypes.Type) string {
 		parts[i] = f.Type + " " + f.Name
 	}
 	return fmt.Sprintf("%s(%s)", name, strings.Join(parts, ","))
-}
-
-// npmNetworkErrorRE matches how npm reports a registry it cannot reach:
-// its "network" error class and the system errors behind it.
-var npmNetworkErrorRE = regexp.MustCompile(`(?m)^npm (?:ERR!|error) network |` +
-	`\b(?:ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|ENETDOWN|ESOCKETTIMEDOUT|ERR_SOCKET_TIMEOUT)\b`)
-
-func npmNetworkError(out []byte) bool {
-	return npmNetworkErrorRE.Match(out)
 }
