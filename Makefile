@@ -54,8 +54,8 @@ node: build ## run a fresh single-validator chain in a temp home (Ctrl-C stops i
 test: lint test-go sim demo ## everything CI runs: lint, all Go tests, short simulation, the demo
 
 .PHONY: test-go
-test-go: ## unit, integration, network and end-to-end tests
-	$(GO) test -timeout 20m ./...
+test-go: geth ## unit, integration, network and end-to-end tests (the vault's against geth --dev too)
+	IDLEGPU_GETH=$(GETH) $(GO) test -timeout 20m ./...
 
 .PHONY: lint
 lint: $(BUILD_DIR)/detlint contracts-lint ## gofmt, go vet and the determinism lint

@@ -17,6 +17,20 @@ $(ABIGEN): $(CONTRACTS_DIR)/tools/go.mod $(CONTRACTS_DIR)/tools/go.sum
 	cd $(CONTRACTS_DIR)/tools && GOBIN=$(TOOLS_DIR) $(GO) install github.com/ethereum/go-ethereum/cmd/abigen
 	@touch $@
 
+# geth for the vault's test against a real node (TestGethDevEndToEnd), pinned
+# with abigen in contracts/tools/go.mod; make test-go builds it.
+GETH_VERSION    := v1.17.10
+GETH            := $(TOOLS_DIR)/geth-$(GETH_VERSION)
+
+$(GETH): $(CONTRACTS_DIR)/tools/go.mod $(CONTRACTS_DIR)/tools/go.sum
+	@grep -qE 'github.com/ethereum/go-ethereum $(GETH_VERSION)( |$$)' $(CONTRACTS_DIR)/tools/go.mod || \
+	  { echo "contracts/tools/go.mod does not pin go-ethereum $(GETH_VERSION)"; exit 1; }
+	cd $(CONTRACTS_DIR)/tools && GOBIN=$(TOOLS_DIR) $(GO) install github.com/ethereum/go-ethereum/cmd/geth
+	mv $(TOOLS_DIR)/geth $@
+
+.PHONY: geth
+geth: $(GETH) ## build the pinned geth (contracts/tools/go.mod) for the vault's test against geth --dev
+
 $(CONTRACTS_NODE): $(CONTRACTS_DIR)/package.json $(CONTRACTS_DIR)/package-lock.json
 	cd $(CONTRACTS_DIR) && npm ci --no-audit --no-fund
 	@touch $@
