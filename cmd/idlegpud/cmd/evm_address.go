@@ -20,10 +20,6 @@ import (
 // renter-jobs 0xAbC…`. The chain itself takes bech32 only; the CLI turns
 // the one into the other before a command runs.
 
-// KeepEVMAddresses marks a command whose 0x arguments are EVM addresses
-// meant for the EVM side, left as they are.
-const KeepEVMAddresses = "idlegpu/keep-evm-addresses"
-
 var evmAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 
 // evmToBech32 returns the account of a 0x address, or s unchanged.
@@ -37,13 +33,9 @@ func evmToBech32(s string) string {
 
 // accountArgs rewrites, in place, every positional argument and every
 // flag set on the command line that is a 0x address into its account's
-// bech32 address, unless the command keeps them.
+// bech32 address. (A command that takes an address for the EVM side will
+// need a way out of this.)
 func accountArgs(cmd *cobra.Command, args []string) error {
-	for c := cmd; c != nil; c = c.Parent() {
-		if _, ok := c.Annotations[KeepEVMAddresses]; ok {
-			return nil
-		}
-	}
 	for i, a := range args {
 		args[i] = evmToBech32(a)
 	}
