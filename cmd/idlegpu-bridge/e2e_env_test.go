@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"os"
 	"os/exec"
@@ -217,3 +218,5 @@ func runBridgeErr(bin string, args ...string) (string, error) {
 	}
 	return string(out), nil
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
