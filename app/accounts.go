@@ -13,6 +13,7 @@ import (
 	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
 
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -34,6 +35,9 @@ var moduleAccPerms = []*authmodulev1.ModuleAccountPermission{
 	{Account: auctiontypes.EscrowAccount},
 	// x/settlement receives lease payments and credits providers' rewards.
 	{Account: settlementtypes.ModuleName},
+	// x/bridge mints credited deposits and burns withdrawals; it holds
+	// nothing between the two.
+	{Account: bridgetypes.ModuleName, Permissions: []string{authtypes.Minter, authtypes.Burner}},
 }
 
 // receivingModules may be sent coins by users; every other module account is

@@ -55,6 +55,9 @@ import (
 
 	"github.com/idlegpu/idlegpu/app/chaincfg"
 	_ "github.com/idlegpu/idlegpu/x/auction"
+	_ "github.com/idlegpu/idlegpu/x/bridge"
+	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
+	bridgemodulev1 "github.com/idlegpu/idlegpu/x/bridge/types/module"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	auctionmodulev1 "github.com/idlegpu/idlegpu/x/auction/types/module"
 	_ "github.com/idlegpu/idlegpu/x/offer"
@@ -122,6 +125,7 @@ var appConfig = appconfig.Compose(&appv1alpha1.Config{
 		{Name: offertypes.ModuleName, Config: appconfig.WrapAny(&offermodulev1.Module{})},
 		{Name: auctiontypes.ModuleName, Config: appconfig.WrapAny(&auctionmodulev1.Module{})},
 		{Name: settlementtypes.ModuleName, Config: appconfig.WrapAny(&settlementmodulev1.Module{})},
+		{Name: bridgetypes.ModuleName, Config: appconfig.WrapAny(&bridgemodulev1.Module{})},
 	},
 })
 

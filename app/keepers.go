@@ -16,6 +16,7 @@ import (
 	upgradekeeper "github.com/cosmos/cosmos-sdk/x/upgrade/keeper"
 
 	auctionkeeper "github.com/idlegpu/idlegpu/x/auction/keeper"
+	bridgekeeper "github.com/idlegpu/idlegpu/x/bridge/keeper"
 	offerkeeper "github.com/idlegpu/idlegpu/x/offer/keeper"
 	providerkeeper "github.com/idlegpu/idlegpu/x/provider/keeper"
 	settlementkeeper "github.com/idlegpu/idlegpu/x/settlement/keeper"
@@ -42,6 +43,7 @@ type Keepers struct {
 	OfferKeeper      offerkeeper.Keeper
 	AuctionKeeper    auctionkeeper.Keeper
 	SettlementKeeper settlementkeeper.Keeper
+	BridgeKeeper     bridgekeeper.Keeper
 }
 
 // injectTargets lists the fields depinject fills.
@@ -64,5 +66,6 @@ func (k *Keepers) injectTargets() []any {
 		&k.OfferKeeper,
 		&k.AuctionKeeper,
 		&k.SettlementKeeper,
+		&k.BridgeKeeper,
 	}
 }

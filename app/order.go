@@ -17,6 +17,7 @@ import (
 	upgradetypes "github.com/cosmos/cosmos-sdk/x/upgrade/types"
 
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
@@ -61,6 +62,7 @@ var (
 		settlementtypes.ModuleName,
 		offertypes.ModuleName,
 		providertypes.ModuleName,
+		bridgetypes.ModuleName,
 		stakingtypes.ModuleName,
 		feegrant.ModuleName,
 		protocolpooltypes.ModuleName,
@@ -88,5 +90,6 @@ var (
 		offertypes.ModuleName,
 		auctiontypes.ModuleName,
 		settlementtypes.ModuleName,
+		bridgetypes.ModuleName,
 	}
 )

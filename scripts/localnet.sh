@@ -48,6 +48,9 @@ init() {
   d 0 keys add alice --keyring-backend test >/dev/null 2>&1
   d 0 genesis add-genesis-account "$(d 0 keys show alice -a --keyring-backend test)" 1000000000000ugpu,1000000000000uusdc >/dev/null
   sed -i '/"payment_denoms": \[/{n;s/"ugpu"/"ugpu",\n          "uusdc"/}' "$(home 0)/config/genesis.json"
+  # alice's 1,000,000 USDC are pre-minted with no vault deposit behind them:
+  # x/bridge books them as unbacked (a bridged network starts at zero).
+  sed -i 's/"unbacked": "0"/"unbacked": "1000000000000"/' "$(home 0)/config/genesis.json"
   mkdir -p "$(home 0)/config/gentx"
   for ((i = 0; i < n; i++)); do
     [ "$i" = 0 ] || cp "$(home 0)/config/genesis.json" "$(home "$i")/config/genesis.json"

@@ -45,6 +45,10 @@ if [ ! -f "$home/config/genesis.json" ]; then
   d genesis collect-gentxs >/dev/null 2>&1
   # The market takes uusdc next to ugpu (x/offer payment_denoms, sorted).
   sed -i '/"payment_denoms": \[/{n;s/"ugpu"/"ugpu",\n          "uusdc"/}' "$home/config/genesis.json"
+  # The development genesis pre-mints alice's 1,000,000 USDC with no vault
+  # deposit behind it: x/bridge books it as unbacked (a bridged network
+  # starts at zero), and withdrawals to the EVM side never pass deposits.
+  sed -i 's/"unbacked": "0"/"unbacked": "1000000000000"/' "$home/config/genesis.json"
   # alice may open GPU audits (x/settlement auditors: chosen by governance
   # on a real chain, the dev key here).
   sed -i "s/\"auditors\": \[\]/\"auditors\": [\"$alice\"]/" "$home/config/genesis.json"

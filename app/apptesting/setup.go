@@ -32,6 +32,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/chaincfg"
+	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 )
 
 // ChainID is the chain id of test apps.
@@ -114,6 +115,13 @@ func Genesis(tb testing.TB, a *app.App, val *cmttypes.Validator, accs []Account)
 	bankGen.Balances = balances
 	bankGen.Supply = supply
 	gen[banktypes.ModuleName] = cdc.MustMarshalJSON(&bankGen)
+
+	// The test genesis pre-mints the accounts' uusdc with no vault deposit
+	// behind it; x/bridge must be told, or its books refuse the genesis.
+	var bridgeGen bridgetypes.GenesisState
+	cdc.MustUnmarshalJSON(gen[bridgetypes.ModuleName], &bridgeGen)
+	bridgeGen.Totals.Unbacked = supply.AmountOf(bridgeGen.Params.Denom)
+	gen[bridgetypes.ModuleName] = cdc.MustMarshalJSON(&bridgeGen)
 	return gen
 }
 

@@ -56,17 +56,32 @@ type Member struct {
 // out, as the vault refuses zero power; the set still passes the threshold
 // with every remaining member's signature. Duplicated addresses are refused.
 func NewValset(nonce uint64, members []Member) (Valset, error) {
+	total := new(big.Int)
+	for _, m := range members {
+		total.Add(total, new(big.Int).SetUint64(m.Power))
+	}
+	return NewValsetOfTotal(nonce, members, total)
+}
+
+// NewValsetOfTotal is NewValset with shares of total rather than of the
+// members' sum: the appchain passes its whole bonded power, so validators
+// without a registered signer count as absent, never as if their power
+// belonged to the others. The set must still carry more than the threshold.
+func NewValsetOfTotal(nonce uint64, members []Member, total *big.Int) (Valset, error) {
 	ms := append([]Member(nil), members...)
 	sort.Slice(ms, func(i, j int) bool { return bytes.Compare(ms[i].Address[:], ms[j].Address[:]) < 0 })
-	total := new(big.Int)
+	sum := new(big.Int)
 	for i, m := range ms {
 		if i > 0 && m.Address == ms[i-1].Address {
 			return Valset{}, fmt.Errorf("%w: %s appears twice", ErrValidatorsNotSorted, m.Address)
 		}
-		total.Add(total, new(big.Int).SetUint64(m.Power))
+		sum.Add(sum, new(big.Int).SetUint64(m.Power))
 	}
-	if total.Sign() == 0 {
+	if total == nil || total.Sign() == 0 || sum.Sign() == 0 {
 		return Valset{}, ErrEmptyValset
+	}
+	if sum.Cmp(total) > 0 {
+		return Valset{}, fmt.Errorf("%w: members hold %s of %s", ErrPowerAboveTotal, sum, total)
 	}
 	v := Valset{Nonce: nonce}
 	scale := new(big.Int).SetUint64(PowerTotal)

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/hex"
+	"fmt"
 	"regexp"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/app/chaincfg"
+	bridgecli "github.com/idlegpu/idlegpu/x/bridge/client/cli"
 )
 
 // An Ethereum address owns the account with the same 20 bytes
@@ -33,9 +35,12 @@ func evmToBech32(s string) string {
 
 // accountArgs rewrites, in place, every positional argument and every
 // flag set on the command line that is a 0x address into its account's
-// bech32 address. (A command that takes an address for the EVM side will
-// need a way out of this.)
+// bech32 address, except in commands whose addresses are EVM-side
+// (annotated with bridgecli.EVMArgsAnnotation).
 func accountArgs(cmd *cobra.Command, args []string) error {
+	if cmd.Annotations[bridgecli.EVMArgsAnnotation] != "" {
+		return nil
+	}
 	for i, a := range args {
 		args[i] = evmToBech32(a)
 	}
@@ -58,4 +63,26 @@ func (c evmOrBech32) StringToBytes(s string) ([]byte, error) {
 		return hex.DecodeString(s[2:])
 	}
 	return c.Codec.StringToBytes(s)
+}
+
+// evmSideQueries are the autocli queries whose 0x argument names an EVM
+// account (a payout recipient), not the appchain account with its bytes.
+var evmSideQueries = [][]string{
+	{"query", "bridge", "cumulative"},
+	{"query", "bridge", "proof"},
+}
+
+// markEVMSide annotates the autocli commands autocli gives no way to
+// annotate (hand-written ones carry the annotation themselves).
+func markEVMSide(root *cobra.Command) {
+	for _, path := range evmSideQueries {
+		cmd, _, err := root.Find(path)
+		if err != nil || cmd == root {
+			panic(fmt.Sprintf("EVM-side command %v not found", path))
+		}
+		if cmd.Annotations == nil {
+			cmd.Annotations = map[string]string{}
+		}
+		cmd.Annotations[bridgecli.EVMArgsAnnotation] = "true"
+	}
 }

@@ -87,6 +87,7 @@ func NewRootCmd() *cobra.Command {
 	if err := autoCliOpts.EnhanceRootCommand(rootCmd); err != nil {
 		panic(err)
 	}
+	markEVMSide(rootCmd)
 	return rootCmd
 }
 
