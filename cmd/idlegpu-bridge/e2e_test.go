@@ -61,10 +61,10 @@ func TestBridgeEndToEnd(t *testing.T) {
 	step := func(format string, args ...any) {
 		t.Logf("[%5.1fs] %s", time.Since(start).Seconds(), fmt.Sprintf(format, args...))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	t.Cleanup(cancel)
 	bins, bridge := buildBinaries(t)
 	step("built idlegpud, idlegpu-agent and idlegpu-bridge")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
 
 	// The EVM chain: the token first, so the vault's address (the
 	// deployer's next nonce) is known before the idlegpu chain starts.
@@ -93,14 +93,15 @@ func TestBridgeEndToEnd(t *testing.T) {
 	step("idlegpud up at %s", c.RPC)
 
 	// The validator registers its EVM signer, with a separate orchestrator account.
-	c.CLI("keys", "add", "orchestrator", "--keyring-backend", "test")
+	out, err := exec.Command(bins.Idlegpud, "keys", "add", "orchestrator", "--keyring-backend", "test", "--home", c.Home).CombinedOutput()
+	require.NoError(t, err, "keys add: %s", out)
 	orch := c.Address("orchestrator")
 	c.Tx("alice", "bank", "send", "alice", orch, "100000000ugpu")
 	cosmos := func(from string) []string {
 		return []string{"--node", c.RPC, "--chain-id", c.ChainID, "--keyring-dir", c.Home, "--keyring-backend", "test", "--from", from}
 	}
-	out := runBridge(t, bridge, append([]string{"register", "--eth-key", valEth.File, "--orchestrator", orch}, cosmos("validator")...)...)
-	require.Contains(t, out, valEth.Addr.Hex())
+	reg := runBridge(t, bridge, append([]string{"register", "--eth-key", valEth.File, "--orchestrator", orch}, cosmos("validator")...)...)
+	require.Contains(t, reg, valEth.Addr.Hex())
 	var vs *bridgetypes.QueryValsetResponse
 	harness.WaitFor(t, 30*time.Second, "the chain's first valset", func() bool {
 		var err error
@@ -110,9 +111,9 @@ func TestBridgeEndToEnd(t *testing.T) {
 	require.Equal(t, valEth.Addr.Hex(), vs.Valset.Members[0].EvmAddress)
 	step("validator registered EVM signer %s (orchestrator %s); valset %d made", valEth.Addr.Hex(), orch, vs.Valset.Nonce)
 
-	out = runBridge(t, bridge, "deploy-vault", "--node", c.RPC, "--eth-rpc", g.URL, "--eth-key", deployer.File,
+	dep := runBridge(t, bridge, "deploy-vault", "--node", c.RPC, "--eth-rpc", g.URL, "--eth-key", deployer.File,
 		"--token", token.Hex(), "--guardian", guardian.Addr.Hex(), "--root-delay", rootDelay.String())
-	require.Equal(t, vaultAddr.Hex(), strings.TrimSpace(out))
+	require.Equal(t, vaultAddr.Hex(), strings.TrimSpace(dep))
 	usdc := bindings.NewTestUSDC()
 	tokenC := usdc.Instance(g.client, token)
 	vault := bindings.NewSettlementVault()
@@ -249,9 +250,9 @@ func TestBridgeEndToEnd(t *testing.T) {
 	step("restarted relayer accepted root epoch %d after the %s timelock", acc.Epoch, rootDelay)
 
 	claimArgs := []string{"claim", provider.Addr.Hex(), "--node", c.RPC, "--eth-rpc", g.URL, "--eth-key", relayer.File}
-	out = runBridge(t, bridge, claimArgs...)
-	require.Contains(t, out, fmt.Sprintf("paid %d to %s", earned, provider.Addr.Hex()))
-	step("claimed: %s", strings.TrimSpace(out))
+	claimed := runBridge(t, bridge, claimArgs...)
+	require.Contains(t, claimed, fmt.Sprintf("paid %d to %s", earned, provider.Addr.Hex()))
+	step("claimed: %s", strings.TrimSpace(claimed))
 	_, err = runBridgeErr(bridge, claimArgs...)
 	require.ErrorContains(t, err, "nothing to claim")
 
