@@ -229,22 +229,25 @@ func TestBridgeEndToEnd(t *testing.T) {
 	step("provider withdrew %d uusdc to %s", earned, provider.Addr.Hex())
 
 	// The root: made by the chain, confirmed by the orchestrator, proposed
-	// by the relayer. The relayer is killed once it proposed and restarted:
-	// it accepts after the timelock from what the vault says.
-	var pend bindings.PendingRootOutput
-	harness.WaitFor(t, 90*time.Second, "a root proposed to the vault", func() bool {
-		p, err := bind.Call(vaultC, &bind.CallOpts{Context: ctx}, vault.PackPendingRoot(), vault.UnpackPendingRoot)
-		pend = p
-		return err == nil && p.Root != [32]byte{}
+	// by the relayer. The relayer is killed the moment the root is ready on
+	// the chain, so its proposal is in flight or not sent yet; restarted, it
+	// resumes from what the vault says and accepts after the timelock.
+	var ready *bridgetypes.QueryRootResponse
+	harness.WaitFor(t, 90*time.Second, "a ready root on the chain", func() bool {
+		r, err := q.Root(ctx, &bridgetypes.QueryRootRequest{ReadyOnly: true})
+		ready = r
+		return err == nil && r.Root.Epoch > 0
 	})
 	relay.Stop(t, syscall.SIGKILL)
-	step("root epoch %d proposed (total %s); relayer killed (SIGKILL) before acceptance", pend.Epoch, pend.TotalCumulative)
+	pend, err := bind.Call(vaultC, &bind.CallOpts{Context: ctx}, vault.PackPendingRoot(), vault.UnpackPendingRoot)
+	require.NoError(t, err)
+	step("root epoch %d ready (total %s); relayer killed (SIGKILL), the vault's pending epoch then: %d", ready.Root.Epoch, ready.Root.TotalCumulative, pend.Epoch)
 	relay = bridgeProc(t, bridge, relayArgs...)
 	var acc bindings.AcceptedRootOutput
 	harness.WaitFor(t, 60*time.Second, "the root accepted", func() bool {
 		a, err := bind.Call(vaultC, &bind.CallOpts{Context: ctx}, vault.PackAcceptedRoot(), vault.UnpackAcceptedRoot)
 		acc = a
-		return err == nil && a.Epoch == pend.Epoch
+		return err == nil && a.Epoch == ready.Root.Epoch
 	})
 	require.EqualValues(t, earned, acc.TotalCumulative.Int64())
 	step("restarted relayer accepted root epoch %d after the %s timelock", acc.Epoch, rootDelay)
