@@ -55,11 +55,11 @@ import (
 
 	"github.com/idlegpu/idlegpu/app/chaincfg"
 	_ "github.com/idlegpu/idlegpu/x/auction"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	auctionmodulev1 "github.com/idlegpu/idlegpu/x/auction/types/module"
 	_ "github.com/idlegpu/idlegpu/x/bridge"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 	bridgemodulev1 "github.com/idlegpu/idlegpu/x/bridge/types/module"
-	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
-	auctionmodulev1 "github.com/idlegpu/idlegpu/x/auction/types/module"
 	_ "github.com/idlegpu/idlegpu/x/offer"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	offermodulev1 "github.com/idlegpu/idlegpu/x/offer/types/module"

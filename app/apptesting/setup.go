@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 
 	"github.com/cosmos/cosmos-sdk/baseapp"
 	cryptocodec "github.com/cosmos/cosmos-sdk/crypto/codec"
+	cryptotypes "github.com/cosmos/cosmos-sdk/crypto/types"
 	"github.com/cosmos/cosmos-sdk/crypto/keys/ed25519"
 	"github.com/cosmos/cosmos-sdk/crypto/keys/secp256k1"
 	simtestutil "github.com/cosmos/cosmos-sdk/testutil/sims"
@@ -77,6 +79,34 @@ func NewAppWithDB(tb testing.TB, db dbm.DB) *app.App {
 func Genesis(tb testing.TB, a *app.App, val *cmttypes.Validator, accs []Account) map[string]json.RawMessage {
 	tb.Helper()
 	require.NotEmpty(tb, accs, "the validator's delegation needs a first account")
+	pk, err := cryptocodec.FromCmtPubKeyInterface(val.PubKey)
+	require.NoError(tb, err)
+	return genesisWith(tb, a, accs, []bondedValidator{{sdk.ValAddress(val.Address), pk, accs[0].Address, 1}})
+}
+
+// GenesisWithValidators is Genesis with one bonded validator per power,
+// each operated and self-delegated by the account at its index, so tests
+// can sign as validator operators.
+func GenesisWithValidators(tb testing.TB, a *app.App, accs []Account, powers ...int64) map[string]json.RawMessage {
+	tb.Helper()
+	require.GreaterOrEqual(tb, len(accs), len(powers), "each validator needs an operator account")
+	vals := make([]bondedValidator, len(powers))
+	for i, p := range powers {
+		pk := ed25519.GenPrivKeyFromSecret([]byte(fmt.Sprintf("idlegpu-test-validator-%d", i))).PubKey()
+		vals[i] = bondedValidator{sdk.ValAddress(accs[i].Address), pk, accs[i].Address, p}
+	}
+	return genesisWith(tb, a, accs, vals)
+}
+
+type bondedValidator struct {
+	operator  sdk.ValAddress
+	consensus cryptotypes.PubKey
+	delegator sdk.AccAddress
+	power     int64
+}
+
+func genesisWith(tb testing.TB, a *app.App, accs []Account, vals []bondedValidator) map[string]json.RawMessage {
+	tb.Helper()
 	cdc := a.AppCodec()
 	gen := a.DefaultGenesis()
 
@@ -90,20 +120,24 @@ func Genesis(tb testing.TB, a *app.App, val *cmttypes.Validator, accs []Account)
 	}
 	gen[authtypes.ModuleName] = cdc.MustMarshalJSON(authtypes.NewGenesisState(authtypes.DefaultParams(), genAccs))
 
-	pk, err := cryptocodec.FromCmtPubKeyInterface(val.PubKey)
-	require.NoError(tb, err)
-	validator, err := stakingtypes.NewValidator(sdk.ValAddress(val.Address).String(), pk, stakingtypes.Description{Moniker: "val0"})
-	require.NoError(tb, err)
-	bond := sdk.DefaultPowerReduction
-	validator.Status = stakingtypes.Bonded
-	validator.Tokens = bond
-	validator.DelegatorShares = sdkmath.LegacyNewDecFromInt(bond)
-	validator.MinSelfDelegation = sdkmath.OneInt()
-	delegation := stakingtypes.NewDelegation(accs[0].Address.String(), validator.OperatorAddress, validator.DelegatorShares)
-	gen[stakingtypes.ModuleName] = cdc.MustMarshalJSON(stakingtypes.NewGenesisState(stakingtypes.DefaultParams(),
-		[]stakingtypes.Validator{validator}, []stakingtypes.Delegation{delegation}))
+	var validators []stakingtypes.Validator
+	var delegations []stakingtypes.Delegation
+	bondedTotal := sdkmath.ZeroInt()
+	for i, v := range vals {
+		validator, err := stakingtypes.NewValidator(v.operator.String(), v.consensus, stakingtypes.Description{Moniker: fmt.Sprintf("val%d", i)})
+		require.NoError(tb, err)
+		bond := sdk.DefaultPowerReduction.MulRaw(v.power)
+		validator.Status = stakingtypes.Bonded
+		validator.Tokens = bond
+		validator.DelegatorShares = sdkmath.LegacyNewDecFromInt(bond)
+		validator.MinSelfDelegation = sdkmath.OneInt()
+		validators = append(validators, validator)
+		delegations = append(delegations, stakingtypes.NewDelegation(v.delegator.String(), validator.OperatorAddress, validator.DelegatorShares))
+		bondedTotal = bondedTotal.Add(bond)
+	}
+	gen[stakingtypes.ModuleName] = cdc.MustMarshalJSON(stakingtypes.NewGenesisState(stakingtypes.DefaultParams(), validators, delegations))
 
-	bonded := sdk.NewCoins(sdk.NewCoin(chaincfg.BondDenom, bond))
+	bonded := sdk.NewCoins(sdk.NewCoin(chaincfg.BondDenom, bondedTotal))
 	balances = append(balances, banktypes.Balance{
 		Address: authtypes.NewModuleAddress(stakingtypes.BondedPoolName).String(),
 		Coins:   bonded,

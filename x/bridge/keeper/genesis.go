@@ -240,4 +240,3 @@ func keyValues[K, V any](ctx context.Context, m collections.Map[K, V]) ([]collec
 	}
 	return it.KeyValues()
 }
-

@@ -135,7 +135,9 @@ func (q querier) Conflicts(ctx context.Context, req *types.QueryConflictsRequest
 		pr = req.Pagination
 	}
 	cs, page, err := query.CollectionPaginate(ctx, q.Keeper.Conflicts, pr,
-		func(_ collections.Pair[uint64, sdk.ValAddress], c types.Conflict) (types.Conflict, error) { return c, nil })
+		func(_ collections.Pair[uint64, sdk.ValAddress], c types.Conflict) (types.Conflict, error) {
+			return c, nil
+		})
 	return &types.QueryConflictsResponse{Conflicts: cs, Pagination: page}, err
 }
 
