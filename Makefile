@@ -141,6 +141,7 @@ proto-lint: proto-tools ## buf lint of our protos
 	./scripts/protocgen.sh --lint-only
 
 include contracts/contracts.mk
+include scripts/demo-evm.mk
 
 .PHONY: clean
 clean: ## remove build outputs
