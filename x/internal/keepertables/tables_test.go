@@ -36,7 +36,7 @@ var tables = []struct {
 	},
 	{
 		readme: "x/auction/README.md", heading: "## Keeper interface for x/settlement",
-		ifaces: []iface{{"x/settlement/types", "AuctionKeeper"}, {"x/settlement/types", "AuctionHooksSetter"}},
+		ifaces: []iface{{"x/settlement/types", "AuctionKeeper"}, {"x/settlement/types", "AuctionHooksSetter"}, {"x/bridge/types", "AuctionKeeper"}},
 	},
 }
 
