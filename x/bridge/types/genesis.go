@@ -27,9 +27,12 @@ func (gs GenesisState) Validate() error {
 		return err
 	}
 	t := gs.Totals
-	for name, v := range map[string]math.Int{"deposited": t.Deposited, "withdrawn": t.Withdrawn, "unbacked": t.Unbacked} {
-		if v.IsNil() || v.IsNegative() {
-			return errorsmod.Wrapf(ErrInvalidGenesis, "totals.%s must be set and not negative", name)
+	for _, f := range []struct {
+		name string
+		v    math.Int
+	}{{"deposited", t.Deposited}, {"withdrawn", t.Withdrawn}, {"unbacked", t.Unbacked}} {
+		if f.v.IsNil() || f.v.IsNegative() {
+			return errorsmod.Wrapf(ErrInvalidGenesis, "totals.%s must be set and not negative", f.name)
 		}
 	}
 	if t.Withdrawn.GT(t.Deposited) {
