@@ -56,28 +56,10 @@ func hexBytes(s string) ([]byte, error) {
 	return common.ParseHexOrString(s)
 }
 
-// toPayout is the vault's view of a chain valset. The chain already sorted
-// and normalised it; payout.Valset.Validate applies the vault's rules.
-func toPayout(v bridgetypes.Valset) (payout.Valset, error) {
-	out := payout.Valset{Nonce: v.Nonce}
-	for _, m := range v.Members {
-		a, err := bridgetypes.ParseEvmAddress(m.EvmAddress)
-		if err != nil {
-			return payout.Valset{}, fmt.Errorf("valset %d: %w", v.Nonce, err)
-		}
-		out.Validators = append(out.Validators, a)
-		out.Powers = append(out.Powers, m.Power)
-	}
-	if err := out.Validate(); err != nil {
-		return payout.Valset{}, fmt.Errorf("valset %d: %w", v.Nonce, err)
-	}
-	return out, nil
-}
-
 // checkedValset rebuilds the checkpoint from the members: an orchestrator
 // signs, and a relayer spends gas, only on a checkpoint it computed itself.
 func (p bridgeParams) checkedValset(v bridgetypes.Valset) (payout.Valset, common.Hash, error) {
-	pv, err := toPayout(v)
+	pv, err := v.VaultValset()
 	if err != nil {
 		return pv, common.Hash{}, err
 	}

@@ -34,13 +34,3 @@ func (k Keeper) domain(ctx context.Context, params types.Params) (payout.Domain,
 	}
 	return payout.Domain{VaultID: common.Hash(id), ChainID: new(big.Int).SetUint64(chainID), Vault: addr}, true, nil
 }
-
-// vaultValset turns a stored valset into the vault's form.
-func vaultValset(v types.Valset) payout.Valset {
-	out := payout.Valset{Nonce: v.Nonce}
-	for _, m := range v.Members {
-		out.Validators = append(out.Validators, common.HexToAddress(m.EvmAddress))
-		out.Powers = append(out.Powers, m.Power)
-	}
-	return out
-}

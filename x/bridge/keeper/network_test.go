@@ -29,13 +29,13 @@ var vault = common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
 // operated by the account at its index, and a fifth account (a user) that
 // holds no bridged coins.
 type network struct {
-	t    *testing.T
+	t    testing.TB
 	app  *app.App
 	accs []apptesting.Account
 	evm  []*ecdsa.PrivateKey
 }
 
-func newNetwork(t *testing.T) *network {
+func newNetwork(t testing.TB) *network {
 	accs := apptesting.NewAccounts(5, sdk.NewCoins(sdk.NewInt64Coin("ugpu", 1_000_000_000_000)))
 	a := apptesting.NewApp(t)
 	gen := apptesting.GenesisWithValidators(t, a, accs, 1, 1, 1, 1)
@@ -243,7 +243,8 @@ func TestBridgeOnFourValidators(t *testing.T) {
 	require.NoError(t, err)
 	rootRes, err := q.Root(n.ctx(), &types.QueryRootRequest{ReadyOnly: true})
 	require.NoError(t, err)
-	pv := toPayout(vsRes.Valset)
+	pv, err := vsRes.Valset.VaultValset()
+	require.NoError(t, err)
 	var sigs []payout.Signature
 	for i, addr := range pv.Validators {
 		for _, c := range rootRes.Confirms {

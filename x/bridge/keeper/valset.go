@@ -42,7 +42,11 @@ func (k Keeper) updateValset(ctx sdk.Context, params types.Params) error {
 	}
 	candidate.Nonce = p.LastValsetNonce + 1
 	candidate.Height = ctx.BlockHeight()
-	candidate.Checkpoint = domain.ValsetCheckpoint(vaultValset(candidate)).Hex()
+	vv, err := candidate.VaultValset()
+	if err != nil {
+		return err
+	}
+	candidate.Checkpoint = domain.ValsetCheckpoint(vv).Hex()
 	if err := k.Valsets.Set(ctx, candidate.Nonce, candidate); err != nil {
 		return err
 	}
