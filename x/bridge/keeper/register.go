@@ -6,6 +6,7 @@ import (
 
 	"cosmossdk.io/collections"
 	errorsmod "cosmossdk.io/errors"
+	"github.com/ethereum/go-ethereum/common"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
@@ -56,8 +57,8 @@ func (m msgServer) RegisterEvmSigner(ctx context.Context, msg *types.MsgRegister
 
 	// Drop the old registration's indexes, then write the new one.
 	if old, err := m.Signers.Get(ctx, val); err == nil {
-		oldEvm, _ := types.ParseEvmAddress(old.EvmAddress)
-		if err := m.EvmSigners.Remove(ctx, oldEvm.Bytes()); err != nil {
+		// Stored checksummed by this handler or InitGenesis.
+		if err := m.EvmSigners.Remove(ctx, common.HexToAddress(old.EvmAddress).Bytes()); err != nil {
 			return nil, err
 		}
 		oldOrch, err := m.addressCodec.StringToBytes(old.Orchestrator)
