@@ -286,4 +286,13 @@ func TestBridgeOnFourValidators(t *testing.T) {
 	// Validator 2 against the first honest claim, and the fourth (honest)
 	// validator against validator 2: each disagreement is on record.
 	require.Len(t, gs.Conflicts, 2)
+
+	// Fair to the honest: everything bridged in can always be withdrawn, to
+	// the unit (withdrawals are capped at deposits, never below them).
+	n.ok(n.tx(4, withdraw(payee.Hex(), 9_000_000)))
+	require.Equal(t, int64(0), n.balance(user.Address))
+	cum, err = n.app.BridgeKeeper.Cumulative.Get(n.ctx(), payee.Bytes())
+	require.NoError(t, err)
+	require.Equal(t, "12000000", cum.String())
+	require.NoError(t, n.app.BridgeKeeper.CheckInvariants(n.ctx()))
 }
