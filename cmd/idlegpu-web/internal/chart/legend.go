@@ -1,0 +1,66 @@
+package chart
+
+import "math"
+
+const legendRowH = 18
+
+// legendHeight is the height legend needs to lay out names across width w.
+func legendHeight(names []string, w float64) float64 {
+	rows, x := 1, 0.0
+	for _, n := range names {
+		iw := legendItemWidth(n)
+		if x > 0 && x+iw > w {
+			rows, x = rows+1, 0
+		}
+		x += iw
+	}
+	return float64(rows) * legendRowH
+}
+
+// legendItemWidth is a swatch, the name and the gap to the next item.
+func legendItemWidth(name string) float64 {
+	return 14 + textWidth(name) + 16
+}
+
+// legend writes one swatch and name per entry, wrapping at width w, starting at (x0, y0) as the
+// top-left corner; entry i gets colour i.
+func (s *svg) legend(names []string, x0, y0, w float64) {
+	s.WriteString(`<g class="ch-legend">`)
+	x, y := 0.0, y0
+	for i, n := range names {
+		iw := legendItemWidth(n)
+		if x > 0 && x+iw > w {
+			x, y = 0, y+legendRowH
+		}
+		s.rect(x0+x, y+3, 10, 10, "ch-key "+colour(i), "")
+		s.text(x0+x+14, y+12, "start", "", n)
+		x += iw
+	}
+	s.WriteString(`</g>`)
+}
+
+// utcNoteEnd is where the "UTC" note in the bottom-left corner of time charts ends.
+const utcNoteEnd = 4 + 3*charW
+
+// xLabels writes labels under a time axis at baseline y, keeping each inside [utcNoteEnd+4, maxX]:
+// a label that would cross an end is anchored at its tick instead of centred on it, and one that
+// still does not fit, or that would overlap the previous label, is left out.
+func (s *svg) xLabels(xs []float64, labels []string, y, maxX float64) {
+	minX, prevEnd := utcNoteEnd+4, math.Inf(-1)
+	for i, x := range xs {
+		lw := textWidth(labels[i])
+		start, anchor := x-lw/2, "middle"
+		switch {
+		case start < minX:
+			start, anchor = x, "start"
+		case x+lw/2 > maxX:
+			start, anchor = x-lw, "end"
+		}
+		if start < minX || start+lw > maxX || start < prevEnd+6 {
+			continue
+		}
+		s.text(x, y, anchor, "", labels[i])
+		prevEnd = start + lw
+	}
+	s.text(4, y, "start", "ch-muted", "UTC")
+}
