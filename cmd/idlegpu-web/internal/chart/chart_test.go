@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -364,4 +365,33 @@ func BenchmarkLine100k(b *testing.B) {
 		out = chart.Line(opts, chart.Series{Name: "u", Points: pts})
 	}
 	b.ReportMetric(float64(len(out)), "svg-bytes")
+}
+
+func TestLineTimeAxisLabels(t *testing.T) {
+	// A week of hourly points: one label per UTC day, none overlapping the "UTC" note.
+	out := chart.Line(chart.LineOpts{Title: "week"}, chart.Series{Points: hourly(7*24+1, func(i int) float64 { return 1 })})
+	root := parse(t, out)
+	var labels []string
+	for _, g := range root.all("g") {
+		if g.attrs["class"] == "ch-xaxis" {
+			for _, tx := range g.all("text") {
+				labels = append(labels, tx.text)
+				x, _ := strconv.ParseFloat(tx.attrs["x"], 64)
+				w := 7 * float64(len(tx.text)) // the package's layout estimate
+				switch tx.attrs["text-anchor"] {
+				case "middle":
+					x -= w / 2
+				case "end":
+					x -= w
+				}
+				if tx.text != "UTC" && x < 4+3*7 {
+					t.Fatalf("label %q starts at x=%v, over the UTC note", tx.text, x)
+				}
+			}
+		}
+	}
+	want := "Dec 5|Dec 6|Dec 7|Dec 8|Dec 9|Dec 10|Dec 11|Dec 12|UTC"
+	if got := strings.Join(labels, "|"); got != want {
+		t.Fatalf("x labels %q, want %q", got, want)
+	}
 }

@@ -45,12 +45,14 @@ func downsample(pts []Point, t0, t1 time.Time, buckets int) []Point {
 	if len(pts) <= 2*buckets {
 		return pts
 	}
-	span := float64(t1.Sub(t0))
+	// Unix nanoseconds and a precomputed scale: time.Time.Sub and a division per point were most
+	// of the cost of a 100,000-point chart. UnixNano covers the years 1678 to 2262.
+	start, scale := t0.UnixNano(), 0.0
+	if span := t1.UnixNano() - start; span > 0 {
+		scale = float64(buckets) / float64(span)
+	}
 	bucketOf := func(p Point) int {
-		if span <= 0 {
-			return 0
-		}
-		b := int(float64(p.X.Sub(t0)) / span * float64(buckets))
+		b := int(float64(p.X.UnixNano()-start) * scale)
 		return min(max(b, 0), buckets-1)
 	}
 	out := make([]Point, 0, 2*buckets)
@@ -63,7 +65,9 @@ func downsample(pts []Point, t0, t1 time.Time, buckets int) []Point {
 		}
 	}
 	for i := 1; i < len(pts); i++ {
-		if b := bucketOf(pts[i]); b != cur {
+		// Buckets only move forward, even for times UnixNano cannot hold, so there are at most
+		// `buckets` flushes and the bound holds for any input.
+		if b := bucketOf(pts[i]); b > cur {
 			flush()
 			cur, lo, hi = b, i, i
 			continue

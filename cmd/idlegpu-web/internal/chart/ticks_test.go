@@ -136,3 +136,16 @@ func TestCleanSortsAndDropsNonFinite(t *testing.T) {
 		t.Fatal("clean modified its input")
 	}
 }
+
+func TestDownsampleBoundHoldsForTimesBeyondUnixNano(t *testing.T) {
+	// Times outside 1678..2262 overflow UnixNano; the bucket walk must still not exceed its bound.
+	var pts []Point
+	for i := range 5000 {
+		pts = append(pts, Point{X: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(i/10, 0, 0), Y: float64(i % 13)})
+	}
+	pts = append(pts, Point{X: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), Y: 99})
+	got := downsample(pts, pts[0].X, pts[len(pts)-1].X, 100)
+	if len(got) > 200 {
+		t.Fatalf("%d points, want <= 200", len(got))
+	}
+}
