@@ -82,7 +82,7 @@ func Bars(opts BarOpts, bars ...Bar) template.HTML {
 	var s svg
 	s.open("bars", opts.Title, w, h)
 	if len(names) > 1 {
-		s.legend(names, 10, 6, w-20)
+		s.legend(names, nil, 10, 6, w-20)
 	}
 	s.WriteString(`<g class="ch-xaxis">`)
 	for _, v := range xs.ticks {
@@ -95,7 +95,13 @@ func Bars(opts BarOpts, bars ...Bar) template.HTML {
 	for i, b := range bars {
 		y := top + float64(i)*(rowH+gap)
 		s.WriteString(`<g class="ch-bar">`)
-		s.text(left-8, y+rowH/2+4, "end", "", clip(b.Label, maxChars))
+		if short := clip(b.Label, maxChars); short != b.Label { // the full label as its tooltip
+			s.WriteString(`<g><title>` + esc(b.Label) + `</title>`)
+			s.text(left-8, y+rowH/2+4, "end", "", short)
+			s.WriteString(`</g>`)
+		} else {
+			s.text(left-8, y+rowH/2+4, "end", "", b.Label)
+		}
 		x := left
 		for _, p := range b.Parts {
 			v := partValue(p.Value)

@@ -395,3 +395,43 @@ func TestLineTimeAxisLabels(t *testing.T) {
 		t.Fatalf("x labels %q, want %q", got, want)
 	}
 }
+
+func TestLineLegendColoursMatchSeries(t *testing.T) {
+	flat := func(int) float64 { return 1 }
+	out := chart.Line(chart.LineOpts{Title: "c"},
+		chart.Series{Name: "empty"}, chart.Series{Name: "a", Points: hourly(3, flat)}, chart.Series{Name: "b", Points: hourly(3, flat)})
+	root := parse(t, out)
+	var keys, series []string
+	for _, r := range root.all("rect") {
+		keys = append(keys, strings.TrimPrefix(r.attrs["class"], "ch-key "))
+	}
+	for _, g := range root.all("g") {
+		if c, ok := strings.CutPrefix(g.attrs["class"], "ch-series "); ok {
+			series = append(series, c)
+		}
+	}
+	if strings.Join(keys, " ") != "ch-c1 ch-c2" || strings.Join(series, " ") != "ch-c1 ch-c2" {
+		t.Fatalf("legend %q, series %q, want ch-c1 ch-c2 for both", keys, series)
+	}
+}
+
+func TestBarsClipLongLabelsKeepingThemAsTooltips(t *testing.T) {
+	long := strings.Repeat("NVIDIA H100 80GB HBM3 ", 10)
+	root := parse(t, chart.Bars(chart.BarOpts{Title: "b"}, chart.Bar{Label: long}))
+	var clipped string
+	for _, tx := range root.all("text") {
+		if strings.HasSuffix(tx.text, "…") {
+			clipped = tx.text
+		}
+	}
+	if clipped == "" || len([]rune(clipped)) > 40 {
+		t.Fatalf("label not clipped: %q", clipped)
+	}
+	found := false
+	for _, tt := range root.all("title") {
+		found = found || tt.text == long
+	}
+	if !found {
+		t.Fatal("full label not kept as a tooltip")
+	}
+}

@@ -108,7 +108,7 @@ func Columns(opts ColumnOpts, series ...Series) template.HTML {
 	var s svg
 	s.open("columns", opts.Title, w, h)
 	if names != nil {
-		s.legend(names, 10, 8, w-20)
+		s.legend(names, nil, 10, 8, w-20)
 	}
 	s.WriteString(`<g class="ch-yaxis">`)
 	for i, v := range ys.ticks {

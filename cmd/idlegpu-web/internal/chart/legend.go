@@ -21,8 +21,8 @@ func legendItemWidth(name string) float64 {
 }
 
 // legend writes one swatch and name per entry, wrapping at width w, starting at (x0, y0) as the
-// top-left corner; entry i gets colour i.
-func (s *svg) legend(names []string, x0, y0, w float64) {
+// top-left corner; entry i gets colour colours[i], or colour i when colours is nil.
+func (s *svg) legend(names []string, colours []int, x0, y0, w float64) {
 	s.WriteString(`<g class="ch-legend">`)
 	x, y := 0.0, y0
 	for i, n := range names {
@@ -30,7 +30,11 @@ func (s *svg) legend(names []string, x0, y0, w float64) {
 		if x > 0 && x+iw > w {
 			x, y = 0, y+legendRowH
 		}
-		s.rect(x0+x, y+3, 10, 10, "ch-key "+colour(i), "")
+		c := i
+		if colours != nil {
+			c = colours[i]
+		}
+		s.rect(x0+x, y+3, 10, 10, "ch-key "+colour(c), "")
 		s.text(x0+x+14, y+12, "start", "", n)
 		x += iw
 	}

@@ -87,10 +87,14 @@ func Line(opts LineOpts, series ...Series) template.HTML {
 		}
 	}
 
+	// A series keeps the colour of its argument position even when one before it is empty, so
+	// the same series has the same colour on every chart of a page.
 	var names []string
+	var colours []int
 	if len(ds) > 1 {
 		for _, d := range ds {
 			names = append(names, d.name)
+			colours = append(colours, d.idx)
 		}
 	}
 	top := 10.0
@@ -120,7 +124,7 @@ func Line(opts LineOpts, series ...Series) template.HTML {
 	var s svg
 	s.open("line", opts.Title, w, h)
 	if names != nil {
-		s.legend(names, 10, 8, w-20)
+		s.legend(names, colours, 10, 8, w-20)
 	}
 
 	// Y grid and labels.
