@@ -80,6 +80,9 @@ func (c *Chain) Start() {
 		"--rpc.pprof_laddr", fmt.Sprintf("127.0.0.1:%d", c.ports[4]))
 }
 
+// GRPC is the node's gRPC address (host:port, plaintext).
+func (c *Chain) GRPC() string { return fmt.Sprintf("127.0.0.1:%d", c.ports[2]) }
+
 // PprofAddr is where the node serves net/http/pprof.
 func (c *Chain) PprofAddr() string { return fmt.Sprintf("127.0.0.1:%d", c.ports[4]) }
 

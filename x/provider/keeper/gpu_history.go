@@ -64,5 +64,5 @@ func (k Keeper) inheritGPUHistories(ctx context.Context, provider sdk.AccAddress
 		return nil
 	}
 	rep.ReliabilityBps = lowest
-	return k.Reputations.Set(ctx, provider, rep)
+	return k.setReputation(ctx, provider, rep)
 }

@@ -46,7 +46,7 @@ func (m msgServer) RegisterProvider(ctx context.Context, msg *types.MsgRegisterP
 	if err := m.setProvider(ctx, operator, p); err != nil {
 		return nil, err
 	}
-	if err := m.Reputations.Set(ctx, operator, types.Reputation{ReliabilityBps: params.InitialReliabilityBps}); err != nil {
+	if err := m.setReputation(ctx, operator, types.Reputation{ReliabilityBps: params.InitialReliabilityBps}); err != nil {
 		return nil, err
 	}
 	return &types.MsgRegisterProviderResponse{}, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventProviderRegistered{

@@ -67,5 +67,16 @@ func (k Keeper) updateReputation(ctx context.Context, provider sdk.AccAddress, u
 		return err
 	}
 	update(&r)
-	return k.Reputations.Set(ctx, provider, r)
+	return k.setReputation(ctx, provider, r)
+}
+
+// setReputation is the one place a reputation is written after genesis; it
+// emits EventReputationChanged so reliability over time can be indexed.
+func (k Keeper) setReputation(ctx context.Context, provider sdk.AccAddress, r types.Reputation) error {
+	if err := k.Reputations.Set(ctx, provider, r); err != nil {
+		return err
+	}
+	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventReputationChanged{
+		Provider: k.str(provider), Reputation: r,
+	})
 }

@@ -53,3 +53,19 @@ func (s *KeeperTestSuite) TestRecordLeaseOutcome() {
 	s.Require().ErrorIs(s.keeper.RecordLeaseOutcome(s.ctx, s.accs[1].Address, types.LEASE_OUTCOME_COMPLETED), types.ErrProviderNotFound)
 	s.Require().ErrorIs(s.keeper.RecordEpoch(s.ctx, s.accs[1].Address, true), types.ErrProviderNotFound)
 }
+
+// Every reputation write is announced with the value written, so an indexer
+// keeps reliability over time exactly as the chain computed it: at
+// registration, after an epoch (9000 → 9016 proven, → 8876 missed) and
+// after a lease outcome.
+func (s *KeeperTestSuite) TestReputationChangedEvents() {
+	s.register(0)
+	op := s.accs[0].Address
+	s.requireEvent(&types.EventReputationChanged{Provider: s.operator(0), Reputation: types.Reputation{ReliabilityBps: 9000}})
+	s.Require().NoError(s.keeper.RecordEpoch(s.ctx, op, true))
+	s.requireEvent(&types.EventReputationChanged{Provider: s.operator(0), Reputation: types.Reputation{ReliabilityBps: 9016, ProvenEpochs: 1}})
+	s.Require().NoError(s.keeper.RecordEpoch(s.ctx, op, false))
+	s.requireEvent(&types.EventReputationChanged{Provider: s.operator(0), Reputation: types.Reputation{ReliabilityBps: 8876, ProvenEpochs: 1, MissedEpochs: 1}})
+	s.Require().NoError(s.keeper.RecordLeaseOutcome(s.ctx, op, types.LEASE_OUTCOME_COMPLETED))
+	s.requireEvent(&types.EventReputationChanged{Provider: s.operator(0), Reputation: types.Reputation{ReliabilityBps: 8876, ProvenEpochs: 1, MissedEpochs: 1, LeasesCompleted: 1}})
+}
