@@ -5,6 +5,21 @@
 // small helpers with timeouts that report the URL and the page text when they
 // give up.
 //
+// Starting Chromium takes seconds, a tab well under one: start one Browser in a
+// test and give each subtest its own Page.
+//
+//	func TestConnect(t *testing.T) {
+//		b := browser.Start(t)
+//		t.Run("signs in", func(t *testing.T) {
+//			w := browser.NewWallet(t, chainID)
+//			p := b.NewPage(t, w)
+//			p.Navigate(srv.URL + "/")
+//			p.Click("#connect")
+//			p.WaitText("#account", w.Address().Hex())
+//			// p.WalletCalls() lists what the page asked the wallet to sign.
+//		})
+//	}
+//
 // Environment:
 //
 //   - IDLEGPU_CHROMIUM: the browser binary. When set, a browser that cannot be

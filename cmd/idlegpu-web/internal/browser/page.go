@@ -32,6 +32,14 @@ const bindingName = "__idlegpuWalletRequest"
 
 // Page is one browser tab. Its helpers fail the test (t.Fatalf) when they time
 // out; they must be called from the test's goroutine.
+//
+// The page's errors are recorded (see Errors) and, when the test ends, each
+// one that AllowErrors did not expect fails it: console.error and failed
+// console.assert calls, uncaught exceptions and promise rejections, errors the
+// browser logs (such as a Content-Security-Policy violation), requests that
+// fail at the network level, and responses with status 400 or above, for any
+// request the tab makes except the browser's own /favicon.ico fetch. A
+// request canceled by a navigation is not an error.
 type Page struct {
 	// Timeout bounds each helper; DefaultTimeout unless changed.
 	Timeout time.Duration
