@@ -51,6 +51,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 		return err
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	leases := make([]types.Lease, 0, len(out.Winners))
 	for i, w := range out.Winners {
 		if err := k.offers.OccupyForLease(ctx, w.OfferID, w.GPUs); err != nil {
 			return err
@@ -73,6 +74,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 			return err
 		}
 		job.LeaseIds = append(job.LeaseIds, id)
+		leases = append(leases, l)
 	}
 	job.Status = types.JOB_STATUS_MATCHED
 	job.ClearingPrice = price
@@ -82,6 +84,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 	}
 	return em.EmitTypedEvent(&types.EventJobCleared{
 		JobId: job.Id, ClearingPrice: price, Rule: params.ClearingRule, LeaseIds: job.LeaseIds, Candidates: uint32(len(cands)),
+		Leases: leases,
 	})
 }
 

@@ -115,13 +115,16 @@ func (k Keeper) endLease(ctx context.Context, leaseID uint64, status types.Lease
 	if err := k.Leases.Set(ctx, l.Id, l); err != nil {
 		return err
 	}
-	if err := k.leaseEnded(ctx, l); err != nil {
+	jobStatus, err := k.leaseEnded(ctx, l)
+	if err != nil {
 		return err
 	}
 	if err := k.afterLeaseEnded(ctx, l); err != nil {
 		return err
 	}
-	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeaseEnded{LeaseId: l.Id, Status: status, Reason: reason, Paid: l.Paid})
+	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeaseEnded{
+		LeaseId: l.Id, Status: status, Reason: reason, Paid: l.Paid, JobId: l.JobId, JobStatus: jobStatus,
+	})
 }
 
 // stopLease ends a running lease early (x/auction/README.md, "Ending a lease early"):
@@ -158,14 +161,15 @@ func (k Keeper) stopLease(ctx context.Context, l types.Lease, final types.LeaseS
 
 // leaseEnded counts the lease out of its job; the job's status summarises
 // how its leases ended (types.JobStatusAfter), final with its last lease.
-func (k Keeper) leaseEnded(ctx context.Context, l types.Lease) error {
+// It returns the job's new status.
+func (k Keeper) leaseEnded(ctx context.Context, l types.Lease) (types.JobStatus, error) {
 	job, err := k.Job(ctx, l.JobId)
 	if err != nil {
-		return err
+		return types.JOB_STATUS_UNSPECIFIED, err
 	}
 	job.OpenLeases--
 	job.Status = types.JobStatusAfter(job.Status, l, job.OpenLeases == 0)
-	return k.Jobs.Set(ctx, job.Id, job)
+	return job.Status, k.Jobs.Set(ctx, job.Id, job)
 }
 
 // EndProviderLeases ends every live lease of a provider with status (a
