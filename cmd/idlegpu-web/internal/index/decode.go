@@ -82,13 +82,28 @@ func decodeEvents(evs []abci.Event) ([]proto.Message, error) {
 		if !indexed[ev.Type] {
 			continue
 		}
-		m, err := sdk.ParseTypedEvent(ev)
+		m, err := sdk.ParseTypedEvent(typedOnly(ev))
 		if err != nil {
 			return nil, fmt.Errorf("decode event %s: %w", ev.Type, err)
 		}
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// typedOnly drops the attributes the SDK adds to a typed event after the
+// fact ("mode" on finalize-block events, "msg_index" on a tx's): every
+// attribute of the event proper is JSON, and "mode"'s value is not.
+func typedOnly(ev abci.Event) abci.Event {
+	attrs := make([]abci.EventAttribute, 0, len(ev.Attributes))
+	for _, a := range ev.Attributes {
+		if a.Key == "mode" || a.Key == "msg_index" {
+			continue
+		}
+		attrs = append(attrs, a)
+	}
+	ev.Attributes = attrs
+	return ev
 }
 
 // isEndBlock reports whether a finalize-block event came from EndBlock
