@@ -37,14 +37,16 @@ help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 .PHONY: build
-build: ## build idlegpud and idlegpu-agent into ./build
+build: ## build idlegpud, idlegpu-agent and idlegpu-web into ./build
 	$(GO) build -tags "$(node_tags)" -ldflags '$(ldflags)' -o $(BUILD_DIR)/idlegpud ./cmd/idlegpud
 	$(GO) build -ldflags '$(agent_ldflags)' -o $(BUILD_DIR)/idlegpu-agent ./cmd/idlegpu-agent
+	$(GO) build -o $(BUILD_DIR)/idlegpu-web ./cmd/idlegpu-web
 
 .PHONY: install
-install: ## install idlegpud and idlegpu-agent into $GOBIN
+install: ## install idlegpud, idlegpu-agent and idlegpu-web into $GOBIN
 	$(GO) install -tags "$(node_tags)" -ldflags '$(ldflags)' ./cmd/idlegpud
 	$(GO) install -ldflags '$(agent_ldflags)' ./cmd/idlegpu-agent
+	$(GO) install ./cmd/idlegpu-web
 
 .PHONY: node
 node: build ## run a fresh single-validator chain in a temp home (Ctrl-C stops it)
@@ -53,8 +55,14 @@ node: build ## run a fresh single-validator chain in a temp home (Ctrl-C stops i
 .PHONY: test
 test: lint test-go sim demo ## everything CI runs: lint, all Go tests, short simulation, the demo
 
+# The web app's end-to-end test drives headless Chromium (Debian's
+# chromium); where none is installed it skips and says so. CI installs it
+# and sets IDLEGPU_CHROMIUM, so there it cannot skip.
+IDLEGPU_CHROMIUM ?= $(shell command -v chromium chromium-browser google-chrome 2>/dev/null | head -1)
+export IDLEGPU_CHROMIUM
+
 .PHONY: test-go
-test-go: geth ## unit, integration, network and end-to-end tests (the vault's against geth --dev too)
+test-go: geth ## unit, integration, network and end-to-end tests (the vault's against geth --dev, the web app's in headless Chromium)
 	IDLEGPU_GETH=$(GETH) $(GO) test -timeout 20m ./...
 
 .PHONY: lint
@@ -75,8 +83,12 @@ $(BUILD_DIR)/detlint: $(wildcard scripts/detlint/*.go scripts/detlint/cmd/detlin
 	$(GO) build -o $@ ./scripts/detlint/cmd/detlint
 
 .PHONY: demo
-demo: build ## the whole story: a chain, two providers' agents, a renter's job proven and paid; checks every figure
+demo: build ## the whole story: a chain, two providers' agents, a renter's job proven and paid, the web app; checks every figure
 	$(GO) run ./scripts/demo -bin $(BUILD_DIR)
+
+.PHONY: demo-web
+demo-web: build ## the demo, then everything (chain, agents, web app) left running to look around until Ctrl-C
+	$(GO) run ./scripts/demo -bin $(BUILD_DIR) -keep
 
 .PHONY: localnet
 localnet: build ## four validators on loopback in ./build/localnet (background; logs there)

@@ -36,19 +36,24 @@ const (
 )
 
 func main() {
-	bin := flag.String("bin", "build", "directory with idlegpud and idlegpu-agent (make build)")
+	bin := flag.String("bin", "build", "directory with idlegpud, idlegpu-agent and idlegpu-web (make build)")
+	keep := flag.Bool("keep", false, "keep the chain, the agents and the web app running after the story, until Ctrl-C")
 	flag.Parse()
 	root, err := os.Getwd()
 	if err != nil {
 		fatal("%v", err)
 	}
 	d := harness.NewProgram("demo")
-	go func() { // Ctrl-C: stop everything started, remove the homes
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-		<-sig
-		fmt.Println("\ninterrupted: stopping")
-		d.FailNow()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	storyDone := make(chan struct{})
+	go func() { // Ctrl-C during the story: stop everything started, remove the homes
+		select {
+		case <-sig:
+			fmt.Println("\ninterrupted: stopping")
+			d.FailNow()
+		case <-storyDone:
+		}
 	}()
 	bins := harness.Binaries{Idlegpud: filepath.Join(*bin, "idlegpud"), Agent: filepath.Join(*bin, "idlegpu-agent")}
 	for _, b := range []string{bins.Idlegpud, bins.Agent} {
@@ -62,15 +67,26 @@ func main() {
 	if bins.Agent, err = filepath.Abs(bins.Agent); err != nil {
 		fatal("%v", err)
 	}
-	ok := run(d, root, bins)
+	url, ok := run(d, root, bins, *bin)
+	close(storyDone)
+	if url != "" {
+		if *keep {
+			fmt.Printf("\nthe web app is at %s (the market, lease 1, the providers); everything keeps running until Ctrl-C\n", url)
+			<-sig
+			fmt.Println("\nstopping")
+		} else {
+			fmt.Printf("\nthe web app served this chain at %s while it ran; `make demo-web` keeps it up to look around\n", url)
+		}
+	}
 	d.Close()
 	if !ok {
 		os.Exit(1)
 	}
 }
 
-// run is the story; false when a figure is not what it must be.
-func run(d *harness.Program, root string, bins harness.Binaries) bool {
+// run is the story; false when a figure is not what it must be. It ends
+// with the web app serving the chain and returns its URL.
+func run(d *harness.Program, root string, bins harness.Binaries, bin string) (string, bool) {
 	say("starting a single-node chain: 1 s blocks, %d s epochs, 1 s samples, 80 %% of them required (demo genesis)", epochSecs)
 	c := harness.NewChain(d, bins, root, harness.GenesisEdits{
 		"settlement": {"epoch_seconds": strconv.Itoa(epochSecs), "sample_interval_seconds": "1", "proof_grace_seconds": "30",
@@ -198,7 +214,11 @@ func run(d *harness.Program, root string, bins harness.Binaries) bool {
 	if ok {
 		fmt.Printf("every figure matches the expected arithmetic (%d checks)\n", len(checks))
 	}
-	return ok
+	url, webOK := startWeb(d, c, bin, a.Addr, earned)
+	if webOK {
+		say("the web app indexed the chain and shows lease 1's proven epochs and provider A's earnings: %s", url)
+	}
+	return url, ok && webOK
 }
 
 type check struct {

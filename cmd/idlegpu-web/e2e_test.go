@@ -1,0 +1,199 @@
+package main_test
+
+import (
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/stretchr/testify/require"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/agent/config"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/browser"
+	"github.com/idlegpu/idlegpu/scripts/harness"
+)
+
+const (
+	model = "NVIDIA H100 80GB HBM3"
+	image = "registry.example/idlegpu/web-e2e@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	// manifest is one line: a textarea sends it byte for byte, so its
+	// sha256 in the bid is the one the agent checks.
+	manifest = `{"command":["sh","-c","echo web job on $CUDA_VISIBLE_DEVICES; while :; do sleep 1; done"]}`
+	// evmChainID is x/auction's default evm_chain_id: the wallet's chain.
+	evmChainID = 1337
+	relayerFee = 50_000
+)
+
+// TestWebAppEndToEnd: a real idlegpud, the real agent offering one
+// simulated H100, and idlegpu-web serving and indexing them, driven in
+// headless Chromium. The market shows the agent's offer and price; a renter
+// whose only key is an Ethereum key (an injected EIP-1193 wallet signing in
+// Go) posts a job from the form, seeing the escrow first; the relayer
+// submits it and earns its fee; the job's lease and its proven epochs appear
+// with exact amounts; the provider page shows the earnings. Every page is
+// screenshotted into build/screenshots and any console error fails the test.
+func TestWebAppEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a chain, the agent, the web app and Chromium (minutes)")
+	}
+	b := browser.Start(t)
+	c := harness.NewChain(t, bins, root, harness.GenesisEdits{
+		"settlement": {"epoch_seconds": "20", "sample_interval_seconds": "1", "min_samples_ratio_bps": 7000, "proof_grace_seconds": "30"},
+	})
+	a := harness.NewAgent(t, c, bins, harness.AgentOptions{GPUs: 1, Seed: 21, Edit: func(cfg *config.Config) { cfg.Rewards.ClaimEvery = "5s" }})
+	c.Tx("alice", "bank", "send", "alice", a.Addr, "500000000ugpu")
+	a.CLI("register", "--region", "eu-de-fra1", "--endpoint", a.Endpoint, "--bond", "200000000ugpu", "--moniker", "web e2e")
+	a.Start()
+
+	// The renter: an Ethereum key, its account the address's 20 bytes,
+	// funded with 10 USDC.
+	key, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	wallet := &browser.Wallet{Key: key, ChainID: evmChainID}
+	renter := sdk.MustBech32ifyAddressBytes(chaincfg.Bech32Prefix, wallet.Address().Bytes())
+	c.Tx("alice", "bank", "send", "alice", renter, "10000000uusdc")
+	relayer := c.Address("validator")
+	relayerBefore := c.Balance(relayer, "uusdc")
+
+	port := harness.FreePorts(t, 1)[0]
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	app := harness.Start(t, web, "serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port),
+		"--node", c.RPC, "--grpc", c.GRPC(), "--chain-id", c.ChainID, "--db", filepath.Join(t.TempDir(), "index.db"),
+		"--relayer-key", "validator", "--keyring-dir", c.Home, "--keyring-backend", "test", "--relayer-fee", fmt.Sprint(relayerFee))
+	defer func() {
+		if t.Failed() {
+			t.Logf("web output (tail):\n%s", harness.Tail(app.Output(), 40))
+			t.Logf("agent output (tail):\n%s", harness.Tail(a.Output(), 40))
+		}
+	}()
+	harness.WaitFor(t, 60*time.Second, "the web app", func() bool {
+		res, err := http.Get(url + "/healthz")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	})
+
+	p := b.NewPage(t, wallet)
+	p.Timeout = 60 * time.Second
+
+	// Market: the agent's offer, its preemptible floor, its free GPU.
+	waitPage(t, p, url+"/", "#asks", "0.90 USDC/GPU-h")
+	require.Contains(t, p.Text("#asks"), model)
+	require.Contains(t, p.Text("#capacity-model"), model)
+	p.Screenshot("market")
+
+	// Post a job: the form in human units; the preview shows the escrow
+	// before anything is signed (1 GPU × 40 s at most 1 USDC/GPU-h:
+	// ceil(1,000,000 × 40 / 3600) = 11,112 uusdc).
+	p.Navigate(url + "/post")
+	p.WaitVisible("#sign-job")
+	fill := map[string]string{
+		"#gpus": "1", "#min_memory": "80GB", "#region": "eu", "#duration": "40s", "#max_price": "1usdc/gpu-h",
+		"#image": image, "#manifest": manifest, "#bid_window": "0", "#max_relayer_fee": "0.05",
+	}
+	for sel, v := range fill {
+		p.SetValue(sel, v)
+	}
+	p.SetValue("#model", model)
+	p.SetValue("#tier", "bronze")
+	p.SetValue("#workload", "training")
+	p.Click("#preview")
+	p.WaitText("#escrow-preview", "locks 0.011112 USDC in escrow")
+	require.Contains(t, p.Text("#escrow-preview"), "0.061112 USDC in all")
+	p.Screenshot("post-preview")
+
+	// Sign and post: the wallet is asked for eth_signTypedData_v4 of a
+	// JobBid, the relayer submits it, the page moves to the job.
+	p.WaitVisible("#sign-job")
+	p.Click("#sign-job")
+	p.WaitText("#job-status", "matched")
+	require.True(t, strings.HasSuffix(p.URL(), "/jobs/1"), p.URL())
+	var signed bool
+	for _, call := range p.WalletCalls() {
+		if call.Method == "eth_signTypedData_v4" {
+			signed = true
+			require.Contains(t, call.Params[1], `"primaryType":"JobBid"`)
+		}
+	}
+	require.True(t, signed, "the wallet signed the bid")
+	require.Contains(t, p.Text("#clearing-price"), "0.90 USDC/GPU-h")
+	p.Screenshot("job")
+	require.EqualValues(t, relayerBefore+relayerFee, c.Balance(relayer, "uusdc"), "the relayer earned the fee the bid allowed")
+
+	// The renter sends the manifest to the provider (wallet-signed, by the
+	// CLI here) and the lease runs; its first proven epoch pays
+	// floor(900,000 × 20 / 3600) = 5,000 uusdc.
+	keyFile := filepath.Join(t.TempDir(), "wallet.hex")
+	require.NoError(t, os.WriteFile(keyFile, []byte(hex.EncodeToString(crypto.FromECDSA(key))), 0o600))
+	mf := filepath.Join(t.TempDir(), "manifest.json")
+	require.NoError(t, os.WriteFile(mf, []byte(manifest), 0o600))
+	require.Contains(t, string(c.CLI("lease", "send-manifest", "1", mf, "--eth-key", keyFile)), "manifest accepted for lease 1")
+	waitPage(t, p, url+"/leases/1", "#epochs", "proven")
+	require.Contains(t, p.Text("#epochs"), "0.005 USDC")
+	require.Contains(t, p.Text("#lease-price"), "0.90 USDC/GPU-h")
+	p.Screenshot("lease")
+
+	// The lease completes (two epochs, 10,000 uusdc); the provider page
+	// shows what it earned net of the take rate, as the index has it.
+	c.WaitLease(1, "LEASE_STATUS_COMPLETED", 120*time.Second)
+	var sp struct {
+		Params struct {
+			TakeRateBps uint32 `json:"take_rate_bps"`
+		} `json:"params"`
+	}
+	c.Query(&sp, "settlement", "params")
+	const paid = 10_000
+	earned := paid - paid*int64(sp.Params.TakeRateBps)/10_000
+	want := fmt.Sprintf("%s USDC", strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", float64(earned)/1e6), "0"), "."))
+	waitPage(t, p, url+"/providers/"+a.Addr, "#earned", want)
+	require.Contains(t, p.Text("#gpus"), model)
+	p.Screenshot("provider")
+
+	// The renter's jobs, found from the wallet's button.
+	p.Navigate(url + "/jobs")
+	p.Click("[data-wallet-connect]")
+	p.WaitText("#jobs", "completed")
+	require.Contains(t, p.Text(".leases.ended"), "0.01 USDC", "the ended lease paid 10,000 uusdc")
+	p.Screenshot("jobs")
+
+	waitPage(t, p, url+"/network", "#validators", "")
+	require.Contains(t, p.Text("#params-auction"), "evm_chain_id")
+	p.Screenshot("network")
+
+	// Without JavaScript the market and the escrow preview still work.
+	nojs := b.NewPageNoJS(t)
+	nojs.Navigate(url + "/")
+	nojs.WaitText("#asks", "0.90 USDC/GPU-h")
+	nojs.Navigate(url + "/post?preview=1&gpus=2&duration=2h&max_price=1.5usdc/gpu-h&image=" + image + "&tier=silver&workload=batch&manifest=x")
+	nojs.WaitText("#escrow-preview", "locks 6.00 USDC in escrow")
+	nojs.Screenshot("post-nojs")
+}
+
+// waitPage reloads url until sel's text contains want: the index and the
+// chain move on their own time.
+func waitPage(t *testing.T, p *browser.Page, url, sel, want string) {
+	t.Helper()
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		p.Navigate(url)
+		var txt string
+		p.Eval(fmt.Sprintf(`(document.querySelector(%q)||{}).innerText||""`, sel), &txt)
+		if strings.Contains(txt, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %s never showed %q; it shows %q", url, sel, want, txt)
+		}
+		time.Sleep(time.Second)
+	}
+}

@@ -1,0 +1,43 @@
+package web
+
+import (
+	"net/http"
+	"testing"
+)
+
+// BenchmarkPages measures each page's server time (handler, gRPC reads of
+// the real app's state, index queries, rendering) on a market of 10,000
+// one-GPU offers from 50 providers and an index of 100,000 ended leases,
+// each with a proven epoch. "market-cold" re-reads all 10,000 offers (what
+// the first request after marketTTL pays); "market" serves the cached read.
+//
+//	go test ./cmd/idlegpu-web/internal/web -run '^$' -bench BenchmarkPages -benchtime 20x
+func BenchmarkPages(b *testing.B) {
+	f := newFixture(b, 50, 200, 100_000)
+	p0, r0 := f.providers[0], f.renters[0]
+	pages := []struct{ name, path string }{
+		{"market", "/"},
+		{"market-cold", "/"},
+		{"providers", "/providers"},
+		{"provider", "/providers/" + p0},
+		{"jobs", "/jobs?renter=" + r0},
+		{"job", "/jobs/1"},
+		{"lease", "/leases/1"},
+		{"network", "/network"},
+		{"post", "/post"},
+		{"post-preview", "/post?preview=1&gpus=2&duration=2h&max_price=1.5usdc/gpu-h&tier=silver&workload=batch&manifest=x&image=" + imageRef},
+	}
+	for _, pg := range pages {
+		b.Run(pg.name, func(b *testing.B) {
+			if code, body := f.get(b, pg.path); code != http.StatusOK {
+				b.Fatalf("%s: %d %s", pg.path, code, snippet(body))
+			}
+			for b.Loop() {
+				if pg.name == "market-cold" {
+					f.srv.market.m = nil
+				}
+				f.get(b, pg.path)
+			}
+		})
+	}
+}

@@ -1,0 +1,224 @@
+package web
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	sdkmath "cosmossdk.io/math"
+	"google.golang.org/grpc"
+
+	"github.com/cosmos/cosmos-sdk/types/query"
+
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+)
+
+// marketTTL is how long one read of every offer serves the market page: a
+// block is about a second, and a market of 10,000 offers must not be read
+// from the node on every request.
+const marketTTL = time.Second
+
+// offerPage is how many offers one Search call asks for.
+const offerPage = 1000
+
+// Market is the standing capacity, summed from every open offer.
+type Market struct {
+	At       time.Time
+	Offers   int
+	GPUs     int
+	Leased   int
+	ByModel  []Capacity
+	ByRegion []Capacity
+	ByLane   []Capacity
+	// Asks are the cheapest open offers per model and lane, cheapest first.
+	Asks []Ask
+}
+
+// Capacity is GPUs offered, leased and free in one group, with the
+// cheapest price asked for a free GPU in it.
+type Capacity struct {
+	Key            string
+	Offers         int
+	GPUs, Leased   int
+	CheapestDenom  string
+	Cheapest       sdkmath.Int
+	HasFreeAskable bool
+}
+
+// Free is what can be rented now.
+func (c Capacity) Free() int { return c.GPUs - c.Leased }
+
+// FillBps is leased over offered, in bps.
+func (c Capacity) FillBps() uint32 {
+	if c.GPUs == 0 {
+		return 0
+	}
+	return uint32(c.Leased * 10_000 / c.GPUs)
+}
+
+// Ask is one offer's price on one lane.
+type Ask struct {
+	OfferID  uint64
+	Provider string
+	Model    string
+	Region   string
+	Lane     string
+	MemMiB   uint64
+	Free     int
+	Price    sdkmath.Int
+	Denom    string
+}
+
+// maxAsks is how many of the cheapest asks the depth table shows per model
+// and lane.
+const maxAsks = 10
+
+// marketCache keeps one Market for marketTTL; concurrent requests share one
+// read of the node.
+type marketCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	m    *Market
+	conn grpc.ClientConnInterface
+	now  func() time.Time
+}
+
+func (c *marketCache) get(ctx context.Context) (*Market, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m != nil && c.now().Sub(c.at) < marketTTL {
+		return c.m, nil
+	}
+	m, err := readMarket(ctx, c.conn)
+	if err != nil {
+		return nil, err
+	}
+	c.m, c.at = m, c.now()
+	m.At = c.at
+	return m, nil
+}
+
+// readMarket pages through every open offer the node will match (its
+// provider can take work) and sums them.
+func readMarket(ctx context.Context, conn grpc.ClientConnInterface) (*Market, error) {
+	q := offertypes.NewQueryClient(conn)
+	var offers []offertypes.Offer
+	var key []byte
+	for {
+		res, err := q.Search(ctx, &offertypes.QuerySearchRequest{
+			Status:     offertypes.OFFER_STATUS_OPEN,
+			Pagination: &query.PageRequest{Key: key, Limit: offerPage},
+		})
+		if err != nil {
+			return nil, err
+		}
+		offers = append(offers, res.Offers...)
+		if res.Pagination == nil || len(res.Pagination.NextKey) == 0 {
+			break
+		}
+		key = res.Pagination.NextKey
+	}
+	return summarise(offers), nil
+}
+
+// lanes in the order the page lists them.
+var lanes = []offertypes.Lane{offertypes.LANE_ON_DEMAND, offertypes.LANE_PREEMPTIBLE, offertypes.LANE_RESERVED}
+
+// lanePrice is an offer's price on a lane (reserved sells at the on-demand
+// price), or nil when it does not sell there.
+func lanePrice(o offertypes.Offer, l offertypes.Lane) *sdkmath.Int {
+	if o.Terms.Lanes&uint32(l) == 0 {
+		return nil
+	}
+	p := o.Terms.PriceOnDemand
+	if l == offertypes.LANE_PREEMPTIBLE {
+		p = o.Terms.PricePreemptible
+	}
+	if p == nil || p.Amount.IsNil() {
+		return nil
+	}
+	return &p.Amount
+}
+
+func summarise(offers []offertypes.Offer) *Market {
+	m := &Market{Offers: len(offers)}
+	byModel, byRegion, byLane := map[string]*Capacity{}, map[string]*Capacity{}, map[string]*Capacity{}
+	add := func(groups map[string]*Capacity, key string, o offertypes.Offer, price *sdkmath.Int, denom string) {
+		c := groups[key]
+		if c == nil {
+			c = &Capacity{Key: key}
+			groups[key] = c
+		}
+		c.Offers++
+		c.GPUs += len(o.GpuUuids)
+		c.Leased += len(o.OccupiedGpuUuids)
+		if price != nil && len(o.GpuUuids) > len(o.OccupiedGpuUuids) && (!c.HasFreeAskable || price.LT(c.Cheapest)) {
+			c.Cheapest, c.CheapestDenom, c.HasFreeAskable = *price, denom, true
+		}
+	}
+	asks := map[string][]Ask{}
+	for _, o := range offers {
+		m.GPUs += len(o.GpuUuids)
+		m.Leased += len(o.OccupiedGpuUuids)
+		free := len(o.GpuUuids) - len(o.OccupiedGpuUuids)
+		var cheapest *sdkmath.Int
+		var denom string
+		for _, l := range lanes {
+			p := lanePrice(o, l)
+			if p == nil {
+				continue
+			}
+			d := o.Terms.PriceOnDemand
+			if l == offertypes.LANE_PREEMPTIBLE {
+				d = o.Terms.PricePreemptible
+			}
+			if cheapest == nil || p.LT(*cheapest) {
+				cheapest, denom = p, d.Denom
+			}
+			name := Enum(l.String(), "LANE_")
+			add(byLane, name, o, p, d.Denom)
+			if free > 0 {
+				k := o.Model + "\x00" + name
+				asks[k] = append(asks[k], Ask{
+					OfferID: o.Id, Provider: o.Provider, Model: o.Model, Region: o.Region, Lane: name,
+					MemMiB: o.MemoryMib, Free: free, Price: *p, Denom: d.Denom,
+				})
+			}
+		}
+		add(byModel, o.Model, o, cheapest, denom)
+		add(byRegion, o.Region, o, cheapest, denom)
+	}
+	m.ByModel, m.ByRegion, m.ByLane = sorted(byModel), sorted(byRegion), sorted(byLane)
+	keys := make([]string, 0, len(asks))
+	for k := range asks {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		a := asks[k]
+		slices.SortFunc(a, func(x, y Ask) int {
+			if c := x.Price.BigInt().Cmp(y.Price.BigInt()); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.OfferID, y.OfferID)
+		})
+		m.Asks = append(m.Asks, a[:min(len(a), maxAsks)]...)
+	}
+	return m
+}
+
+func sorted(groups map[string]*Capacity) []Capacity {
+	out := make([]Capacity, 0, len(groups))
+	for _, c := range groups {
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b Capacity) int {
+		if c := cmp.Compare(b.GPUs, a.GPUs); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Key, b.Key)
+	})
+	return out
+}

@@ -1,0 +1,145 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/cosmos/cosmos-sdk/types/query"
+
+	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/index"
+
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// listLimit is how many rows a list page shows.
+const listLimit = 50
+
+type jobsData struct {
+	Title  string
+	Renter string
+	EVM    string
+	Jobs   []auctiontypes.Job
+	Leases []auctiontypes.Lease
+	// Ended are the renter's ended leases from the index (the chain
+	// prunes them).
+	Ended []index.Lease
+}
+
+// jobsPage: a renter's jobs and leases, newest first. Without ?renter the
+// page is a form (the wallet button fills it in).
+func (s *Server) jobsPage(r *http.Request) (string, any, error) {
+	d := jobsData{Title: "Jobs and leases"}
+	in := r.URL.Query().Get("renter")
+	if in == "" {
+		return "jobs", d, nil
+	}
+	renter, err := parseAccount(in)
+	if err != nil {
+		return "", nil, err
+	}
+	d.Renter, d.EVM = renter, evmAddress(renter)
+	ctx := r.Context()
+	q := auctiontypes.NewQueryClient(s.conn)
+	jobs, err := q.RenterJobs(ctx, &auctiontypes.QueryRenterJobsRequest{Renter: renter, Pagination: &query.PageRequest{Limit: listLimit, Reverse: true}})
+	if err != nil {
+		return "", nil, err
+	}
+	leases, err := q.RenterLeases(ctx, &auctiontypes.QueryRenterLeasesRequest{Renter: renter, Pagination: &query.PageRequest{Limit: listLimit, Reverse: true}})
+	if err != nil {
+		return "", nil, err
+	}
+	d.Jobs, d.Leases = jobs.Jobs, leases.Leases
+	ended := true
+	if d.Ended, err = s.db.Leases(ctx, index.LeaseFilter{Renter: renter, Ended: &ended, Limit: listLimit}); err != nil {
+		return "", nil, err
+	}
+	return "jobs", d, nil
+}
+
+func pathID(r *http.Request) (uint64, error) {
+	id, err := strconv.ParseUint(r.PathValue("id"), 10, 64)
+	if err != nil {
+		return 0, badRequest("%q is not an id", r.PathValue("id"))
+	}
+	return id, nil
+}
+
+type jobData struct {
+	Title  string
+	Job    auctiontypes.Job
+	EVM    string
+	Bids   []auctiontypes.Bid
+	Leases []auctiontypes.Lease
+	// Indexed is the job's history (refunds, relayer); nil before the
+	// indexer reached the block that posted it.
+	Indexed *index.Job
+}
+
+// jobPage: one job, its bids while open, its leases, and what was refunded.
+func (s *Server) jobPage(r *http.Request) (string, any, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return "", nil, err
+	}
+	ctx := r.Context()
+	q := auctiontypes.NewQueryClient(s.conn)
+	res, err := q.Job(ctx, &auctiontypes.QueryJobRequest{Id: id})
+	if err != nil {
+		return "", nil, err
+	}
+	d := jobData{Title: "Job " + strconv.FormatUint(id, 10), Job: res.Job, EVM: evmAddress(res.Job.Renter)}
+	if res.Job.Status == auctiontypes.JOB_STATUS_OPEN {
+		bids, err := q.JobBids(ctx, &auctiontypes.QueryJobBidsRequest{JobId: id})
+		if err != nil {
+			return "", nil, err
+		}
+		d.Bids = bids.Bids
+	}
+	for _, lid := range res.Job.LeaseIds {
+		l, err := q.Lease(ctx, &auctiontypes.QueryLeaseRequest{Id: lid})
+		if err != nil {
+			return "", nil, err
+		}
+		d.Leases = append(d.Leases, l.Lease)
+	}
+	if j, err := s.db.Job(ctx, id); err == nil {
+		d.Indexed = &j
+	} else if !errors.Is(err, index.ErrNotFound) {
+		return "", nil, err
+	}
+	return "job", d, nil
+}
+
+type leaseData struct {
+	Title    string
+	Lease    auctiontypes.Lease
+	EVM      string
+	Progress *settlementtypes.LeaseProgress
+	Epochs   []index.Epoch
+	Charts   epochCharts
+}
+
+// leasePage: one lease, its epochs (proven, missed, excused) with each
+// proof's per-GPU figures as charts.
+func (s *Server) leasePage(r *http.Request) (string, any, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return "", nil, err
+	}
+	ctx := r.Context()
+	res, err := auctiontypes.NewQueryClient(s.conn).Lease(ctx, &auctiontypes.QueryLeaseRequest{Id: id})
+	if err != nil {
+		return "", nil, err
+	}
+	d := leaseData{Title: "Lease " + strconv.FormatUint(id, 10), Lease: res.Lease, EVM: evmAddress(res.Lease.Renter)}
+	if p, err := settlementtypes.NewQueryClient(s.conn).LeaseProgress(ctx, &settlementtypes.QueryLeaseProgressRequest{LeaseId: id}); err == nil {
+		d.Progress = &p.Progress
+	}
+	if d.Epochs, err = s.db.Epochs(ctx, id, maxEpochs, 0); err != nil {
+		return "", nil, err
+	}
+	d.Charts = leaseCharts(d.Epochs)
+	return "lease", d, nil
+}

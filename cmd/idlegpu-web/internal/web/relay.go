@@ -1,0 +1,398 @@
+package web
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+	"github.com/cosmos/gogoproto/proto"
+
+	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/auction/client/cli"
+	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+)
+
+// maxBody bounds what the API reads from one request.
+const maxBody = 64 << 10
+
+// relayTimeout bounds one relayed tx: broadcast and inclusion.
+const relayTimeout = 45 * time.Second
+
+// apiError is a JSON error with its HTTP status.
+type apiError struct {
+	code int
+	msg  string
+}
+
+func (e apiError) Error() string { return e.msg }
+
+func apiErr(code int, format string, args ...any) error {
+	return apiError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// apiFunc answers one API call with a JSON value.
+type apiFunc func(r *http.Request) (any, error)
+
+func (s *Server) api(f apiFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		out, err := f(r)
+		w.Header().Set("Content-Type", "application/json")
+		if err != nil {
+			code := http.StatusBadGateway
+			var ae apiError
+			var bad errBadRequest
+			var txe *chain.TxError
+			switch {
+			case errors.As(err, &ae):
+				code = ae.code
+			case errors.As(err, &bad) || status.Code(err) == codes.InvalidArgument:
+				code = http.StatusBadRequest
+			case status.Code(err) == codes.NotFound:
+				code = http.StatusNotFound
+			case errors.As(err, &txe):
+				code = http.StatusUnprocessableEntity
+			}
+			if code >= 500 {
+				s.cfg.Log.Error("api", "path", r.URL.Path, "err", err)
+			}
+			w.WriteHeader(code)
+			_ = json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+			return
+		}
+		_ = json.NewEncoder(w).Encode(out)
+	}
+}
+
+// prepared is what the page hands the wallet: the EIP-712 typed data to
+// sign and the message it encodes, to send back with the signature.
+type prepared struct {
+	TypedData walletTypedData `json:"typedData"`
+	Signed    cli.SignedJob   `json:"signed"`
+	Escrow    string          `json:"escrow,omitempty"`
+	MaxFee    string          `json:"maxFee,omitempty"`
+}
+
+// walletTypedData is typed data as the page hands it to the wallet: every
+// integer a decimal string. A JSON number above 2^53 (a 63-bit nonce, a
+// uint256 amount) would be rounded by the browser's JSON.parse and the
+// wallet would sign another message; EIP-712 wallets take decimal strings.
+type walletTypedData apitypes.TypedData
+
+// MarshalJSON writes the typed data with its big integers as strings.
+func (td walletTypedData) MarshalJSON() ([]byte, error) {
+	msg := make(apitypes.TypedDataMessage, len(td.Message))
+	for k, v := range td.Message {
+		if b, ok := v.(*big.Int); ok {
+			v = b.String()
+		}
+		msg[k] = v
+	}
+	out := apitypes.TypedData(td)
+	out.Message = msg
+	return json.Marshal(out)
+}
+
+// walletParam is the signing wallet's 0x address from the form.
+func walletParam(r *http.Request) (common.Address, string, error) {
+	a := r.FormValue("wallet")
+	if !common.IsHexAddress(a) {
+		return common.Address{}, "", badRequest("wallet %q: connect a wallet (a 0x address)", a)
+	}
+	addr := common.HexToAddress(a)
+	bech, err := parseAccount(addr.Hex())
+	return addr, bech, err
+}
+
+func (s *Server) auctionParams(ctx context.Context) (auctiontypes.Params, error) {
+	res, err := auctiontypes.NewQueryClient(s.conn).Params(ctx, &auctiontypes.QueryParamsRequest{})
+	if err != nil {
+		return auctiontypes.Params{}, err
+	}
+	return res.Params, nil
+}
+
+// codecJSON is a message in the chain's JSON, as sign-job prints it.
+func codecJSON(m proto.Message) (json.RawMessage, error) {
+	enc, err := chain.Encoding()
+	if err != nil {
+		return nil, err
+	}
+	return enc.Codec.MarshalJSON(m)
+}
+
+// prepareJob: the form becomes a JobBid for the connected wallet, with a
+// fresh nonce and a deadline bidValidFor ahead.
+func (s *Server) prepareJob(r *http.Request) (any, error) {
+	if err := r.ParseForm(); err != nil {
+		return nil, badRequest("%v", err)
+	}
+	addr, renter, err := walletParam(r)
+	if err != nil {
+		return nil, err
+	}
+	params, err := s.auctionParams(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.parse(readJobForm(r.PostForm), params)
+	if err != nil {
+		return nil, err
+	}
+	bid := auctiontypes.JobBid{
+		Renter: renter, Spec: p.Spec, CosmosChainId: s.cfg.ChainID, Nonce: newNonce(),
+		Deadline: uint64(time.Now().Add(bidValidFor).Unix()), MaxRelayerFee: p.MaxFee.Amount,
+		EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract,
+	}
+	bz, err := codecJSON(&bid)
+	if err != nil {
+		return nil, err
+	}
+	return prepared{
+		TypedData: walletTypedData(wallet.JobBidTypedData(bid, addr)), Signed: cli.SignedJob{Bid: bz},
+		Escrow: s.units.Coin(p.Escrow), MaxFee: s.units.Coin(p.MaxFee),
+	}, nil
+}
+
+// actionFee is the relayer fee a cancel or close offers: the app's own fee
+// in the chain's payment denom.
+func (s *Server) actionFee(denom string) sdk.Coin { return sdk.NewCoin(denom, s.cfg.RelayerFee) }
+
+// prepareCancel: a CancelJobAuth for the job's renter.
+func (s *Server) prepareCancel(r *http.Request) (any, error) {
+	ctx := r.Context()
+	addr, renter, err := walletParam(r)
+	if err != nil {
+		return nil, err
+	}
+	id, err := strconv.ParseUint(r.FormValue("job_id"), 10, 64)
+	if err != nil {
+		return nil, badRequest("job_id: want a number")
+	}
+	job, err := auctiontypes.NewQueryClient(s.conn).Job(ctx, &auctiontypes.QueryJobRequest{Id: id})
+	if err != nil {
+		return nil, err
+	}
+	if job.Job.Renter != renter {
+		return nil, apiErr(http.StatusForbidden, "job %d is %s's; the connected wallet is %s", id, job.Job.Renter, addr.Hex())
+	}
+	params, err := s.auctionParams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a := auctiontypes.CancelJobAuth{
+		Renter: renter, JobId: id, CosmosChainId: s.cfg.ChainID, Nonce: newNonce(),
+		Deadline: uint64(time.Now().Add(bidValidFor).Unix()), MaxRelayerFee: s.actionFee(job.Job.Spec.MaxPrice.Denom),
+		EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract,
+	}
+	bz, err := codecJSON(&a)
+	if err != nil {
+		return nil, err
+	}
+	return prepared{TypedData: walletTypedData(wallet.CancelJobTypedData(a, addr)), Signed: cli.SignedJob{Cancel: bz}, MaxFee: s.units.Coin(a.MaxRelayerFee)}, nil
+}
+
+// prepareClose: a CloseLeaseAuth for the lease's renter.
+func (s *Server) prepareClose(r *http.Request) (any, error) {
+	ctx := r.Context()
+	addr, renter, err := walletParam(r)
+	if err != nil {
+		return nil, err
+	}
+	id, err := strconv.ParseUint(r.FormValue("lease_id"), 10, 64)
+	if err != nil {
+		return nil, badRequest("lease_id: want a number")
+	}
+	l, err := auctiontypes.NewQueryClient(s.conn).Lease(ctx, &auctiontypes.QueryLeaseRequest{Id: id})
+	if err != nil {
+		return nil, err
+	}
+	if l.Lease.Renter != renter {
+		return nil, apiErr(http.StatusForbidden, "lease %d is %s's; the connected wallet is %s", id, l.Lease.Renter, addr.Hex())
+	}
+	params, err := s.auctionParams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	reason := strings.TrimSpace(r.FormValue("reason"))
+	if len(reason) > 140 {
+		return nil, badRequest("reason: at most 140 characters")
+	}
+	a := auctiontypes.CloseLeaseAuth{
+		Renter: renter, LeaseId: id, Reason: reason, CosmosChainId: s.cfg.ChainID, Nonce: newNonce(),
+		Deadline: uint64(time.Now().Add(bidValidFor).Unix()), MaxRelayerFee: s.actionFee(l.Lease.Price.Denom),
+		EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract,
+	}
+	bz, err := codecJSON(&a)
+	if err != nil {
+		return nil, err
+	}
+	return prepared{TypedData: walletTypedData(wallet.CloseLeaseTypedData(a, addr)), Signed: cli.SignedJob{Close: bz}, MaxFee: s.units.Coin(a.MaxRelayerFee)}, nil
+}
+
+// relayed is what the relay endpoints answer.
+type relayed struct {
+	TxHash     string `json:"txhash"`
+	Height     int64  `json:"height"`
+	JobID      uint64 `json:"jobId,omitempty"`
+	LeaseID    uint64 `json:"leaseId,omitempty"`
+	RelayerFee string `json:"relayerFee"`
+}
+
+// readSigned decodes a signed message as sign-job prints it.
+func readSigned(r *http.Request) (cli.SignedJob, []byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return cli.SignedJob{}, nil, badRequest("%v", err)
+	}
+	var sj cli.SignedJob
+	if err := json.Unmarshal(body, &sj); err != nil {
+		return sj, nil, badRequest("not a signed message: %v", err)
+	}
+	sig, err := hex.DecodeString(strings.TrimPrefix(sj.Signature, "0x"))
+	if err != nil || len(sig) != 65 {
+		return sj, nil, badRequest("signature: want 65 bytes in hex")
+	}
+	return sj, sig, nil
+}
+
+// checkSigner recovers the signer off chain before the relayer pays gas:
+// a signature that is not the renter's is refused here, not on chain.
+func checkSigner(renter string, contract string, evmChainID uint64, structHash func([]byte) ([]byte, error), sig []byte) error {
+	bz, err := sdk.GetFromBech32(renter, chaincfg.Bech32Prefix)
+	if err != nil || len(bz) != common.AddressLength {
+		return badRequest("renter %q is not a wallet account", renter)
+	}
+	h, err := structHash(bz)
+	if err != nil {
+		return badRequest("%v", err)
+	}
+	c, err := auctiontypes.ParseEVMAddress(contract)
+	if err != nil {
+		return badRequest("%v", err)
+	}
+	got, err := auctiontypes.RecoverWalletSigner(auctiontypes.TypedDataDigest(auctiontypes.EIP712Domain{ChainID: evmChainID, VerifyingContract: c}, h), sig)
+	if err != nil {
+		return badRequest("%v", err)
+	}
+	if got != common.BytesToAddress(bz) {
+		return apiErr(http.StatusForbidden, "signed by %s, not by the renter %s", got.Hex(), common.BytesToAddress(bz).Hex())
+	}
+	return nil
+}
+
+// fee is what the relayer asks: its configured fee, at most what the
+// signer allowed.
+func (s *Server) fee(max sdkmath.Int) sdkmath.Int {
+	if max.IsNil() || s.cfg.RelayerFee.GT(max) {
+		if max.IsNil() {
+			return sdkmath.ZeroInt()
+		}
+		return max
+	}
+	return s.cfg.RelayerFee
+}
+
+func (s *Server) relayJob(r *http.Request) (any, error)    { return s.relay(r, "bid") }
+func (s *Server) relayCancel(r *http.Request) (any, error) { return s.relay(r, "cancel") }
+func (s *Server) relayClose(r *http.Request) (any, error)  { return s.relay(r, "close") }
+
+// relay submits a wallet-signed bid, cancel or close with the app's key
+// and answers once it is in a block.
+func (s *Server) relay(r *http.Request, want string) (any, error) {
+	if s.relayer == nil {
+		return nil, apiErr(http.StatusServiceUnavailable, "this app has no relayer key: submit the signed message with `idlegpud tx auction submit-signed-job`")
+	}
+	sj, sig, err := readSigned(r)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := chain.Encoding()
+	if err != nil {
+		return nil, err
+	}
+	submitter := s.relayer.Address().String()
+	var (
+		msg sdk.Msg
+		fee sdkmath.Int
+	)
+	switch want {
+	case "bid":
+		var bid auctiontypes.JobBid
+		if len(sj.Bid) == 0 || enc.Codec.UnmarshalJSON(sj.Bid, &bid) != nil {
+			return nil, badRequest("want a signed bid")
+		}
+		if bid.CosmosChainId != s.cfg.ChainID {
+			return nil, badRequest("bid signed for chain %q, this is %q", bid.CosmosChainId, s.cfg.ChainID)
+		}
+		if err := checkSigner(bid.Renter, bid.VerifyingContract, bid.EvmChainId, func(rn []byte) ([]byte, error) { return auctiontypes.JobBidHash(bid, rn) }, sig); err != nil {
+			return nil, err
+		}
+		fee = s.fee(bid.MaxRelayerFee)
+		msg = &auctiontypes.MsgSubmitSignedJob{Submitter: submitter, Bid: bid, Signature: sig, RelayerFee: fee}
+	case "cancel":
+		var a auctiontypes.CancelJobAuth
+		if len(sj.Cancel) == 0 || enc.Codec.UnmarshalJSON(sj.Cancel, &a) != nil {
+			return nil, badRequest("want a signed cancel")
+		}
+		if err := checkSigner(a.Renter, a.VerifyingContract, a.EvmChainId, func(rn []byte) ([]byte, error) { return auctiontypes.CancelJobHash(a, rn) }, sig); err != nil {
+			return nil, err
+		}
+		fee = s.fee(a.MaxRelayerFee.Amount)
+		msg = &auctiontypes.MsgSubmitSignedCancel{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
+	case "close":
+		var a auctiontypes.CloseLeaseAuth
+		if len(sj.Close) == 0 || enc.Codec.UnmarshalJSON(sj.Close, &a) != nil {
+			return nil, badRequest("want a signed close")
+		}
+		if err := checkSigner(a.Renter, a.VerifyingContract, a.EvmChainId, func(rn []byte) ([]byte, error) { return auctiontypes.CloseLeaseHash(a, rn) }, sig); err != nil {
+			return nil, err
+		}
+		fee = s.fee(a.MaxRelayerFee.Amount)
+		msg = &auctiontypes.MsgSubmitSignedClose{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), relayTimeout)
+	defer cancel()
+	res, err := s.relayer.Submit(ctx, msg)
+	if err != nil {
+		return nil, err
+	}
+	out := relayed{TxHash: res.TxHash, Height: res.Height, RelayerFee: fee.String()}
+	for _, e := range res.Events {
+		ev, err := sdk.ParseTypedEvent(abci.Event(e))
+		if err != nil {
+			continue
+		}
+		switch ev := ev.(type) {
+		case *auctiontypes.EventSignedJobRelayed:
+			out.JobID = ev.JobId
+		case *auctiontypes.EventSignedActionRelayed:
+			if ev.Action == "close-lease" {
+				out.LeaseID = ev.Id
+			} else {
+				out.JobID = ev.Id
+			}
+		}
+	}
+	s.cfg.Log.Info("relayed", "kind", want, "tx", res.TxHash, "job", out.JobID, "lease", out.LeaseID, "fee", fee.String())
+	return out, nil
+}

@@ -1,0 +1,123 @@
+// idlegpu web app: the only script. Pages work without it; it adds the
+// wallet (EIP-1193: eth_requestAccounts, eth_signTypedData_v4) to sign bids,
+// cancels and closes, which the app's relayer then submits.
+"use strict";
+
+(function () {
+  var account = null;
+
+  function $(sel, root) { return (root || document).querySelector(sel); }
+  function all(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+
+  function say(el, text, kind) {
+    if (!el) return;
+    el.hidden = false;
+    el.textContent = text;
+    el.className = "status " + (kind || "");
+  }
+
+  function connect() {
+    if (!window.ethereum || typeof window.ethereum.request !== "function") {
+      return Promise.reject(new Error("No wallet found: install a browser wallet (EIP-1193), or sign with `idlegpud tx auction sign-job`."));
+    }
+    return window.ethereum.request({ method: "eth_requestAccounts" }).then(function (accs) {
+      if (!accs || !accs.length) throw new Error("The wallet gave no account.");
+      account = accs[0];
+      var ws = $("#wallet-status");
+      if (ws) { ws.hidden = false; ws.textContent = account; ws.title = "connected wallet"; }
+      return account;
+    });
+  }
+
+  function post(url, body, json) {
+    return fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": json ? "application/json" : "application/x-www-form-urlencoded" },
+      body: body,
+    }).then(function (res) {
+      return res.json().then(function (data) {
+        if (!res.ok) throw new Error(data.error || res.statusText);
+        return data;
+      });
+    });
+  }
+
+  // sign: prepare on the server, sign in the wallet, relay; returns the
+  // relayer's answer.
+  function sign(prepareURL, relayURL, form, status) {
+    return connect().then(function (addr) {
+      var body = new URLSearchParams(new FormData(form));
+      body.set("wallet", addr);
+      say(status, "Preparing…");
+      return post(prepareURL, body.toString(), false).then(function (prep) {
+        var msg = "Sign in your wallet";
+        if (prep.escrow) msg += ": this job locks " + prep.escrow + " in escrow, plus at most " + prep.maxFee + " for the relayer.";
+        say(status, msg);
+        return window.ethereum.request({
+          method: "eth_signTypedData_v4",
+          params: [addr, JSON.stringify(prep.typedData)],
+        }).then(function (sig) {
+          var signed = prep.signed;
+          signed.signature = sig;
+          say(status, "Submitting…");
+          return post(relayURL, JSON.stringify(signed), true);
+        });
+      });
+    });
+  }
+
+  function fail(status) {
+    return function (err) {
+      var m = (err && err.message) || String(err);
+      if (err && err.code === 4001) m = "You declined to sign; nothing was sent.";
+      say(status, m, "bad");
+    };
+  }
+
+  function onReady() {
+    all("[data-needs-js]").forEach(function (el) { el.hidden = false; });
+    all("[data-no-js]").forEach(function (el) { el.hidden = true; });
+
+    all("[data-wallet-connect]").forEach(function (btn) {
+      btn.addEventListener("click", function (ev) {
+        ev.preventDefault();
+        var status = $(btn.getAttribute("data-status") || "#wallet-message");
+        connect().then(function (addr) {
+          var target = btn.getAttribute("data-fill");
+          if (target) {
+            var input = $(target);
+            input.value = addr;
+            if (input.form) input.form.submit();
+          }
+        }, fail(status));
+      });
+    });
+
+    var form = $("#post-job");
+    if (form) {
+      var status = $("#post-status");
+      $("#sign-job").addEventListener("click", function (ev) {
+        ev.preventDefault();
+        sign("/api/prepare/job", "/api/relay/job", form, status).then(function (res) {
+          say(status, "Posted job " + res.jobId + " (tx " + res.txhash + ").", "good");
+          window.location.assign("/jobs/" + res.jobId);
+        }, fail(status));
+      });
+    }
+
+    all("form[data-wallet-action]").forEach(function (f) {
+      var kind = f.getAttribute("data-wallet-action");
+      var st = $(".status", f);
+      f.addEventListener("submit", function (ev) {
+        ev.preventDefault();
+        sign("/api/prepare/" + kind, "/api/relay/" + kind, f, st).then(function (res) {
+          say(st, "Done (tx " + res.txhash + "). Reloading…", "good");
+          window.location.reload();
+        }, fail(st));
+      });
+    });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onReady);
+  else onReady();
+})();

@@ -1,0 +1,72 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"io/fs"
+	"strings"
+	"time"
+
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+)
+
+// parsePages parses each page with the shared layout into its own set, so
+// pages may define the same blocks ("title", "main").
+func parsePages(funcs template.FuncMap) (map[string]*template.Template, error) {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*template.Template{}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		if err != nil {
+			return nil, fmt.Errorf("page %s: %w", name, err)
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+func (s *Server) funcs() template.FuncMap {
+	u := s.units
+	return template.FuncMap{
+		"coin":   u.Coin,
+		"coins":  u.Coins,
+		"amount": func(a sdkmath.Int, denom string) string { return u.Amount(a, denom) },
+		"perGPUh": func(c sdk.Coin) string {
+			if c.Denom == "" {
+				return "—"
+			}
+			return u.Coin(c) + "/GPU-h"
+		},
+		"bps":       Bps,
+		"amountI":   func(a int64, denom string) string { return u.Amount(sdkmath.NewInt(a), denom) },
+		"watts":     func(mw uint32) string { return chartNumber(float64(mw)/1000) + " W" },
+		"kwh":       func(mj uint64) string { return chartNumber(float64(mj)/3.6e9) + " kWh" },
+		"mib":       MiB,
+		"seconds":   Seconds,
+		"when":      When,
+		"short":     Short,
+		"enum":      Enum,
+		"unix":      func(sec int64) string { return When(time.Unix(sec, 0)) },
+		"chainID":   func() string { return s.cfg.ChainID },
+		"join":      strings.Join,
+		"sub":       func(a, b int) int { return a - b },
+		"tiers":     func() []string { return []string{"gold", "silver", "bronze"} },
+		"workloads": func() []string { return []string{"inference", "training", "batch", "render"} },
+		"maxAsks":   func() int { return maxAsks },
+		"fill": func(leased, gpus int) string {
+			if gpus == 0 {
+				return "—"
+			}
+			return Bps(uint32(leased * 10_000 / gpus))
+		},
+	}
+}
