@@ -77,7 +77,7 @@ func (d *DB) IndexBlock(ctx context.Context, b BlockData) error {
 	if b.Height != cur+1 {
 		return &HeightError{Cursor: cur, Height: b.Height}
 	}
-	if err := indexBlock(ctx, tx, b); err != nil {
+	if err := indexBlock(ctx, d, tx, b); err != nil {
 		return fmt.Errorf("index block %d: %w", b.Height, err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE cursor SET height = ? WHERE id = 1`, b.Height); err != nil {
@@ -92,15 +92,15 @@ func (d *DB) IndexBlock(ctx context.Context, b BlockData) error {
 // indexBlock writes the block's rows: its events in the order the chain
 // emitted them (BeginBlock, each successful tx, EndBlock), then the
 // per-block payout sums.
-func indexBlock(ctx context.Context, tx *sql.Tx, b BlockData) error {
-	w := &writer{ctx: ctx, tx: tx, height: b.Height, time: b.Time.Unix(), payouts: map[payoutKey]*payout{}}
+func indexBlock(ctx context.Context, d *DB, tx *sql.Tx, b BlockData) error {
+	w := &writer{ctx: ctx, db: d, tx: tx, height: b.Height, time: b.Time.Unix(), payouts: map[payoutKey]*payout{}}
 	events := len(b.Begin) + len(b.End)
 	for _, t := range b.Txs {
 		if t.Code == 0 {
 			events += len(t.Events)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO blocks (height, time, proposer, txs, events) VALUES (?, ?, ?, ?, ?)`,
+	if err := w.exec(`INSERT INTO blocks (height, time, proposer, txs, events) VALUES (?, ?, ?, ?, ?)`,
 		b.Height, w.time, b.Proposer, len(b.Txs), events); err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 // writer applies one block's events inside its transaction.
 type writer struct {
 	ctx    context.Context
+	db     *DB
 	tx     *sql.Tx
 	height int64
 	time   int64
@@ -39,9 +40,23 @@ type payout struct {
 	paid, fee, epochs int64
 }
 
+// exec runs a cached statement in the block's transaction.
 func (w *writer) exec(query string, args ...any) error {
-	_, err := w.tx.ExecContext(w.ctx, query, args...)
+	st, err := w.db.stmt(w.ctx, query)
+	if err != nil {
+		return err
+	}
+	_, err = w.tx.StmtContext(w.ctx, st).ExecContext(w.ctx, args...)
 	return err
+}
+
+// queryRow runs a cached one-row query in the block's transaction.
+func (w *writer) queryRow(query string, args ...any) *sql.Row {
+	st, err := w.db.stmt(w.ctx, query)
+	if err != nil {
+		return w.tx.QueryRowContext(w.ctx, query, args...) // reports the same error
+	}
+	return w.tx.StmtContext(w.ctx, st).QueryRowContext(w.ctx, args...)
 }
 
 // amount is a coin's amount in micro-units; a nil coin amount is 0.
@@ -197,7 +212,7 @@ func (w *writer) jobCleared(e *auctiontypes.EventJobCleared) error {
 	for i := range e.Leases {
 		l := &e.Leases[i]
 		var model, region string
-		switch err := w.tx.QueryRowContext(w.ctx, `SELECT model, region FROM offers WHERE id = ?`, l.OfferId).Scan(&model, &region); err {
+		switch err := w.queryRow(`SELECT model, region FROM offers WHERE id = ?`, l.OfferId).Scan(&model, &region); err {
 		case nil, sql.ErrNoRows: // an offer from genesis is unknown: no model
 		default:
 			return err
@@ -245,7 +260,7 @@ func (w *writer) jobCleared(e *auctiontypes.EventJobCleared) error {
 // is already known.
 func (w *writer) jobCancelled(e *auctiontypes.EventJobCancelled) error {
 	var cur string
-	switch err := w.tx.QueryRowContext(w.ctx, `SELECT status FROM jobs WHERE id = ?`, e.JobId).Scan(&cur); err {
+	switch err := w.queryRow(`SELECT status FROM jobs WHERE id = ?`, e.JobId).Scan(&cur); err {
 	case nil:
 	case sql.ErrNoRows:
 		return nil
@@ -302,7 +317,7 @@ func (w *writer) leaseEnded(e *auctiontypes.EventLeaseEnded) error {
 		return nil
 	}
 	var open int
-	if err := w.tx.QueryRowContext(w.ctx, `SELECT COUNT(*) FROM leases WHERE job_id = ? AND ended = 0`, e.JobId).Scan(&open); err != nil {
+	if err := w.queryRow(`SELECT COUNT(*) FROM leases WHERE job_id = ? AND ended = 0`, e.JobId).Scan(&open); err != nil {
 		return err
 	}
 	if open > 0 {

@@ -1,0 +1,70 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/cosmos/gogoproto/proto"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/index"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// leaseBlocks are well-formed blocks in which leases jobs are posted,
+// cleared against one offer, started, proven for one epoch and ended, per
+// lease per block: n blocks of per leases each, from height 2 (height 1
+// creates the offer).
+func leaseBlocks(n, per int) []index.BlockData {
+	offer := offertypes.Offer{Id: 1, Provider: provider, GpuUuids: []string{"GPU-a"}, Model: model, Region: "eu",
+		Status: offertypes.OFFER_STATUS_OPEN}
+	out := []index.BlockData{{Height: 1, Time: t0, End: []proto.Message{&offertypes.EventOfferCreated{Offer: offer}}}}
+	id := uint64(0)
+	for h := int64(2); h < int64(n)+2; h++ {
+		at := t0.Add(time.Duration(h) * 6 * time.Second)
+		b := index.BlockData{Height: h, Time: at}
+		for range per {
+			id++
+			job := auctiontypes.Job{Id: id, Renter: renter, Deposit: usdc(1_000_000), Spec: auctiontypes.JobSpec{GpuCount: 1,
+				Models: []string{model}, DurationSeconds: 20, MaxPrice: usdc(1_000_000)}}
+			lease := auctiontypes.Lease{Id: id, JobId: id, Renter: renter, Provider: provider, OfferId: 1, GpuUuids: []string{"GPU-a"},
+				Price: usdc(900_000 + int64(id%7)), DurationSeconds: 20, Escrow: usdc(5_000), Paid: usdc(0)}
+			b.End = append(b.End,
+				&auctiontypes.EventJobPosted{Job: job},
+				&auctiontypes.EventJobCleared{JobId: id, ClearingPrice: lease.Price, LeaseIds: []uint64{id}, Leases: []auctiontypes.Lease{lease}},
+				&auctiontypes.EventLeaseStarted{LeaseId: id, Provider: provider},
+				&settlementtypes.EventProofAccepted{LeaseId: id, Provider: provider, Paid: usdc(5_000), Fee: usdc(50)},
+				&auctiontypes.EventLeasePaid{LeaseId: id, Amount: usdc(5_000), Paid: usdc(5_000)},
+				&auctiontypes.EventLeaseEnded{LeaseId: id, Status: auctiontypes.LEASE_STATUS_COMPLETED, Paid: usdc(5_000), JobId: id,
+					JobStatus: auctiontypes.JOB_STATUS_COMPLETED},
+			)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// BenchmarkIndexEndedLeases is the cost of indexing one lease's life
+// (posted, cleared, started, proven, paid, ended), 100 per block.
+func BenchmarkIndexEndedLeases(b *testing.B) {
+	ctx := context.Background()
+	db, err := index.Open(b.TempDir() + "/bench.db")
+	require.NoError(b, err)
+	defer db.Close()
+	blocks := leaseBlocks(b.N/100+1, 100)
+	b.ResetTimer()
+	for _, blk := range blocks {
+		if err := db.IndexBlock(ctx, blk); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64((len(blocks)-1)*100), "ns/lease")
+	leases, err := db.Leases(ctx, index.LeaseFilter{Provider: provider, Limit: 1})
+	require.NoError(b, err)
+	require.Equal(b, fmt.Sprint((len(blocks)-1)*100), fmt.Sprint(leases[0].ID))
+}
