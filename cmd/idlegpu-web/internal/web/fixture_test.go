@@ -16,6 +16,7 @@ import (
 	"github.com/cosmos/gogoproto/proto"
 
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/index"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
@@ -35,7 +36,7 @@ var fixtureModels = []struct {
 	{"NVIDIA H100 80GB HBM3", 81559}, {"NVIDIA A100-SXM4-80GB", 81920}, {"NVIDIA L40S", 46068}, {"NVIDIA GeForce RTX 4090", 24564},
 }
 
-var fixtureRegions = []string{"eu-de-fra1", "us-east-va1", "ap-jp-tyo1"}
+var fixtureRegions = []string{"eu-de-fra1", "na-us-va1", "as-jp-tyo1"}
 
 // fixture is a market of providers × offersEach one-GPU offers (provider i
 // sells model i%4 in region i%3 at 1.0 + i/100 USDC per GPU-hour on demand)
@@ -54,6 +55,10 @@ func newFixture(tb testing.TB, providers, offersEach, leases int) *fixture {
 	tb.Helper()
 	mc := apptesting.NewMarketChain(tb, providers+2, apptesting.MarketFunds())
 	m := apptesting.Market{TB: tb, App: mc.App, Ctx: mc.Ctx}
+	// The market takes USDC, as the node's development genesis sets it.
+	op := offertypes.DefaultParams()
+	op.PaymentDenoms = []string{chaincfg.BondDenom, chaincfg.USDCDenom}
+	require.NoError(tb, mc.App.OfferKeeper.Params.Set(mc.Ctx, op))
 	f := &fixture{leases: leases}
 	gpu := 0
 	for i := range providers {
@@ -75,8 +80,8 @@ func newFixture(tb testing.TB, providers, offersEach, leases int) *fixture {
 	for _, a := range mc.Accs[providers:] {
 		f.renters = append(f.renters, a.Address.String())
 	}
-	// One real job that clears at once against provider 0's H100s: job 1
-	// and lease 1 exist on chain as the index's do.
+	// One real job, open on chain: job 1 is the chain's; the index's other
+	// jobs and leases are known only to it (as on a pruned node).
 	spec := apptesting.TrainingJob(1, 2_000_000)
 	spec.DurationSeconds = 3600
 	m.PostJob(f.renters[0], spec)

@@ -76,7 +76,7 @@ func leaseCharts(epochs []index.Epoch) epochCharts {
 			s[0].Points = append(s[0].Points, chart.Point{X: e.Time, Y: float64(g.UtilAvgBps) / 100})
 			s[1].Points = append(s[1].Points, chart.Point{X: e.Time, Y: float64(g.MemUsedMaxMiB) / 1024})
 			s[2].Points = append(s[2].Points, chart.Point{X: e.Time, Y: float64(g.PowerAvgMW) / 1000})
-			s[3].Points = append(s[3].Points, chart.Point{X: e.Time, Y: float64(g.EnergyMJ) / 3.6e9})
+			s[3].Points = append(s[3].Points, chart.Point{X: e.Time, Y: float64(g.EnergyMJ) / 3.6e6})
 		}
 	}
 	slices.Sort(order)
@@ -91,7 +91,7 @@ func leaseCharts(epochs []index.Epoch) epochCharts {
 		Util:   chart.Line(chart.LineOpts{Title: "GPU utilisation per epoch (average)", YFormat: pct}, pick(0)...),
 		Mem:    chart.Line(chart.LineOpts{Title: "GPU memory used per epoch (peak)", YFormat: func(v float64) string { return trimFloat(v) + " GiB" }}, pick(1)...),
 		Power:  chart.Line(chart.LineOpts{Title: "GPU power per epoch (average)", YFormat: func(v float64) string { return trimFloat(v) + " W" }}, pick(2)...),
-		Energy: chart.Line(chart.LineOpts{Title: "GPU energy per epoch", YFormat: func(v float64) string { return trimFloat(v) + " kWh" }}, pick(3)...),
+		Energy: chart.Line(chart.LineOpts{Title: "GPU energy per epoch", YFormat: func(v float64) string { return trimFloat(v) + " Wh" }}, pick(3)...),
 	}
 }
 

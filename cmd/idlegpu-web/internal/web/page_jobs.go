@@ -85,24 +85,24 @@ func (s *Server) jobPage(r *http.Request) (string, any, error) {
 	}
 	ctx := r.Context()
 	q := auctiontypes.NewQueryClient(s.conn)
-	res, err := q.Job(ctx, &auctiontypes.QueryJobRequest{Id: id})
+	job, err := s.jobOrIndexed(ctx, id)
 	if err != nil {
 		return "", nil, err
 	}
-	d := jobData{Title: "Job " + strconv.FormatUint(id, 10), Job: res.Job, EVM: evmAddress(res.Job.Renter)}
-	if res.Job.Status == auctiontypes.JOB_STATUS_OPEN {
+	d := jobData{Title: "Job " + strconv.FormatUint(id, 10), Job: job, EVM: evmAddress(job.Renter)}
+	if job.Status == auctiontypes.JOB_STATUS_OPEN {
 		bids, err := q.JobBids(ctx, &auctiontypes.QueryJobBidsRequest{JobId: id})
 		if err != nil {
 			return "", nil, err
 		}
 		d.Bids = bids.Bids
 	}
-	for _, lid := range res.Job.LeaseIds {
-		l, err := q.Lease(ctx, &auctiontypes.QueryLeaseRequest{Id: lid})
+	for _, lid := range job.LeaseIds {
+		l, err := s.leaseOrIndexed(ctx, lid)
 		if err != nil {
 			return "", nil, err
 		}
-		d.Leases = append(d.Leases, l.Lease)
+		d.Leases = append(d.Leases, l)
 	}
 	if j, err := s.db.Job(ctx, id); err == nil {
 		d.Indexed = &j
@@ -129,11 +129,11 @@ func (s *Server) leasePage(r *http.Request) (string, any, error) {
 		return "", nil, err
 	}
 	ctx := r.Context()
-	res, err := auctiontypes.NewQueryClient(s.conn).Lease(ctx, &auctiontypes.QueryLeaseRequest{Id: id})
+	lease, err := s.leaseOrIndexed(ctx, id)
 	if err != nil {
 		return "", nil, err
 	}
-	d := leaseData{Title: "Lease " + strconv.FormatUint(id, 10), Lease: res.Lease, EVM: evmAddress(res.Lease.Renter)}
+	d := leaseData{Title: "Lease " + strconv.FormatUint(id, 10), Lease: lease, EVM: evmAddress(lease.Renter)}
 	if p, err := settlementtypes.NewQueryClient(s.conn).LeaseProgress(ctx, &settlementtypes.QueryLeaseProgressRequest{LeaseId: id}); err == nil {
 		d.Progress = &p.Progress
 	}

@@ -30,14 +30,17 @@ func TestPages(t *testing.T) {
 		path string
 		want []string
 	}{
-		// 60 GPUs offered, one leased by job 1; provider 0's H100s are the cheapest
+		// 60 GPUs offered, none leased; provider 0's H100s are the cheapest
 		// at 1.00 USDC on demand, 0.50 preemptible (Terms halves it).
-		{"/", []string{`<b>60</b><span>GPUs offered</span>`, `<b>1</b><span>leased</span>`, "NVIDIA H100 80GB HBM3", "0.50 USDC/GPU-h", "1.00 USDC/GPU-h", "eu-de-fra1", "on demand", "preemptible", "<svg"}},
+		{"/", []string{`<b>60</b><span>GPUs offered</span>`, `<b>0</b><span>leased</span>`, "NVIDIA H100 80GB HBM3", "0.50 USDC/GPU-h", "1.00 USDC/GPU-h", "eu-de-fra1", "on demand", "preemptible", "<svg"}},
 		{"/providers", []string{"provider 0", "provider 5", "eu-de-fra1"}},
 		{"/providers/" + p0, []string{"provider 0", `id="earned"`, "<svg", "ran to its end"}},
 		{"/jobs?renter=" + f.renters[0], []string{"Ended leases", "ran to its end"}},
-		{"/jobs/1", []string{"matched", "1.00 USDC/GPU-h"}},
-		{"/leases/1", []string{"proven", "95 %", "550 W", "0.56 kWh"}},
+		// Job 1 is open on chain (its bid window has not closed); job 2
+		// and lease 2 exist only in the index, and are shown from it.
+		{"/jobs/1", []string{`id="job-status">open`, "2.00 USDC/GPU-h"}},
+		{"/jobs/2", []string{`id="job-status">completed`, "1.01 USDC/GPU-h", `id="escrow">1.01 USDC`}},
+		{"/leases/2", []string{"proven", "95 %", "550 W", "555.6 Wh", `id="lease-paid">1.01 USDC`}},
 		{"/network", []string{"Indexed to block 1.", "evm_chain_id", "take_rate_bps"}},
 		{"/post", []string{`id="post-job"`, "NVIDIA H100 80GB HBM3"}},
 		// 2 GPUs × 2 h at most 1.5 USDC: 6 USDC escrow, 0.05 relayer cap.

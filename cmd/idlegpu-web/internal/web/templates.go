@@ -49,7 +49,7 @@ func (s *Server) funcs() template.FuncMap {
 		"bps":       Bps,
 		"amountI":   func(a int64, denom string) string { return u.Amount(sdkmath.NewInt(a), denom) },
 		"watts":     func(mw uint32) string { return chartNumber(float64(mw)/1000) + " W" },
-		"kwh":       func(mj uint64) string { return chartNumber(float64(mj)/3.6e9) + " kWh" },
+		"energy":    Energy,
 		"mib":       MiB,
 		"seconds":   Seconds,
 		"when":      When,

@@ -161,16 +161,23 @@ func MiB(mib uint64) string {
 
 // Seconds writes a duration the way the form accepts it ("2h", "1h30m", "45s").
 func Seconds(s uint64) string {
-	d := time.Duration(s) * time.Second
-	out := d.String()
-	out = strings.TrimSuffix(out, "0s")
+	out := (time.Duration(s) * time.Second).String()
+	if strings.HasSuffix(out, "m0s") {
+		out = strings.TrimSuffix(out, "0s")
+	}
 	if strings.HasSuffix(out, "h0m") {
 		out = strings.TrimSuffix(out, "0m")
 	}
-	if out == "" {
-		return "0s"
-	}
 	return out
+}
+
+// Energy writes millijoules in Wh below a kWh, else kWh.
+func Energy(mj uint64) string {
+	wh := float64(mj) / 3.6e6
+	if wh < 1000 {
+		return chartNumber(wh) + " Wh"
+	}
+	return chartNumber(wh/1000) + " kWh"
 }
 
 // When writes a time in UTC to the second, or "—" for the zero time.

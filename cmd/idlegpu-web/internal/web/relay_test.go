@@ -1,0 +1,83 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+	"github.com/stretchr/testify/require"
+
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+)
+
+const testContract = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+
+func testBid(renter string) auctiontypes.JobBid {
+	spec := apptesting.TrainingJob(2, 1_500_000)
+	spec.DurationSeconds = 7200
+	return auctiontypes.JobBid{
+		Renter: renter, Spec: spec, CosmosChainId: "idlegpu-local",
+		Nonce:    (1 << 62) + 12345, // above 2^53: a JSON number would be rounded
+		Deadline: 1_900_000_000, MaxRelayerFee: sdkmath.NewInt(50_000),
+		EvmChainId: 1337, VerifyingContract: testContract,
+	}
+}
+
+// The typed data the page hands the wallet must hash, after a JSON round
+// trip through a parser that reads numbers as float64 (as a browser does),
+// to the digest the chain verifies; and the signer check must accept the
+// renter's signature and refuse anyone else's before the relayer pays gas.
+func TestWalletTypedDataAndSignerCheck(t *testing.T) {
+	key, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	addr := crypto.PubkeyToAddress(key.PublicKey)
+	renter := sdk.MustBech32ifyAddressBytes(chaincfg.Bech32Prefix, addr.Bytes())
+	bid := testBid(renter)
+
+	bz, err := json.Marshal(walletTypedData(wallet.JobBidTypedData(bid, addr)))
+	require.NoError(t, err)
+	var asBrowser apitypes.TypedData
+	require.NoError(t, json.Unmarshal(bz, &asBrowser))
+	wantHash, err := auctiontypes.JobBidHash(bid, addr.Bytes())
+	require.NoError(t, err)
+	c, err := auctiontypes.ParseEVMAddress(testContract)
+	require.NoError(t, err)
+	digest := auctiontypes.TypedDataDigest(auctiontypes.EIP712Domain{ChainID: 1337, VerifyingContract: c}, wantHash)
+	got, _, err := apitypes.TypedDataAndHash(asBrowser)
+	require.NoError(t, err)
+	require.Equal(t, digest, got, "the wallet signs exactly what the chain checks")
+
+	sig, err := wallet.SignJobBid(bid, key)
+	require.NoError(t, err)
+	hash := func(r []byte) ([]byte, error) { return auctiontypes.JobBidHash(bid, r) }
+	require.NoError(t, checkSigner(renter, testContract, 1337, hash, sig))
+
+	other, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	bad, err := wallet.SignJobBid(bid, other)
+	require.NoError(t, err)
+	err = checkSigner(renter, testContract, 1337, hash, bad)
+	var ae apiError
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, http.StatusForbidden, ae.code)
+
+	// A bid signed for another EVM chain recovers another address.
+	require.Error(t, checkSigner(renter, testContract, 1, hash, sig))
+}
+
+// The relayer asks its own fee, never more than the signer allowed.
+func TestRelayerFee(t *testing.T) {
+	s := &Server{cfg: Config{RelayerFee: sdkmath.NewInt(50_000)}}
+	require.Equal(t, sdkmath.NewInt(50_000), s.fee(sdkmath.NewInt(80_000)))
+	require.Equal(t, sdkmath.NewInt(20_000), s.fee(sdkmath.NewInt(20_000)))
+	require.Equal(t, sdkmath.ZeroInt(), s.fee(sdkmath.ZeroInt()))
+}
