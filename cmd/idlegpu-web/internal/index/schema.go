@@ -223,7 +223,7 @@ CREATE TABLE claims (
 	amount   INTEGER NOT NULL,
 	PRIMARY KEY (height, idx, denom)
 ) WITHOUT ROWID;
-CREATE INDEX claims_by_operator ON claims (operator, height DESC);
+CREATE INDEX claims_by_operator ON claims (operator, height DESC, idx DESC, denom);
 
 CREATE TABLE payouts (
 	provider TEXT    NOT NULL,
