@@ -1,10 +1,8 @@
 package main_test
 
 import (
-	"encoding/hex"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,14 +128,50 @@ func TestWebAppEndToEnd(t *testing.T) {
 	p.Screenshot("job")
 	require.EqualValues(t, relayerBefore+relayerFee, c.Balance(relayer, "uusdc"), "the relayer earned the fee the bid allowed")
 
-	// The renter sends the manifest to the provider (wallet-signed, by the
-	// CLI here) and the lease runs; its first proven epoch pays
-	// floor(900,000 × 20 / 3600) = 5,000 uusdc.
-	keyFile := filepath.Join(t.TempDir(), "wallet.hex")
-	require.NoError(t, os.WriteFile(keyFile, []byte(hex.EncodeToString(crypto.FromECDSA(key))), 0o600))
-	mf := filepath.Join(t.TempDir(), "manifest.json")
-	require.NoError(t, os.WriteFile(mf, []byte(manifest), 0o600))
-	require.Contains(t, string(c.CLI("lease", "send-manifest", "1", mf, "--eth-key", keyFile)), "manifest accepted for lease 1")
+	// The renter sends the manifest from the lease page: its wallet signs
+	// the request (personal_sign over the endpoint's text) and the app
+	// forwards it over TLS pinned to the provider's registered certificate.
+	p.Navigate(url + "/leases/1")
+	p.WaitVisible("#send-manifest")
+	p.SetValue("#lease-manifest", manifest)
+	p.Click("#send-manifest")
+	p.WaitText("form[data-endpoint=manifest] .status", "manifest accepted by the provider for lease 1")
+	c.WaitLease(1, "LEASE_STATUS_ACTIVE", 30*time.Second)
+	p.Navigate(url + "/leases/1")
+	p.WaitVisible("#show-logs")
+	p.Click("#show-logs")
+	p.WaitText("#job-logs", "web job on GPU-")
+	var personal int
+	for _, call := range p.WalletCalls() {
+		if call.Method == "personal_sign" {
+			personal++
+		}
+	}
+	require.Equal(t, 2, personal, "the manifest and the logs request were signed by the wallet")
+	p.Screenshot("lease-job")
+
+	// A second job, under every ask (0.5 USDC) with a long bid window, stays
+	// open; the renter cancels it from its page. The deposit comes back
+	// whole; the relayer is paid its fee twice (post and cancel).
+	before := c.Balance(renter, "uusdc")
+	p.Navigate(url + "/post")
+	p.WaitVisible("#sign-job")
+	for sel, v := range fill {
+		p.SetValue(sel, v)
+	}
+	p.SetValue("#max_price", "0.5usdc/gpu-h")
+	p.SetValue("#bid_window", "500")
+	p.Click("#sign-job")
+	p.WaitText("#job-status", "open")
+	require.True(t, strings.HasSuffix(p.URL(), "/jobs/2"), p.URL())
+	require.EqualValues(t, before-relayerFee-5_556, c.Balance(renter, "uusdc"), "escrow ceil(500,000 × 40 / 3600) = 5,556 and the fee")
+	p.Click("#cancel-job")
+	p.WaitText("#job-status", "cancelled")
+	require.EqualValues(t, before-2*relayerFee, c.Balance(renter, "uusdc"), "the deposit refunded whole; two relayer fees paid")
+	require.EqualValues(t, relayerBefore+3*relayerFee, c.Balance(relayer, "uusdc"))
+	p.Screenshot("job-cancelled")
+
+	// The first proven epoch pays floor(900,000 × 20 / 3600) = 5,000 uusdc.
 	waitPage(t, p, url+"/leases/1", "#epochs", "proven")
 	require.Contains(t, p.Text("#epochs"), "0.005 USDC")
 	require.Contains(t, p.Text("#lease-price"), "0.90 USDC/GPU-h")
@@ -172,8 +206,7 @@ func TestWebAppEndToEnd(t *testing.T) {
 
 	// Without JavaScript the market and the escrow preview still work.
 	nojs := b.NewPageNoJS(t)
-	nojs.Navigate(url + "/")
-	nojs.WaitText("#asks", "0.90 USDC/GPU-h")
+	waitPage(t, nojs, url+"/", "#asks", "0.90 USDC/GPU-h") // the GPU is free again once the market is re-read
 	nojs.Navigate(url + "/post?preview=1&gpus=2&duration=2h&max_price=1.5usdc/gpu-h&image=" + image + "&tier=silver&workload=batch&manifest=x")
 	nojs.WaitText("#escrow-preview", "locks 6.00 USDC in escrow")
 	nojs.Screenshot("post-nojs")

@@ -68,3 +68,49 @@ func BenchmarkIndexEndedLeases(b *testing.B) {
 	require.NoError(b, err)
 	require.Equal(b, fmt.Sprint((len(blocks)-1)*100), fmt.Sprint(leases[0].ID))
 }
+
+// BenchmarkIndexProofBlock is one block at the load benchmark's proof
+// peak (docs/benchmarks.md: 3,322 proofs/s at 1 s blocks): 34 txs of
+// MsgSubmitProofs, 100 proofs each with one GPU's summary, and their 3,400
+// EventProofAccepted, written as the indexer writes a block. The indexer
+// keeps up while a block takes well under the block interval.
+//
+//	go test ./cmd/idlegpu-web/internal/index -run '^$' -bench BenchmarkIndexProofBlock -benchtime 20x
+func BenchmarkIndexProofBlock(b *testing.B) {
+	const txs, perTx = 34, 100
+	ctx := context.Background()
+	db, err := index.Open(b.TempDir() + "/bench.db")
+	require.NoError(b, err)
+	defer db.Close()
+	block := func(h int64) index.BlockData {
+		blk := index.BlockData{Height: h, Time: t0.Add(time.Duration(h) * time.Second)}
+		for t := range txs {
+			msg := &settlementtypes.MsgSubmitProofs{}
+			tx := index.TxData{Hash: fmt.Sprintf("%062X%02X", h, t)}
+			for i := range perTx {
+				lease, epoch := uint64(t*perTx+i+1), uint64(h)
+				msg.Proofs = append(msg.Proofs, settlementtypes.ExecutionProof{LeaseId: lease, Epoch: epoch,
+					Gpus: []settlementtypes.GPUSummary{{Uuid: fmt.Sprintf("GPU-%d", lease), Samples: 3, UtilAvgBps: 9500, MemUsedMaxMib: 70_000,
+						EnergyMj: 1_000_000, PowerAvgMw: 500_000}}})
+				tx.Events = append(tx.Events, &settlementtypes.EventProofAccepted{LeaseId: lease, Epoch: epoch, Provider: provider,
+					Paid: usdc(250), Fee: usdc(2), SamplesRoot: []byte{1, 2, 3}})
+			}
+			tx.Msgs = []proto.Message{msg}
+			blk.Txs = append(blk.Txs, tx)
+		}
+		return blk
+	}
+	blocks := make([]index.BlockData, b.N)
+	for i := range blocks {
+		blocks[i] = block(int64(i + 1))
+	}
+	b.ResetTimer()
+	for _, blk := range blocks {
+		if err := db.IndexBlock(ctx, blk); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/block")
+	b.ReportMetric(float64(b.N*txs*perTx)/b.Elapsed().Seconds(), "proofs/s")
+}

@@ -72,8 +72,12 @@ func New(ctx context.Context, cfg Config, conn grpc.ClientConnInterface, db *ind
 	}
 	s := &Server{
 		cfg: cfg, conn: conn, db: db, relayer: relayer,
-		units:  NewUnits(metas.Metadatas),
-		market: &marketCache{conn: conn, now: time.Now},
+		units: NewUnits(metas.Metadatas),
+	}
+	s.market = &marketCache{conn: conn, now: time.Now, log: func(err error) { cfg.Log.Warn("reading the market", "err", err) }}
+	// The first read of every offer is done now, not by the first visitor.
+	if _, err := s.market.get(ctx); err != nil {
+		return nil, fmt.Errorf("reading the market: %w", err)
 	}
 	if s.pages, err = parsePages(s.funcs()); err != nil {
 		return nil, err
@@ -103,6 +107,8 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/relay/job", s.api(s.relayJob))
 	m.HandleFunc("POST /api/relay/cancel", s.api(s.relayCancel))
 	m.HandleFunc("POST /api/relay/close", s.api(s.relayClose))
+	m.HandleFunc("POST /api/endpoint/prepare", s.api(s.prepareEndpoint))
+	m.HandleFunc("POST /api/endpoint/forward", s.api(s.forwardEndpoint))
 	m.HandleFunc("GET /healthz", s.healthz)
 	s.mux = m
 }

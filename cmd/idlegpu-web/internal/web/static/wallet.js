@@ -74,6 +74,42 @@
     };
   }
 
+  function hexOf(text) {
+    var bytes = new TextEncoder().encode(text), out = "0x";
+    for (var i = 0; i < bytes.length; i++) out += (bytes[i] < 16 ? "0" : "") + bytes[i].toString(16);
+    return out;
+  }
+
+  // endpoint: a request to the lease's provider, signed by the wallet
+  // (personal_sign over the text the endpoint checks) and forwarded by the
+  // app over pinned TLS.
+  function endpoint(f) {
+    var st = $(".status", f);
+    var call = { leaseId: Number(f.getAttribute("data-lease")), action: f.getAttribute("data-endpoint") };
+    var body = $("textarea", f);
+    if (body) call.body = body.value;
+    return connect().then(function (addr) {
+      call.wallet = addr;
+      say(st, "Sign the request in your wallet…");
+      return post("/api/endpoint/prepare", JSON.stringify(call), true).then(function (prep) {
+        return window.ethereum.request({ method: "personal_sign", params: [hexOf(prep.text), addr] }).then(function (sig) {
+          call.ts = prep.ts; call.nonce = prep.nonce; call.signature = sig;
+          say(st, "Sending…");
+          return post("/api/endpoint/forward", JSON.stringify(call), true);
+        });
+      });
+    }).then(function (res) {
+      if (call.action === "logs") {
+        var pre = $("pre", f);
+        pre.hidden = false;
+        pre.textContent = res.text || "(no output yet)";
+        say(st, "The job's output, as the provider's endpoint returned it.", "good");
+      } else {
+        say(st, res.text || "Sent.", "good");
+      }
+    }, fail(st));
+  }
+
   function onReady() {
     all("[data-needs-js]").forEach(function (el) { el.hidden = false; });
     all("[data-no-js]").forEach(function (el) { el.hidden = true; });
@@ -104,6 +140,10 @@
         }, fail(status));
       });
     }
+
+    all("form[data-endpoint]").forEach(function (f) {
+      f.addEventListener("submit", function (ev) { ev.preventDefault(); endpoint(f); });
+    });
 
     all("form[data-wallet-action]").forEach(function (f) {
       var kind = f.getAttribute("data-wallet-action");
