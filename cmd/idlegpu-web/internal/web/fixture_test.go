@@ -12,6 +12,7 @@ import (
 	sdkmath "cosmossdk.io/math"
 
 	"github.com/cosmos/cosmos-sdk/baseapp"
+	storetypes "github.com/cosmos/cosmos-sdk/store/v2/types"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/gogoproto/proto"
 
@@ -85,7 +86,14 @@ func newFixture(tb testing.TB, providers, offersEach, leases int) *fixture {
 	spec := apptesting.TrainingJob(1, 2_000_000)
 	spec.DurationSeconds = 3600
 	m.PostJob(f.renters[0], spec)
-	conn := &baseapp.QueryServiceTestHelper{GRPCQueryRouter: mc.App.GRPCQueryRouter(), Ctx: mc.Ctx}
+	// Commit the block and query it as a node's gRPC does: a read-only
+	// branch of the committed version (not the writing block's cache).
+	mc.Ctx.MultiStore().(storetypes.CacheMultiStore).Write()
+	cid := mc.App.CommitMultiStore().Commit()
+	qms, err := mc.App.CommitMultiStore().CacheMultiStoreWithVersion(cid.Version)
+	require.NoError(tb, err)
+	qctx := sdk.NewContext(qms, mc.Ctx.BlockHeader(), false, mc.App.Logger())
+	conn := &baseapp.QueryServiceTestHelper{GRPCQueryRouter: mc.App.GRPCQueryRouter(), Ctx: qctx}
 
 	db, err := index.Open(filepath.Join(tb.TempDir(), "index.db"))
 	require.NoError(tb, err)
