@@ -9,17 +9,9 @@ import (
 	ctypes "github.com/cometbft/cometbft/rpc/core/types"
 	"github.com/cosmos/gogoproto/proto"
 
-	"github.com/cosmos/cosmos-sdk/codec"
-	"github.com/cosmos/cosmos-sdk/codec/address"
-	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
-	"github.com/cosmos/cosmos-sdk/std"
 	sdk "github.com/cosmos/cosmos-sdk/types"
-	authtx "github.com/cosmos/cosmos-sdk/x/auth/tx"
-	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
-	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
-	"github.com/cosmos/cosmos-sdk/x/tx/signing"
 
-	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/agent/chain"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
@@ -49,30 +41,16 @@ var indexed = func() map[string]bool {
 	return m
 }()
 
-// txDecoder decodes the chain's transactions: std, auth, bank and the
-// chain's own modules' messages are registered, which is all the indexer
-// reads (a tx with another module's message fails to decode and is indexed
-// without its messages).
+// txDecoder decodes the chain's transactions with the agent's encoding
+// (std, auth, bank and the market modules) plus x/bridge's messages, so that
+// every message the chain accepts decodes.
 var txDecoder = sync.OnceValues(func() (sdk.TxDecoder, error) {
-	ir, err := codectypes.NewInterfaceRegistryWithOptions(codectypes.InterfaceRegistryOptions{
-		ProtoFiles: proto.HybridResolver,
-		SigningOptions: signing.Options{
-			AddressCodec:          address.NewBech32Codec(chaincfg.Bech32Prefix),
-			ValidatorAddressCodec: address.NewBech32Codec(chaincfg.Bech32PrefixValAddr),
-		},
-	})
+	enc, err := chain.Encoding()
 	if err != nil {
 		return nil, err
 	}
-	std.RegisterInterfaces(ir)
-	authtypes.RegisterInterfaces(ir)
-	banktypes.RegisterInterfaces(ir)
-	providertypes.RegisterInterfaces(ir)
-	offertypes.RegisterInterfaces(ir)
-	auctiontypes.RegisterInterfaces(ir)
-	settlementtypes.RegisterInterfaces(ir)
-	bridgetypes.RegisterInterfaces(ir)
-	return authtx.NewTxConfig(codec.NewProtoCodec(ir), authtx.DefaultSignModes).TxDecoder(), nil
+	bridgetypes.RegisterInterfaces(enc.InterfaceRegistry)
+	return enc.TxConfig.TxDecoder(), nil
 })
 
 // decodeEvents returns the typed events of evs that the writer applies.
