@@ -198,6 +198,9 @@ func TestWebAppEndToEnd(t *testing.T) {
 	p.Click("[data-wallet-connect]")
 	p.WaitText("#jobs", "completed")
 	require.Contains(t, p.Text(".leases.ended"), "0.01 USDC", "the ended lease paid 10,000 uusdc")
+	jobs := p.Text("#jobs")
+	require.Contains(t, jobs, "0.001112 USDC", "job 1: 11,112 escrowed, cut to 10,000 at clearing, 1,112 refunded")
+	require.Contains(t, jobs, "0.005556 USDC", "job 2: its whole deposit refunded on cancel")
 	p.Screenshot("jobs")
 
 	waitPage(t, p, url+"/network", "#validators", "")

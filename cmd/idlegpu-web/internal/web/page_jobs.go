@@ -1,10 +1,14 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
 
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/cosmos-sdk/types/query"
 
 	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/index"
@@ -20,7 +24,7 @@ type jobsData struct {
 	Title  string
 	Renter string
 	EVM    string
-	Jobs   []auctiontypes.Job
+	Jobs   []jobRow
 	Leases []auctiontypes.Lease
 	// Ended are the renter's ended leases from the index (the chain
 	// prunes them).
@@ -50,12 +54,47 @@ func (s *Server) jobsPage(r *http.Request) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	d.Jobs, d.Leases = jobs.Jobs, leases.Leases
+	d.Leases = leases.Leases
+	if d.Jobs, err = s.jobRows(ctx, renter, jobs.Jobs, leases.Leases); err != nil {
+		return "", nil, err
+	}
 	ended := true
 	if d.Ended, err = s.db.Leases(ctx, index.LeaseFilter{Renter: renter, Ended: &ended, Limit: listLimit}); err != nil {
 		return "", nil, err
 	}
 	return "jobs", d, nil
+}
+
+// jobRow is a job with what it paid (its leases, from the chain) and what
+// came back to the renter (from the index: refunds are events, not state).
+type jobRow struct {
+	auctiontypes.Job
+	Paid     sdk.Coin
+	Refunded *sdk.Coin
+}
+
+func (s *Server) jobRows(ctx context.Context, renter string, jobs []auctiontypes.Job, leases []auctiontypes.Lease) ([]jobRow, error) {
+	indexed, err := s.db.JobsOfRenter(ctx, renter, listLimit, 0)
+	if err != nil {
+		return nil, err
+	}
+	refunded := make(map[uint64]sdk.Coin, len(indexed))
+	for _, j := range indexed {
+		refunded[j.ID] = coin(j.Refunded, j.Denom)
+	}
+	rows := make([]jobRow, len(jobs))
+	for i, j := range jobs {
+		rows[i] = jobRow{Job: j, Paid: sdk.NewCoin(j.Spec.MaxPrice.Denom, sdkmath.ZeroInt())}
+		for _, l := range leases {
+			if l.JobId == j.Id && l.Paid.Denom == rows[i].Paid.Denom {
+				rows[i].Paid = rows[i].Paid.Add(l.Paid)
+			}
+		}
+		if r, ok := refunded[j.Id]; ok {
+			rows[i].Refunded = &r
+		}
+	}
+	return rows, nil
 }
 
 func pathID(r *http.Request) (uint64, error) {
