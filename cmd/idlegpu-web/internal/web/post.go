@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/auction/client/cli"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
@@ -172,7 +173,7 @@ func (s *Server) postPage(r *http.Request) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	d := postData{Title: "Post a job", Relaying: s.relayer != nil, RelayerFee: s.units.Amount(s.cfg.RelayerFee, "uusdc")}
+	d := postData{Title: "Post a job", Relaying: s.relayer != nil, RelayerFee: s.units.Amount(s.cfg.RelayerFee, chaincfg.USDCDenom)}
 	for _, c := range m.ByModel {
 		d.Models = append(d.Models, c.Key)
 	}

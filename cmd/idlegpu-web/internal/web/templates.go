@@ -10,6 +10,8 @@ import (
 	sdkmath "cosmossdk.io/math"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/app/chaincfg"
 )
 
 // parsePages parses each page with the shared layout into its own set, so
@@ -57,6 +59,7 @@ func (s *Server) funcs() template.FuncMap {
 		"enum":      Enum,
 		"unix":      func(sec int64) string { return When(time.Unix(sec, 0)) },
 		"chainID":   func() string { return s.cfg.ChainID },
+		"bondDenom": func() string { return chaincfg.BondDenom },
 		"join":      strings.Join,
 		"sub":       func(a, b int) int { return a - b },
 		"tiers":     func() []string { return []string{"gold", "silver", "bronze"} },
