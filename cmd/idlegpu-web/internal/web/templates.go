@@ -43,8 +43,8 @@ func (s *Server) funcs() template.FuncMap {
 		"coins":  u.Coins,
 		"amount": func(a sdkmath.Int, denom string) string { return u.Amount(a, denom) },
 		"perGPUh": func(c sdk.Coin) string {
-			if c.Denom == "" {
-				return "—"
+			if c.Denom == "" || c.Amount.IsNil() || c.Amount.IsZero() {
+				return "—" // a job that has not cleared has a zero clearing price
 			}
 			return u.Coin(c) + "/GPU-h"
 		},
@@ -55,6 +55,7 @@ func (s *Server) funcs() template.FuncMap {
 		"mib":       MiB,
 		"seconds":   Seconds,
 		"when":      When,
+		"whenShort": WhenShort,
 		"short":     Short,
 		"enum":      Enum,
 		"unix":      func(sec int64) string { return When(time.Unix(sec, 0)) },

@@ -188,6 +188,14 @@ func When(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
+// WhenShort is When to the minute, for table cells ("2026-12-06 00:27").
+func WhenShort(t time.Time) string {
+	if t.IsZero() || t.Unix() <= 0 {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04")
+}
+
 // Short cuts a long address or hash to its ends for tables; the full value
 // stays in the link's title.
 func Short(s string) string {
