@@ -143,18 +143,24 @@ func (c *Client) Samples(ctx context.Context, leaseID, epoch uint64, root []byte
 	if err := json.Unmarshal(b, &out); err != nil {
 		return SamplesResponse{}, err
 	}
+	return out, VerifySamples(out, root)
+}
+
+// VerifySamples checks that every sample of an endpoint's answer is a leaf
+// of root (the samples_root of the proof on chain) at the index it claims.
+func VerifySamples(out SamplesResponse, root []byte) error {
 	if !bytes.Equal(out.SamplesRoot, root) {
-		return out, fmt.Errorf("the endpoint's samples root %x is not the proof's %x", out.SamplesRoot, root)
+		return fmt.Errorf("the endpoint's samples root %x is not the proof's %x", out.SamplesRoot, root)
 	}
 	n := uint64(len(out.Samples))
 	for _, s := range out.Samples {
 		leaf, err := s.Sample.LeafHash()
 		if err != nil {
-			return out, err
+			return err
 		}
 		if err := settlementtypes.VerifyMerklePath(root, leaf, s.LeafIndex, n, s.Path); err != nil {
-			return out, fmt.Errorf("sample %d: %w", s.LeafIndex, err)
+			return fmt.Errorf("sample %d: %w", s.LeafIndex, err)
 		}
 	}
-	return out, nil
+	return nil
 }

@@ -175,6 +175,12 @@ func TestWebAppEndToEnd(t *testing.T) {
 	waitPage(t, p, url+"/leases/1", "#epochs", "proven")
 	require.Contains(t, p.Text("#epochs"), "0.005 USDC")
 	require.Contains(t, p.Text("#lease-price"), "0.90 USDC/GPU-h")
+	// Its samples, fetched from the provider under a wallet signature and
+	// each checked against the root of the proof the chain accepted.
+	p.WaitVisible("#check-samples")
+	p.Click("#check-samples")
+	p.WaitText("form[data-endpoint=samples] .status", "samples of epoch 0, every one under the proof's root")
+	require.Contains(t, p.Text("#samples"), "GPU-")
 	p.Screenshot("lease")
 
 	// The lease completes (two epochs, 10,000 uusdc); the provider page

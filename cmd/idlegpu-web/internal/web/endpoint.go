@@ -35,9 +35,11 @@ const endpointLogTail = 64 << 10
 // endpointCall is one request to a lease's endpoint, as the page asks for it.
 type endpointCall struct {
 	LeaseID uint64 `json:"leaseId"`
-	// Action is "manifest" (POST the body) or "logs" (GET the tail).
+	// Action is "manifest" (POST the body), "logs" (GET the tail) or
+	// "samples" (GET Epoch's samples, checked against its proof's root).
 	Action string `json:"action"`
 	Body   string `json:"body,omitempty"`
+	Epoch  uint64 `json:"epoch,omitempty"`
 	Wallet string `json:"wallet"`
 	// Set when forwarding: what the wallet signed.
 	TsMillis  int64  `json:"ts,omitempty"`
@@ -57,8 +59,8 @@ func readCall(r *http.Request) (endpointCall, error) {
 	if err := json.NewDecoder(r.Body).Decode(&c); err != nil {
 		return c, badRequest("not an endpoint request: %v", err)
 	}
-	if c.Action != "manifest" && c.Action != "logs" {
-		return c, badRequest("action %q: want manifest or logs", c.Action)
+	if c.Action != "manifest" && c.Action != "logs" && c.Action != "samples" {
+		return c, badRequest("action %q: want manifest, logs or samples", c.Action)
 	}
 	if !common.IsHexAddress(c.Wallet) {
 		return c, badRequest("wallet %q: connect a wallet", c.Wallet)
@@ -89,6 +91,8 @@ func (s *Server) request(ctx context.Context, c endpointCall) (endpoint.Request,
 		q.Method, q.PathQuery, q.Body = http.MethodPost, fmt.Sprintf("/v1/leases/%d/manifest", c.LeaseID), []byte(c.Body)
 	case "logs":
 		q.Method, q.PathQuery = http.MethodGet, fmt.Sprintf("/v1/leases/%d/logs?tail=%d", c.LeaseID, endpointLogTail)
+	case "samples":
+		q.Method, q.PathQuery = http.MethodGet, fmt.Sprintf("/v1/leases/%d/epochs/%d/samples", c.LeaseID, c.Epoch)
 	}
 	return q, p.Provider, nil
 }
@@ -125,9 +129,24 @@ func (w walletSignature) SignRequest(h http.Header, _ endpoint.Request) error {
 
 // endpointAnswer is what the page shows of the endpoint's answer.
 type endpointAnswer struct {
-	Status int    `json:"status"`
-	Text   string `json:"text"`
+	Status  int          `json:"status"`
+	Text    string       `json:"text"`
+	Samples []sampleView `json:"samples,omitempty"`
 }
+
+// sampleView is one verified sample as the lease page lists it.
+type sampleView struct {
+	Time   string `json:"time"`
+	GPU    string `json:"gpu"`
+	Util   string `json:"util"`
+	Memory string `json:"memory"`
+	Power  string `json:"power"`
+	Temp   string `json:"temp"`
+}
+
+// samplesMax bounds the endpoint answer read for an epoch's samples (an
+// hour's epoch of 8 GPUs at 1 s is 28,800 samples with their paths).
+const samplesMax = 64 << 20
 
 // forwardEndpoint sends the signed request to the provider's registered
 // endpoint over TLS pinned to its registered certificate.
@@ -162,7 +181,11 @@ func (s *Server) forwardEndpoint(r *http.Request) (any, error) {
 		return nil, apiErr(http.StatusBadGateway, "the provider's endpoint %s: %v", p.Endpoint, err)
 	}
 	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, endpointLogTail+4096))
+	limit := int64(endpointLogTail + 4096)
+	if c.Action == "samples" {
+		limit = samplesMax
+	}
+	b, err := io.ReadAll(io.LimitReader(res.Body, limit))
 	if err != nil {
 		return nil, apiErr(http.StatusBadGateway, "the provider's endpoint %s: %v", p.Endpoint, err)
 	}
@@ -176,8 +199,51 @@ func (s *Server) forwardEndpoint(r *http.Request) (any, error) {
 		}
 		return nil, apiErr(http.StatusBadGateway, "the provider's endpoint answered %s: %s", strconv.Itoa(res.StatusCode), text)
 	}
-	if c.Action == "manifest" {
+	switch c.Action {
+	case "manifest":
 		text = fmt.Sprintf("manifest accepted by the provider for lease %d", c.LeaseID)
+	case "samples":
+		return s.checkSamples(ctx, c, b)
 	}
 	return endpointAnswer{Status: res.StatusCode, Text: text}, nil
+}
+
+// checkSamples verifies an epoch's samples against the samples root of the
+// proof the chain accepted (as the index recorded it) with the endpoint's
+// own rule (endpoint.VerifySamples), so what the page lists is exactly what
+// the provider committed to.
+func (s *Server) checkSamples(ctx context.Context, c endpointCall, body []byte) (any, error) {
+	var out endpoint.SamplesResponse
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, apiErr(http.StatusBadGateway, "the provider's samples: %v", err)
+	}
+	epochs, err := s.db.Epochs(ctx, c.LeaseID, maxEpochs, 0)
+	if err != nil {
+		return nil, err
+	}
+	var root []byte
+	for _, e := range epochs {
+		if e.Epoch == c.Epoch && e.Status == "proven" {
+			root, err = hex.DecodeString(e.SamplesRoot)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	if root == nil {
+		return nil, apiErr(http.StatusNotFound, "epoch %d of lease %d has no proof indexed yet", c.Epoch, c.LeaseID)
+	}
+	if err := endpoint.VerifySamples(out, root); err != nil {
+		return nil, apiErr(http.StatusBadGateway, "the provider's samples do not match its proof: %v", err)
+	}
+	ans := endpointAnswer{Status: http.StatusOK, Text: fmt.Sprintf("%d samples of epoch %d, every one under the proof's root %x…", len(out.Samples), c.Epoch, root[:6])}
+	for _, sp := range out.Samples {
+		smp := sp.Sample
+		ans.Samples = append(ans.Samples, sampleView{
+			Time: time.UnixMilli(smp.TimestampMs).UTC().Format("15:04:05.000"), GPU: Short(smp.GpuUuid),
+			Util: Bps(smp.UtilBps), Memory: MiB(smp.MemUsedMib), Power: chartNumber(float64(smp.PowerMw)/1000) + " W",
+			Temp: fmt.Sprintf("%d °C", smp.TempC),
+		})
+	}
+	return ans, nil
 }

@@ -10,6 +10,8 @@ import (
 	sdkmath "cosmossdk.io/math"
 	"google.golang.org/grpc"
 
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
 	"github.com/cosmos/cosmos-sdk/types/query"
 
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
@@ -37,14 +39,14 @@ type Market struct {
 }
 
 // Capacity is GPUs offered, leased and free in one group, with the
-// cheapest price asked for a free GPU in it.
+// cheapest price asked for a free GPU in it in each payment denom (prices in
+// different denoms are not compared).
 type Capacity struct {
-	Key            string
-	Offers         int
-	GPUs, Leased   int
-	CheapestDenom  string
-	Cheapest       sdkmath.Int
-	HasFreeAskable bool
+	Key          string
+	Offers       int
+	GPUs, Leased int
+	From         []sdk.Coin
+	cheapest     map[string]sdkmath.Int
 }
 
 // Free is what can be rented now.
@@ -180,7 +182,7 @@ func lanePrice(o offertypes.Offer, l offertypes.Lane) *sdkmath.Int {
 func summarise(offers []offertypes.Offer) *Market {
 	m := &Market{Offers: len(offers)}
 	byModel, byRegion, byLane := map[string]*Capacity{}, map[string]*Capacity{}, map[string]*Capacity{}
-	add := func(groups map[string]*Capacity, key string, o offertypes.Offer, price *sdkmath.Int, denom string) {
+	add := func(groups map[string]*Capacity, key string, o offertypes.Offer, prices map[string]sdkmath.Int) {
 		c := groups[key]
 		if c == nil {
 			c = &Capacity{Key: key}
@@ -189,8 +191,16 @@ func summarise(offers []offertypes.Offer) *Market {
 		c.Offers++
 		c.GPUs += len(o.GpuUuids)
 		c.Leased += len(o.OccupiedGpuUuids)
-		if price != nil && len(o.GpuUuids) > len(o.OccupiedGpuUuids) && (!c.HasFreeAskable || price.LT(c.Cheapest)) {
-			c.Cheapest, c.CheapestDenom, c.HasFreeAskable = *price, denom, true
+		if len(o.GpuUuids) == len(o.OccupiedGpuUuids) {
+			return // nothing free to ask a price for
+		}
+		for denom, price := range prices {
+			if cur, ok := c.cheapest[denom]; !ok || price.LT(cur) {
+				if c.cheapest == nil {
+					c.cheapest = map[string]sdkmath.Int{}
+				}
+				c.cheapest[denom] = price
+			}
 		}
 	}
 	asks := map[string][]Ask{}
@@ -198,8 +208,7 @@ func summarise(offers []offertypes.Offer) *Market {
 		m.GPUs += len(o.GpuUuids)
 		m.Leased += len(o.OccupiedGpuUuids)
 		free := len(o.GpuUuids) - len(o.OccupiedGpuUuids)
-		var cheapest *sdkmath.Int
-		var denom string
+		cheapest := map[string]sdkmath.Int{}
 		for _, l := range lanes {
 			p := lanePrice(o, l)
 			if p == nil {
@@ -209,21 +218,21 @@ func summarise(offers []offertypes.Offer) *Market {
 			if l == offertypes.LANE_PREEMPTIBLE {
 				d = o.Terms.PricePreemptible
 			}
-			if cheapest == nil || p.LT(*cheapest) {
-				cheapest, denom = p, d.Denom
+			if cur, ok := cheapest[d.Denom]; !ok || p.LT(cur) {
+				cheapest[d.Denom] = *p
 			}
 			name := Enum(l.String(), "LANE_")
-			add(byLane, name, o, p, d.Denom)
+			add(byLane, name, o, map[string]sdkmath.Int{d.Denom: *p})
 			if free > 0 {
-				k := o.Model + "\x00" + name
+				k := o.Model + "\x00" + name + "\x00" + d.Denom
 				asks[k] = append(asks[k], Ask{
 					OfferID: o.Id, Provider: o.Provider, Model: o.Model, Region: o.Region, Lane: name,
 					MemMiB: o.MemoryMib, Free: free, Price: *p, Denom: d.Denom,
 				})
 			}
 		}
-		add(byModel, o.Model, o, cheapest, denom)
-		add(byRegion, o.Region, o, cheapest, denom)
+		add(byModel, o.Model, o, cheapest)
+		add(byRegion, o.Region, o, cheapest)
 	}
 	m.ByModel, m.ByRegion, m.ByLane = sorted(byModel), sorted(byRegion), sorted(byLane)
 	keys := make([]string, 0, len(asks))
@@ -247,6 +256,10 @@ func summarise(offers []offertypes.Offer) *Market {
 func sorted(groups map[string]*Capacity) []Capacity {
 	out := make([]Capacity, 0, len(groups))
 	for _, c := range groups {
+		for d, p := range c.cheapest {
+			c.From = append(c.From, sdk.NewCoin(d, p))
+		}
+		slices.SortFunc(c.From, func(a, b sdk.Coin) int { return cmp.Compare(a.Denom, b.Denom) })
 		out = append(out, *c)
 	}
 	slices.SortFunc(out, func(a, b Capacity) int {

@@ -158,6 +158,8 @@ type leaseData struct {
 	Progress *settlementtypes.LeaseProgress
 	Epochs   []index.Epoch
 	Charts   epochCharts
+	// Proven are the epochs whose samples can be fetched and checked.
+	Proven []uint64
 }
 
 // leasePage: one lease, its epochs (proven, missed, excused) with each
@@ -180,5 +182,10 @@ func (s *Server) leasePage(r *http.Request) (string, any, error) {
 		return "", nil, err
 	}
 	d.Charts = leaseCharts(d.Epochs)
+	for _, e := range d.Epochs {
+		if e.Status == "proven" {
+			d.Proven = append(d.Proven, e.Epoch)
+		}
+	}
 	return "lease", d, nil
 }

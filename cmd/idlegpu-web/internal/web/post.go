@@ -180,8 +180,10 @@ func (s *Server) postPage(r *http.Request) (string, any, error) {
 	q := r.URL.Query()
 	d.Form = readJobForm(q)
 	d.Form.defaults(strings.Fields(d.RelayerFee)[0])
-	if d.Form.MaxPrice == "" && len(m.ByModel) > 0 && m.ByModel[0].HasFreeAskable {
-		d.Form.MaxPrice = strings.ReplaceAll(s.units.Amount(m.ByModel[0].Cheapest, m.ByModel[0].CheapestDenom), " ", "") + "/gpu-h"
+	if d.Form.MaxPrice == "" && len(m.ByModel) > 0 && len(m.ByModel[0].From) > 0 {
+		// Suggest the biggest model's cheapest free ask; "1.50USDC" parses.
+		from := m.ByModel[0].From[0]
+		d.Form.MaxPrice = strings.ToLower(strings.NewReplacer(" ", "", ",", "").Replace(s.units.Coin(from))) + "/gpu-h"
 	}
 	if q.Has("preview") {
 		p, err := s.parse(d.Form, params.Params)

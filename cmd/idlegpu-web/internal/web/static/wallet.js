@@ -88,6 +88,8 @@
     var call = { leaseId: Number(f.getAttribute("data-lease")), action: f.getAttribute("data-endpoint") };
     var body = $("textarea", f);
     if (body) call.body = body.value;
+    var epoch = $("select[name=epoch]", f);
+    if (epoch) call.epoch = Number(epoch.value);
     return connect().then(function (addr) {
       call.wallet = addr;
       say(st, "Sign the request in your wallet…");
@@ -99,7 +101,22 @@
         });
       });
     }).then(function (res) {
-      if (call.action === "logs") {
+      if (call.action === "samples") {
+        var table = $("table", f), tbody = $("tbody", table);
+        tbody.textContent = "";
+        (res.samples || []).forEach(function (smp) {
+          var tr = document.createElement("tr");
+          [smp.time, smp.gpu, smp.util, smp.memory, smp.power, smp.temp].forEach(function (v, i) {
+            var td = document.createElement("td");
+            td.textContent = v;
+            if (i > 1) td.className = "n";
+            tr.appendChild(td);
+          });
+          tbody.appendChild(tr);
+        });
+        table.hidden = false;
+        say(st, res.text, "good");
+      } else if (call.action === "logs") {
         var pre = $("pre", f);
         pre.hidden = false;
         pre.textContent = res.text || "(no output yet)";
