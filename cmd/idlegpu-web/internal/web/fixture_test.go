@@ -113,7 +113,8 @@ func newFixture(tb testing.TB, providers, offersEach, leases int) *fixture {
 func (f *fixture) seedIndex(tb testing.TB, leases int) {
 	tb.Helper()
 	ctx := context.Background()
-	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	// Recent enough that every clearing is inside the market chart's window.
+	start := time.Now().UTC().Truncate(time.Hour).Add(-time.Duration(leases/1000+2) * time.Hour)
 	const perBlock = 1000
 	height := int64(0)
 	for first := 0; first < leases || height == 0; first += perBlock {
