@@ -115,7 +115,7 @@ bench: build $(TOOLS_DIR)/cometbft-$(CMT_VERSION) ## load benchmark: bids and pr
 	$(GO) run ./scripts/loadbench -bin $(BUILD_DIR) -cometbft $(TOOLS_DIR)/cometbft-$(CMT_VERSION) -out $(BUILD_DIR)/loadbench.md $(BENCH_FLAGS)
 
 .PHONY: gpu-smoke
-gpu-smoke: ## on a machine with an NVIDIA driver: inventory, 10 s of NVML telemetry, a proof built and verified, the CUDA audit kernel
+gpu-smoke: ## on a machine with an NVIDIA driver: inventory, 10 s of NVML telemetry, a proof built and verified, the memwalk audit timed on each GPU
 	./scripts/gpu-smoke.sh
 
 .PHONY: sim
@@ -141,11 +141,11 @@ proto-check: proto-gen ## fail if the committed generated code differs from prot
 	@echo "generated code matches proto/"
 
 .PHONY: audit-ptx
-audit-ptx: ## regenerate the agent's audit kernel (PTX) from its LLVM IR with llc
+audit-ptx: ## regenerate the agent's audit kernels (PTX) from their LLVM IR with llc
 	./scripts/audit-ptx.sh
 
 .PHONY: audit-ptx-check
-audit-ptx-check: ## fail if the committed audit kernel PTX differs from its LLVM IR
+audit-ptx-check: ## fail if the committed audit kernels' PTX differs from their LLVM IR
 	./scripts/audit-ptx.sh --check
 
 .PHONY: proto-lint

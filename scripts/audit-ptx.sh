@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Generates the agent's audit kernel, agent/audit/kernels/matmul_u32.ptx,
-# from its LLVM IR with llc (Debian's llvm package; no CUDA toolkit). With
-# --check it fails when the committed PTX differs from a fresh build. The
-# output is pinned to LLVM 14 (Debian bookworm): another major version
-# generates different, equally valid PTX, so the check says so and skips.
+# Generates the agent's audit kernels (memwalk_build, memwalk_walk),
+# agent/audit/kernels/memwalk.ptx, from their LLVM IR with llc (Debian's
+# llvm package; no CUDA toolkit). With --check it fails when the committed
+# PTX differs from a fresh build. The output is pinned to LLVM 14 (Debian
+# bookworm): another major version generates different, equally valid PTX,
+# so the check says so and skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want=14
-src=agent/audit/kernels/matmul_u32.ll
-dst=agent/audit/kernels/matmul_u32.ptx
+src=agent/audit/kernels/memwalk.ll
+dst=agent/audit/kernels/memwalk.ptx
 llc=${LLC:-$(command -v llc-$want || command -v llc || true)}
 if [ -z "$llc" ]; then
   echo "llc not found: install LLVM $want (Debian: apt-get install llvm)" >&2
@@ -18,7 +19,7 @@ ver=$("$llc" --version | sed -n 's/.*LLVM version \([0-9]*\).*/\1/p' | head -1)
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 {
-  echo "// Generated from matmul_u32.ll by scripts/audit-ptx.sh (LLVM $want llc); do not edit."
+  echo "// Generated from memwalk.ll by scripts/audit-ptx.sh (LLVM $want llc); do not edit."
   "$llc" -march=nvptx64 -mcpu=sm_50 -O3 "$src" -o -
 } >"$tmp"
 if [ "${1:-}" = --check ]; then

@@ -51,6 +51,8 @@ init() {
   # alice's 1,000,000 USDC are pre-minted with no vault deposit behind them:
   # x/bridge books them as unbacked (a bridged network starts at zero).
   sed -i 's/"unbacked": "0"/"unbacked": "1000000000000"/' "$(home 0)/config/genesis.json"
+  # A development chain: simulated GPUs allowed, audited on the CPU.
+  d 0 genesis development
   mkdir -p "$(home 0)/config/gentx"
   for ((i = 0; i < n; i++)); do
     [ "$i" = 0 ] || cp "$(home 0)/config/genesis.json" "$(home "$i")/config/genesis.json"

@@ -49,9 +49,9 @@ if [ ! -f "$home/config/genesis.json" ]; then
   # deposit behind it: x/bridge books it as unbacked (a bridged network
   # starts at zero), and withdrawals to the EVM side never pass deposits.
   sed -i 's/"unbacked": "0"/"unbacked": "1000000000000"/' "$home/config/genesis.json"
-  # alice may open GPU audits (x/settlement auditors: chosen by governance
-  # on a real chain, the dev key here).
-  sed -i "s/\"auditors\": \[\]/\"auditors\": [\"$alice\"]/" "$home/config/genesis.json"
+  # A development chain: agents may register simulated GPUs, audited with
+  # the simulated model on the CPU (x/provider allow_simulated_gpus).
+  d genesis development
   d genesis validate >/dev/null
 fi
 

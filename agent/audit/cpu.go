@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/idlegpu/idlegpu/agent/internal/ctxtime"
@@ -10,11 +9,12 @@ import (
 )
 
 // CPU answers audits of simulated GPUs with the CPU reference, paced to the
-// speed the simulated model claims: a simulated H100 neither answers
-// faster than a real one could nor needs one to be present.
+// time the simulated model claims: a simulated H100 neither answers faster
+// than a real one could nor needs one to be present.
 type CPU struct {
-	// UnitsPerSecond is the claimed speed of a GPU by uuid (0: unpaced).
-	UnitsPerSecond func(uuid string) uint64
+	// Expected is how long an audit of the GPU with uuid takes on the
+	// model it claims (0, or a nil Expected: unpaced).
+	Expected func(uuid string) time.Duration
 	// Now and Sleep are the clock (time.Now and a context-aware sleep by
 	// default).
 	Now   func() time.Time
@@ -24,35 +24,29 @@ type CPU struct {
 // Name implements Runner.
 func (CPU) Name() string { return "cpu-reference" }
 
-// Run implements Runner.
-func (c CPU) Run(ctx context.Context, uuid, workload string, seed []byte, units uint64) (Result, error) {
-	w, err := settlementaudit.Reference(workload)
-	if err != nil {
-		return Result{}, fmt.Errorf("%w: %s", ErrUnknownWorkload, workload)
-	}
+// Run implements Runner: the reference transcript, handed back no sooner
+// than Expected(uuid) after the call.
+func (c CPU) Run(ctx context.Context, uuid string, seed []byte, shape settlementaudit.Shape) (settlementaudit.States, error) {
 	now := c.Now
 	if now == nil {
 		now = time.Now
 	}
 	start := now()
-	res, err := w.Run(ctx, seed, units)
+	states, err := settlementaudit.Run(ctx, seed, shape)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	if c.UnitsPerSecond == nil {
-		return res, nil
+	if c.Expected == nil {
+		return states, nil
 	}
-	if ups := c.UnitsPerSecond(uuid); ups > 0 {
-		claimed := time.Duration(float64(units) / float64(ups) * float64(time.Second))
-		if wait := claimed - now().Sub(start); wait > 0 {
-			sleep := c.Sleep
-			if sleep == nil {
-				sleep = ctxtime.Sleep
-			}
-			if err := sleep(ctx, wait); err != nil {
-				return Result{}, err
-			}
+	if wait := c.Expected(uuid) - now().Sub(start); wait > 0 {
+		sleep := c.Sleep
+		if sleep == nil {
+			sleep = ctxtime.Sleep
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, err
 		}
 	}
-	return res, nil
+	return states, nil
 }

@@ -33,6 +33,7 @@ typedef struct {
 	CUresult (*cuModuleLoadData)(CUmodule *, const void *);
 	CUresult (*cuModuleUnload)(CUmodule);
 	CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+	CUresult (*cuMemGetInfo)(size_t *, size_t *);
 	CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
 	CUresult (*cuMemFree)(CUdeviceptr);
 	CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -60,6 +61,7 @@ static const char *idlegpu_cuda_open(idlegpu_cuda *c, const char *path) {
 	SYM(cuModuleLoadData, "cuModuleLoadData")
 	SYM(cuModuleUnload, "cuModuleUnload")
 	SYM(cuModuleGetFunction, "cuModuleGetFunction")
+	SYM(cuMemGetInfo, "cuMemGetInfo_v2")
 	SYM(cuMemAlloc, "cuMemAlloc_v2")
 	SYM(cuMemFree, "cuMemFree_v2")
 	SYM(cuMemcpyHtoD, "cuMemcpyHtoD_v2")
@@ -86,6 +88,7 @@ static CUresult c_sync(idlegpu_cuda *c) { return c->cuCtxSynchronize(); }
 static CUresult c_load(idlegpu_cuda *c, CUmodule *m, const char *ptx) { return c->cuModuleLoadData(m, ptx); }
 static CUresult c_unload(idlegpu_cuda *c, CUmodule m) { return c->cuModuleUnload(m); }
 static CUresult c_function(idlegpu_cuda *c, CUfunction *f, CUmodule m, const char *name) { return c->cuModuleGetFunction(f, m, name); }
+static CUresult c_meminfo(idlegpu_cuda *c, size_t *free, size_t *total) { return c->cuMemGetInfo(free, total); }
 static CUresult c_alloc(idlegpu_cuda *c, CUdeviceptr *p, size_t n) { return c->cuMemAlloc(p, n); }
 static CUresult c_free(idlegpu_cuda *c, CUdeviceptr p) { return c->cuMemFree(p); }
 static CUresult c_htod(idlegpu_cuda *c, CUdeviceptr dst, const void *src, size_t n) { return c->cuMemcpyHtoD(dst, src, n); }
@@ -197,9 +200,9 @@ func nvmlUUID(b [16]byte) string {
 }
 
 // Open implements Driver.
-func (d *CUDA) Open(uuid, ptx, kernel string) (Session, error) {
+func (d *CUDA) Open(uuid, ptx string, kernels ...string) (Session, error) {
 	d.mu.Lock()
-	s, err := d.open(uuid, ptx, kernel)
+	s, err := d.open(uuid, ptx, kernels)
 	if err != nil {
 		d.mu.Unlock()
 		return nil, err
@@ -207,7 +210,7 @@ func (d *CUDA) Open(uuid, ptx, kernel string) (Session, error) {
 	return s, nil
 }
 
-func (d *CUDA) open(uuid, ptx, kernel string) (*cudaSession, error) {
+func (d *CUDA) open(uuid, ptx string, kernels []string) (*cudaSession, error) {
 	var n C.int
 	if err := d.check("cuDeviceGetCount", C.c_count(d.c, &n)); err != nil {
 		return nil, err
@@ -227,7 +230,7 @@ func (d *CUDA) open(uuid, ptx, kernel string) (*cudaSession, error) {
 	if !found {
 		return nil, fmt.Errorf("%w: %s (is CUDA_VISIBLE_DEVICES hiding it?)", ErrNoDevice, uuid)
 	}
-	s := &cudaSession{d: d, dev: dev}
+	s := &cudaSession{d: d, dev: dev, fns: make(map[string]C.CUfunction, len(kernels))}
 	if err := d.check("cuDevicePrimaryCtxRetain", C.c_retain(d.c, &s.ctx, dev)); err != nil {
 		return nil, err
 	}
@@ -240,10 +243,15 @@ func (d *CUDA) open(uuid, ptx, kernel string) (*cudaSession, error) {
 	if err := d.check("cuModuleLoadData (PTX JIT)", C.c_load(d.c, &s.mod, src)); err != nil {
 		return nil, s.fail(err)
 	}
-	name := C.CString(kernel)
-	defer C.free(unsafe.Pointer(name))
-	if err := d.check("cuModuleGetFunction "+kernel, C.c_function(d.c, &s.fn, s.mod, name)); err != nil {
-		return nil, s.fail(err)
+	for _, k := range kernels {
+		var fn C.CUfunction
+		name := C.CString(k)
+		r := C.c_function(d.c, &fn, s.mod, name)
+		C.free(unsafe.Pointer(name))
+		if err := d.check("cuModuleGetFunction "+k, r); err != nil {
+			return nil, s.fail(err)
+		}
+		s.fns[k] = fn
 	}
 	return s, nil
 }
@@ -255,7 +263,7 @@ type cudaSession struct {
 	ctx      C.CUcontext
 	retained bool
 	mod      C.CUmodule
-	fn       C.CUfunction
+	fns      map[string]C.CUfunction
 	bufs     []C.CUdeviceptr
 }
 
@@ -265,9 +273,20 @@ func (s *cudaSession) fail(err error) error {
 	return err
 }
 
-func (s *cudaSession) Alloc(words int) (Ptr, error) {
+func (s *cudaSession) MemInfo() (free, total uint64, err error) {
+	var f, t C.size_t
+	if err := s.d.check("cuMemGetInfo", C.c_meminfo(s.d.c, &f, &t)); err != nil {
+		return 0, 0, err
+	}
+	return uint64(f), uint64(t), nil
+}
+
+func (s *cudaSession) Alloc(words uint64) (Ptr, error) {
+	if words > 1<<61 {
+		return 0, fmt.Errorf("cuMemAlloc: %d words", words)
+	}
 	var p C.CUdeviceptr
-	if err := s.d.check("cuMemAlloc", C.c_alloc(s.d.c, &p, C.size_t(4*words))); err != nil {
+	if err := s.d.check(fmt.Sprintf("cuMemAlloc of %d bytes", 4*words), C.c_alloc(s.d.c, &p, C.size_t(4*words))); err != nil {
 		return 0, err
 	}
 	s.bufs = append(s.bufs, p)
@@ -301,7 +320,11 @@ func (s *cudaSession) Download(dst []uint32, src Ptr) error {
 	return nil
 }
 
-func (s *cudaSession) Launch(grid, block uint32, args ...Arg) error {
+func (s *cudaSession) Launch(kernel string, grid, block uint32, args ...Arg) error {
+	fn, ok := s.fns[kernel]
+	if !ok {
+		return fmt.Errorf("cuLaunchKernel: kernel %q was not loaded", kernel)
+	}
 	if len(args) > 8 {
 		return fmt.Errorf("cuLaunchKernel: %d arguments, at most 8", len(args))
 	}
@@ -315,7 +338,7 @@ func (s *cudaSession) Launch(grid, block uint32, args ...Arg) error {
 			u32s[i] = C.uint(a.U32)
 		}
 	}
-	return s.d.check("cuLaunchKernel", C.c_launch(s.d.c, s.fn, C.uint(grid), C.uint(block), C.int(len(args)),
+	return s.d.check("cuLaunchKernel "+kernel, C.c_launch(s.d.c, fn, C.uint(grid), C.uint(block), C.int(len(args)),
 		&ptrs[0], &u32s[0], &isPtr[0]))
 }
 

@@ -19,4 +19,4 @@ func LoadCUDA(string) (*CUDA, error) {
 func (*CUDA) UUIDs() ([]string, error) { return nil, ErrUnavailable }
 
 // Open is never reached.
-func (*CUDA) Open(string, string, string) (Session, error) { return nil, ErrUnavailable }
+func (*CUDA) Open(string, string, ...string) (Session, error) { return nil, ErrUnavailable }

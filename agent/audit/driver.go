@@ -2,13 +2,13 @@ package audit
 
 // Driver is the narrow part of the CUDA driver API an audit needs. The
 // production Driver is libcuda loaded at run time (cuda_cgo.go); tests use
-// a fake that interprets the kernel.
+// a fake that interprets the kernels.
 type Driver interface {
 	// Open makes a session on the device whose NVML-style UUID is uuid
-	// ("GPU-xxxxxxxx-…"), with the PTX module loaded and its kernel
-	// found. The caller keeps to one OS thread until Close (CUDA binds
-	// contexts to threads).
-	Open(uuid, ptx, kernel string) (Session, error)
+	// ("GPU-xxxxxxxx-…"), with the PTX module loaded and each of kernels
+	// found in it. The caller keeps to one OS thread until Close (CUDA
+	// binds contexts to threads).
+	Open(uuid, ptx string, kernels ...string) (Session, error)
 }
 
 // Ptr is a device pointer.
@@ -25,16 +25,20 @@ type Arg struct {
 func PtrArg(p Ptr) Arg    { return Arg{Ptr: p, IsPtr: true} }
 func U32Arg(v uint32) Arg { return Arg{U32: v} }
 
-// Session is one device context with the kernel loaded.
+// Session is one device context with the kernels loaded.
 type Session interface {
-	// Alloc reserves words 32-bit words of device memory.
-	Alloc(words int) (Ptr, error)
+	// MemInfo reports the device's free and total memory in bytes.
+	MemInfo() (free, total uint64, err error)
+	// Alloc reserves words 32-bit words of device memory (a table can
+	// exceed 2^32 words).
+	Alloc(words uint64) (Ptr, error)
 	// Upload copies src to the device.
 	Upload(dst Ptr, src []uint32) error
 	// Download copies len(dst) words from the device.
 	Download(dst []uint32, src Ptr) error
-	// Launch queues the kernel on grid × block threads (1-D).
-	Launch(grid, block uint32, args ...Arg) error
+	// Launch queues the named kernel (one of those Open found) on grid ×
+	// block threads (1-D).
+	Launch(kernel string, grid, block uint32, args ...Arg) error
 	// Sync waits for the queued launches and reports their failure.
 	Sync() error
 	// Close frees the memory, unloads the module and releases the context.

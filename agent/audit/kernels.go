@@ -2,12 +2,20 @@ package audit
 
 import _ "embed"
 
-// matmulPTX is idlegpu/matmul-u32/v1's round kernel as PTX, generated from
-// kernels/matmul_u32.ll by `make audit-ptx`; the driver JIT-compiles it for
+// memwalkPTX is idlegpu/memwalk/v1's two kernels as PTX, generated from
+// kernels/memwalk.ll by `make audit-ptx`; the driver JIT-compiles it for
 // the GPU at hand, so neither the build nor the provider needs nvcc.
 //
-//go:embed kernels/matmul_u32.ptx
-var matmulPTX string
+//go:embed kernels/memwalk.ptx
+var memwalkPTX string
 
-// matmulKernel is the kernel's entry name in matmulPTX.
-const matmulKernel = "matmul_u32_round"
+// The kernels' entry names in memwalkPTX.
+const (
+	// buildKernel fills table items [first, end), one thread per item:
+	// (table, cache, first, end).
+	buildKernel = "memwalk_build"
+	// walkKernel runs lanes through a range of segments, one thread per
+	// lane: (table, states, out, items, count, seg_first, seg_count,
+	// seg_steps).
+	walkKernel = "memwalk_walk"
+)

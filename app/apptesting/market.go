@@ -1,8 +1,12 @@
 package apptesting
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
 	"github.com/stretchr/testify/require"
@@ -23,6 +27,7 @@ import (
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providerkeeper "github.com/idlegpu/idlegpu/x/provider/keeper"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
 // The market suites' shared test inventory and job: one GPU model, one
@@ -159,7 +164,22 @@ func (m Market) RegisterProvider(operator, moniker, region string, agents ...str
 }
 
 // RegisterGPUs binds gpus to operator's provider and returns their UUIDs.
+// The GPUs get an audit pass as GPUs registered before the memwalk upgrade
+// do (x/settlement GrantPass), so market tests can offer them at once;
+// audit tests register with RegisterUnverifiedGPUs.
 func (m Market) RegisterGPUs(operator string, gpus []providertypes.GPUInfo) []string {
+	m.TB.Helper()
+	uuids := m.RegisterUnverifiedGPUs(operator, gpus)
+	until := m.Ctx.BlockTime().Add(100 * 365 * 24 * time.Hour)
+	for _, u := range uuids {
+		require.NoError(m.TB, m.App.SettlementKeeper.GrantPass(m.Ctx, u, until))
+	}
+	return uuids
+}
+
+// RegisterUnverifiedGPUs binds gpus with no audit pass: they may not enter
+// an offer before passing their required audit.
+func (m Market) RegisterUnverifiedGPUs(operator string, gpus []providertypes.GPUInfo) []string {
 	m.TB.Helper()
 	_, err := providerkeeper.NewMsgServerImpl(m.App.ProviderKeeper).RegisterGPUs(m.Ctx, &providertypes.MsgRegisterGPUs{
 		Signer: operator, Provider: operator, Gpus: gpus,
@@ -237,4 +257,19 @@ func (m Market) PostJob(renter string, spec auctiontypes.JobSpec) uint64 {
 	res, err := auctionkeeper.NewMsgServerImpl(m.App.AuctionKeeper).PostJob(m.Ctx, &auctiontypes.MsgPostJob{Renter: renter, Spec: spec})
 	require.NoError(m.TB, err)
 	return res.JobId
+}
+
+// PassesInGenesis gives the GPUs an audit pass in the genesis, as a
+// network whose genesis lists already-verified GPUs does, so tests that
+// register them by tx can offer them at once.
+func PassesInGenesis(tb testing.TB, a *app.App, gen map[string]json.RawMessage, uuids ...string) {
+	tb.Helper()
+	var gs settlementtypes.GenesisState
+	a.AppCodec().MustUnmarshalJSON(gen[settlementtypes.ModuleName], &gs)
+	until := time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, u := range uuids {
+		gs.Verifications = append(gs.Verifications, settlementtypes.GPUVerification{GpuUuid: u, VerifiedUntil: until})
+	}
+	slices.SortFunc(gs.Verifications, func(x, y settlementtypes.GPUVerification) int { return strings.Compare(x.GpuUuid, y.GpuUuid) })
+	gen[settlementtypes.ModuleName] = a.AppCodec().MustMarshalJSON(&gs)
 }

@@ -45,7 +45,19 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 				{
 					RpcMethod: "Audits",
 					Use:       "audits",
-					Short:     "List audits by id (filter with --provider and --status open|answered|correct|wrong|...)",
+					Short:     "List audits by id (filter with --provider and --status open|answered|correct|wrong|missed|unproven)",
+				},
+				{
+					RpcMethod:      "AuditSamples",
+					Use:            "audit-samples <audit-id>",
+					Short:          "List the transcript leaves an answered audit must open (drawn by the block after the root)",
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "audit_id"}},
+				},
+				{
+					RpcMethod:      "GPUVerification",
+					Use:            "verification <gpu-uuid>",
+					Short:          "Show a GPU's audit record: verified until when, misses in a row",
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "gpu_uuid"}},
 				},
 			},
 		},
@@ -78,26 +90,22 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 					Example:   `idlegpud tx settlement claim-rewards --from provider --denoms uusdc`,
 				},
 				{
-					RpcMethod: "OpenAudit",
-					Use:       "open-audit <provider> <gpu-uuid> <workload> <seed-hex> <work-units> <commitment-hex> <deadline> <fee>",
-					Short:     "Audit an idle GPU (auditors only): the fee is escrowed; prepare seed and commitment with `idlegpud audit plan`",
-					Example:   `idlegpud tx settlement open-audit idle1... GPU-5f1c... idlegpu/matmul-u32/v1 $(jq -r .seed plan.json) 2000 $(jq -r .commitment plan.json) 2026-12-03T12:00:00Z 5000000uusdc --from auditor`,
-					PositionalArgs: []*autocliv1.PositionalArgDescriptor{
-						{ProtoField: "provider"}, {ProtoField: "gpu_uuid"}, {ProtoField: "workload"}, {ProtoField: "seed"},
-						{ProtoField: "work_units"}, {ProtoField: "commitment"}, {ProtoField: "deadline"}, {ProtoField: "fee"},
-					},
+					RpcMethod: "RequestAudit",
+					Use:       "request-audit <gpu-uuid> [fee]",
+					Short:     "Audit an idle GPU: its provider's required audit without a fee, anyone else's with at least audit_request_fee (paid to the provider whatever the verdict)",
+					Example: `idlegpud tx settlement request-audit GPU-5f1c... --from provider     # the required audit
+idlegpud tx settlement request-audit GPU-5f1c... 100000uusdc --from anyone`,
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "gpu_uuid"}, {ProtoField: "fee", Optional: true}},
 				},
 				{
-					RpcMethod:      "AnswerAudit",
-					Use:            "answer-audit <audit-id> <result-hex>",
-					Short:          "Answer an audit of your GPU (the agent does this; `idlegpud audit run` computes the result)",
-					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "audit_id"}, {ProtoField: "result"}},
+					// The agent computes the transcript and sends its root.
+					RpcMethod: "AnswerAudit",
+					Skip:      true,
 				},
 				{
-					RpcMethod:      "RevealAudit",
-					Use:            "reveal-audit <audit-id> <salt-hex> <expected-hex>",
-					Short:          "Open your audit commitment after the provider answered, for the verdict",
-					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "audit_id"}, {ProtoField: "salt"}, {ProtoField: "expected"}},
+					// The agent opens the sampled leaves from its transcript.
+					RpcMethod: "ProveAudit",
+					Skip:      true,
 				},
 			},
 		},

@@ -31,9 +31,10 @@ func (AppModule) ProposalMsgsX(weights simsx.WeightSource, reg simsx.Registry) {
 // a block header hash, and the SDK simulator's blocks carry none; keeper,
 // integration and e2e tests cover them against real headers.
 func (am AppModule) WeightedOperationsX(weights simsx.WeightSource, reg simsx.Registry) {
-	reg.Add(weights.Get("msg_open_audit", 5), simulation.MsgOpenAuditFactory(am.keeper, am.providers, am.providers, am.offers))
-	reg.Add(weights.Get("msg_answer_audit", 50), simulation.MsgAnswerAuditFactory(am.keeper))
-	reg.Add(weights.Get("msg_reveal_audit", 30), simulation.MsgRevealAuditFactory(am.keeper))
+	ts := simulation.NewTranscripts()
+	reg.Add(weights.Get("msg_request_audit", 5), simulation.MsgRequestAuditFactory(am.keeper, am.providers, am.providers, am.offers))
+	reg.Add(weights.Get("msg_answer_audit", 50), simulation.MsgAnswerAuditFactory(am.keeper, ts))
+	reg.Add(weights.Get("msg_prove_audit", 30), simulation.MsgProveAuditFactory(am.keeper, ts))
 	reg.Add(weights.Get("msg_claim_rewards", 10), simulation.MsgClaimRewardsFactory(am.keeper))
 }
 

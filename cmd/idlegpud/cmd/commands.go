@@ -34,9 +34,11 @@ func initRootCmd(rootCmd *cobra.Command, txConfig client.TxConfig, basics module
 	// start, comet, export, version, rollback.
 	server.AddCommands(rootCmd, app.DefaultNodeHome, newApp, appExport, func(*cobra.Command) {})
 
+	genesisCmd := genutilcli.Commands(txConfig, basics, app.DefaultNodeHome)
+	genesisCmd.AddCommand(developmentGenesisCmd(app.DefaultNodeHome))
 	rootCmd.AddCommand(
 		server.StatusCommand(),
-		genutilcli.Commands(txConfig, basics, app.DefaultNodeHome),
+		genesisCmd,
 		queryCommand(),
 		txCommand(),
 		keys.Commands(),

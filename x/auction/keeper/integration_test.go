@@ -30,11 +30,12 @@ func TestSignedMarketTransactions(t *testing.T) {
 	og := offertypes.DefaultGenesis()
 	og.Params.PaymentDenoms = []string{chaincfg.BondDenom, chaincfg.USDCDenom}
 	gen[offertypes.ModuleName] = a.AppCodec().MustMarshalJSON(og)
+	gpu := apptesting.GPU(1, h100, 81559)
+	apptesting.PassesInGenesis(t, a, gen, gpu.Uuid)
 	apptesting.InitChain(t, a, gen)
 	apptesting.NextBlock(t, a)
 
 	op, renter := accs[0].Address.String(), accs[1].Address.String()
-	gpu := apptesting.GPU(1, h100, 81559)
 	res := apptesting.DeliverTx(t, a, accs[0],
 		&providertypes.MsgRegisterProvider{Operator: op, Moniker: "rack", Region: "eu-de", Endpoint: "https://gpu.example.com", TlsCertSha256: certHash},
 		&providertypes.MsgRegisterGPUs{Signer: op, Provider: op, Gpus: []providertypes.GPUInfo{gpu}},

@@ -19,9 +19,9 @@ func (k Keeper) SetGPUHolds(h types.GPUHolds) {
 	k.holds.h = h
 }
 
-// checkNotHeld refuses GPUs held out of the market: an audited GPU in no
-// offer may not enter one before its verdict (one in an offer is held
-// there, marked occupied).
+// checkNotHeld refuses GPUs held out of the market: a GPU under audit or
+// without a valid audit pass may not enter an offer (one in an offer is
+// held there, marked occupied).
 func (k Keeper) checkNotHeld(ctx context.Context, uuids []string) error {
 	if k.holds.h == nil {
 		return nil
@@ -32,8 +32,28 @@ func (k Keeper) checkNotHeld(ctx context.Context, uuids []string) error {
 			return err
 		}
 		if held {
-			return errorsmod.Wrapf(types.ErrGPUHeld, "%s is under audit until its verdict", u)
+			return errorsmod.Wrapf(types.ErrGPUHeld, "%s is under audit or has no valid audit pass (x/settlement GPUVerification)", u)
 		}
 	}
 	return nil
+}
+
+// unreserved drops from uuids the GPUs a hold keeps occupied in an open or
+// paused offer: ending a lease on one must not give it back to the market
+// (x/settlement frees it at the hold's end).
+func (k Keeper) unreserved(ctx context.Context, o types.Offer, uuids []string) ([]string, error) {
+	if k.holds.h == nil || o.Status == types.OFFER_STATUS_CLOSED {
+		return uuids, nil
+	}
+	out := make([]string, 0, len(uuids))
+	for _, u := range uuids {
+		reserved, err := k.holds.h.GPUReserved(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		if !reserved {
+			out = append(out, u)
+		}
+	}
+	return out, nil
 }

@@ -22,12 +22,13 @@ func TestSignedOffersSurviveExportAndImport(t *testing.T) {
 	offerGen := types.DefaultGenesis()
 	offerGen.Params = marketParams()
 	gen[types.ModuleName] = a.AppCodec().MustMarshalJSON(offerGen)
+	infos := apptesting.GPUs(0, 3, h100, 81559)
+	uuids := apptesting.UUIDs(infos)
+	apptesting.PassesInGenesis(t, a, gen, uuids...)
 	apptesting.InitChain(t, a, gen)
 	apptesting.NextBlock(t, a)
 
 	op := accs[0].Address.String()
-	infos := apptesting.GPUs(0, 3, h100, 81559)
-	uuids := apptesting.UUIDs(infos)
 	// The provider's setup, then its offers: two transactions, each well
 	// inside apptesting.DefaultGas.
 	res := apptesting.DeliverTx(t, a, accs[0],

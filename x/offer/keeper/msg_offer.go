@@ -29,9 +29,6 @@ func (m msgServer) CreateOffer(ctx context.Context, msg *types.MsgCreateOffer) (
 	if err := types.ValidateGPUList(msg.GpuUuids, params.MaxGpusPerOffer); err != nil {
 		return nil, err
 	}
-	if err := m.checkNotHeld(ctx, msg.GpuUuids); err != nil {
-		return nil, err
-	}
 	if err := validateTerms(ctx, msg.Terms, params); err != nil {
 		return nil, err
 	}
@@ -48,6 +45,9 @@ func (m msgServer) CreateOffer(ctx context.Context, msg *types.MsgCreateOffer) (
 	}
 	model, memory, err := m.offeredGPUs(ctx, p, msg.GpuUuids)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.checkNotHeld(ctx, msg.GpuUuids); err != nil {
 		return nil, err
 	}
 	// Jailed, tombstoned, inactive or under-staked providers stop here with

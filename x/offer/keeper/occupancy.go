@@ -60,14 +60,19 @@ func (k Keeper) occupy(ctx context.Context, before types.Offer, uuids []string, 
 }
 
 // VacateGPUs frees occupied GPUs of an offer (x/auction calls it when a
-// lease ends, for any reason; x/settlement at an audit's verdict). On a CLOSED offer the GPUs also leave the
-// offer and are released in x/provider; the offer is removed with its last GPU.
+// lease ends, for any reason; x/settlement when a hold ends), except those
+// an x/settlement hold still reserves in an open or paused offer. On a
+// CLOSED offer the GPUs also leave the offer and are released in
+// x/provider; the offer is removed with its last GPU.
 func (k Keeper) VacateGPUs(ctx context.Context, offerID uint64, uuids []string) error {
 	before, err := k.Offer(ctx, offerID)
 	if err != nil {
 		return err
 	}
 	if err := checkGPUs(before, uuids, true); err != nil {
+		return err
+	}
+	if uuids, err = k.unreserved(ctx, before, uuids); err != nil || len(uuids) == 0 {
 		return err
 	}
 	after := before

@@ -22,8 +22,12 @@ type ProviderKeeper interface {
 	ReleaseGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error
 }
 
-// GPUHolds says whether a GPU is held out of the market (x/settlement: a GPU
-// under audit until its verdict), so no new offer may take it.
+// GPUHolds says which GPUs x/settlement holds out of the market: under
+// audit, or not verified by a recent enough audit.
 type GPUHolds interface {
+	// GPUHeld says no new offer may take the GPU.
 	GPUHeld(ctx context.Context, uuid string) (bool, error)
+	// GPUReserved says a hold occupies the GPU in its offer: a lease or
+	// anything else ending there leaves it occupied until the hold ends.
+	GPUReserved(ctx context.Context, uuid string) (bool, error)
 }

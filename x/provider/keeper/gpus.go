@@ -136,6 +136,39 @@ func (k Keeper) GPU(ctx context.Context, uuid string) (types.GPU, error) {
 	return k.gpu(ctx, uuid)
 }
 
+// GPUAtOrAfter returns the registered GPU with the least UUID at or after
+// from, wrapping around to the first GPU; false when none is registered.
+// x/settlement picks random GPUs to audit with it: UUIDs are random, so a
+// random starting key picks a GPU about uniformly, in O(log n).
+func (k Keeper) GPUAtOrAfter(ctx context.Context, from string) (types.GPU, bool, error) {
+	g, found, err := firstGPU(ctx, k.GPUsByUUID, new(collections.Range[string]).StartInclusive(from))
+	if err != nil || found {
+		return g, found, err
+	}
+	return firstGPU(ctx, k.GPUsByUUID, nil)
+}
+
+// firstGPU is the first GPU in rng (nil: all).
+func firstGPU(ctx context.Context, m collections.Map[string, types.GPU], rng collections.Ranger[string]) (types.GPU, bool, error) {
+	it, err := m.Iterate(ctx, rng)
+	if err != nil {
+		return types.GPU{}, false, err
+	}
+	defer it.Close()
+	if !it.Valid() {
+		return types.GPU{}, false, nil
+	}
+	g, err := it.Value()
+	return g, err == nil, err
+}
+
+// SimulatedGPUsAllowed says whether this is a development chain, where
+// agents may register simulated GPUs.
+func (k Keeper) SimulatedGPUsAllowed(ctx context.Context) (bool, error) {
+	p, err := k.Params.Get(ctx)
+	return p.AllowSimulatedGpus, err
+}
+
 func (k Keeper) gpu(ctx context.Context, uuid string) (types.GPU, error) {
 	g, err := k.GPUsByUUID.Get(ctx, uuid)
 	if errors.Is(err, collections.ErrNotFound) {
@@ -162,6 +195,7 @@ func (k Keeper) registerGPUs(ctx context.Context, provider sdk.AccAddress, p typ
 			VbiosVersion:  info.VbiosVersion,
 			Fingerprint:   info.Fingerprint(),
 			RegisteredAt:  now,
+			Simulated:     info.Simulated,
 		}
 		if err := k.GPUsByUUID.Set(ctx, g.Uuid, g); err != nil {
 			return nil, err

@@ -39,6 +39,9 @@ func (m msgServer) RegisterGPUs(ctx context.Context, msg *types.MsgRegisterGPUs)
 		if err := g.Validate(); err != nil {
 			return nil, err
 		}
+		if g.Simulated && !params.AllowSimulatedGpus {
+			return nil, errorsmod.Wrapf(types.ErrSimulatedGPU, "%s is simulated; this chain is not a development chain", g.Uuid)
+		}
 		if err := m.checkGPUModel(ctx, g); err != nil {
 			return nil, err
 		}

@@ -13,7 +13,8 @@ import (
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
 
-// RandomParams returns valid params spread over the ranges a real chain could use.
+// RandomParams returns valid params spread over the ranges a real chain could
+// use, on a development chain.
 func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 	return types.Params{
 		MinStakePerGpu:         sdk.NewCoin(bondDenom, math.NewInt(r.Int63n(1_000_000_000)+1)),
@@ -28,6 +29,9 @@ func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 		MaxAgents:              uint32(r.Intn(16)),
 		MaxUnbondingEntries:    uint32(r.Intn(10) + 1),
 		MaxUnbondingsPerBlock:  uint32(r.Intn(500) + 1),
+		// The simulator is a development chain: its providers register
+		// simulated GPUs, whose audits run on the CPU.
+		AllowSimulatedGpus: true,
 	}
 }
 

@@ -106,6 +106,7 @@ func MsgRegisterGPUsFactory(k keeper.Keeper) simsx.SimMsgFactoryFn[*types.MsgReg
 				PciBusId:      fmt.Sprintf("00000000:%02X:00.0", r.Intn(256)),
 				DriverVersion: "550.54.15",
 				VbiosVersion:  "96.00.89.00.01",
+				Simulated:     true,
 			}
 		}
 		return []simsx.SimAccount{operator}, &types.MsgRegisterGPUs{Signer: operator.AddressBech32, Provider: operator.AddressBech32, Gpus: gpus}

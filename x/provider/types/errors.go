@@ -65,4 +65,7 @@ var (
 	ErrGPUNotCommitted = errorsmod.Register(ModuleName, 30, "gpu not committed")
 	// ErrUnknownGPUModel is returned for a GPU whose model the GPU model table does not list.
 	ErrUnknownGPUModel = errorsmod.Register(ModuleName, 31, "unknown gpu model")
+	// ErrSimulatedGPU is a simulated GPU offered to a chain that is not a
+	// development chain (allow_simulated_gpus false).
+	ErrSimulatedGPU = errorsmod.Register(ModuleName, 32, "simulated gpu on a real network")
 )

@@ -1,32 +1,18 @@
-// Package audit defines the audit workloads: deterministic, GPU-sized
-// computations seeded by an auditor (x/settlement MsgOpenAudit). The provider's
-// agent runs one on the audited GPU and answers with its 32-byte result; the
-// auditor computes the same result ahead of time and commits to it.
+// Package audit defines the audit workload, memwalk/v1: a memory-hard,
+// bandwidth-bound walk over a seed-derived table sized to the claimed
+// board (docs/design.md#audits). A device answers with the Merkle root of
+// its transcript (one 32-byte lane state per segment); the chain then
+// recomputes a few sampled segments itself, deriving each table item it
+// needs from the seed's 1 MiB cache as an Ethash light client does, and
+// judges the transcript with no trusted party.
 //
-// A workload is a specification first: any implementation (a CUDA kernel in
-// the agent, the CPU reference here) must produce the same bytes, which the
-// golden vectors in testdata pin down.
+// The workload is a specification first: every implementation (the CUDA
+// kernels in the agent, the CPU reference here) must produce the same
+// bytes, which the golden vectors in the tests pin down.
 package audit
 
-import (
-	"context"
-	"fmt"
-)
-
-// ResultSize is the size of every workload result.
-const ResultSize = 32
-
-// Workload is one audit computation.
-type Workload interface {
-	// Name is the identifier MsgOpenAudit carries.
-	Name() string
-	// Run computes the result for seed and units. It stops early with the
-	// context's error when ctx is done.
-	Run(ctx context.Context, seed []byte, units uint64) ([ResultSize]byte, error)
-}
-
-// Known lists the workloads the chain accepts in MsgOpenAudit.
-var Known = []string{MatMulV1Name}
+// Known lists the workloads the chain accepts.
+var Known = []string{MemWalkV1Name}
 
 // IsKnown reports whether the chain accepts a workload name.
 func IsKnown(name string) bool {
@@ -36,13 +22,4 @@ func IsKnown(name string) bool {
 		}
 	}
 	return false
-}
-
-// Reference returns the CPU reference implementation of a known workload.
-func Reference(name string) (Workload, error) {
-	switch name {
-	case MatMulV1Name:
-		return MatMulV1{}, nil
-	}
-	return nil, fmt.Errorf("unknown audit workload %q", name)
 }

@@ -8,10 +8,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
-	"github.com/idlegpu/idlegpu/app/apptesting"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
-	offerkeeper "github.com/idlegpu/idlegpu/x/offer/keeper"
-	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -75,29 +72,6 @@ func (s *KeeperTestSuite) TestHaltNeverSlashes() {
 	s.Require().NoError(err)
 	s.Require().Zero(rep.MissedEpochs)
 	s.Require().EqualValues(1, rep.LeasesCompleted)
-}
-
-// TestHaltMovesAuditDeadline: an audit whose deadline passed while the
-// chain was halted is answered after the restart, and the honest answer
-// is judged CORRECT: nothing is slashed.
-func (s *KeeperTestSuite) TestHaltMovesAuditDeadline() {
-	s.allowAuditor()
-	s.provider(0, 1, 3_600_000)
-	p := s.plan(7)
-	msg := s.openMsg(p, 0, gpuUUID(1))
-	_, err := s.msgServer.OpenAudit(s.ctx, msg)
-	s.Require().NoError(err)
-	stake := s.providerState(0).Stake.Amount
-
-	s.halt(msg.Deadline.Sub(s.ctx.BlockTime()) + 120*time.Second) // the deadline passes during the halt
-	s.nextBlock()
-	s.Require().Equal(types.AUDIT_STATUS_OPEN, s.getAudit(1).Status, "no TIMED_OUT for downtime")
-	s.Require().NoError(s.answer(1, p.expected[:]))
-	res, err := s.reveal(1, p.salt[:], p.expected[:])
-	s.Require().NoError(err)
-	s.Require().Equal(types.AUDIT_STATUS_CORRECT, res.Status)
-	s.Require().Equal(stake, s.providerState(0).Stake.Amount)
-	s.Require().Equal(providertypes.PROVIDER_STATUS_ACTIVE, s.providerState(0).Status)
 }
 
 // TestRenterCloseStillPaysEndedTime: a renter closing after an epoch ended
@@ -204,74 +178,6 @@ func (s *KeeperTestSuite) TestParamChangeDoesNotStrandLease() {
 	}
 	s.Require().Equal(auctiontypes.LEASE_STATUS_COMPLETED, s.getLease(l.Id).Status)
 	s.Require().Zero(s.progress(l.Id).MissedEpochs)
-}
-
-// TestAuditHoldsGPUWhateverItsOffer: an audited GPU in a PAUSED offer is
-// held there (reopening the offer cannot match it), and one in no offer
-// cannot enter a new offer, until the answer.
-func (s *KeeperTestSuite) TestAuditHoldsGPUWhateverItsOffer() {
-	s.allowAuditor()
-	s.provider(0, 1, 3_600_000)
-	gpu := gpuUUID(1)
-	offers := offerkeeper.NewMsgServerImpl(s.app.OfferKeeper)
-	offer := s.offerOf(gpu)
-	_, err := offers.UpdateOffer(s.ctx, &offertypes.MsgUpdateOffer{Signer: s.operator(0), OfferId: offer.Id, Terms: offer.Terms, Status: offertypes.OFFER_STATUS_PAUSED})
-	s.Require().NoError(err)
-	p := s.plan(9)
-	_, err = s.msgServer.OpenAudit(s.ctx, s.openMsg(p, 0, gpu))
-	s.Require().NoError(err)
-	s.Require().Contains(s.offerOf(gpu).OccupiedGpuUuids, gpu, "held in its paused offer")
-	_, err = offers.UpdateOffer(s.ctx, &offertypes.MsgUpdateOffer{Signer: s.operator(0), OfferId: offer.Id, Terms: offer.Terms, Status: offertypes.OFFER_STATUS_OPEN})
-	s.Require().NoError(err)
-	id := s.postJob(3, trainingJob(1, 600, 4_000_000))
-	s.nextBlock()
-	job, err := s.app.AuctionKeeper.Job(s.ctx, id)
-	s.Require().NoError(err)
-	s.Require().Equal(auctiontypes.JOB_STATUS_EXPIRED, job.Status, "the audited GPU is not matched after the offer reopens")
-	s.Require().NoError(s.answer(1, p.expected[:]))
-	s.Require().NotContains(s.offerOf(gpu).OccupiedGpuUuids, gpu, "back on the market with the answer")
-
-	// A GPU in no offer: registered, audited, then offered.
-	free := s.registerSpareGPU(0)
-	s.until(s.ctx.BlockTime().Add(25 * time.Hour)) // past the provider's audit cooldown
-	p2 := s.plan(10)
-	_, err = s.msgServer.OpenAudit(s.ctx, s.openMsg(p2, 0, free))
-	s.Require().NoError(err)
-	create := &offertypes.MsgCreateOffer{Signer: s.operator(0), Provider: s.operator(0), GpuUuids: []string{free},
-		Terms: apptesting.Terms(1_000_000)}
-	_, err = offers.CreateOffer(s.ctx, create)
-	s.Require().ErrorIs(err, offertypes.ErrGPUHeld)
-	s.Require().NoError(s.answer(2, p2.expected[:]))
-	_, err = offers.CreateOffer(s.ctx, create)
-	s.Require().NoError(err, "offerable again after the answer")
-}
-
-// registerSpareGPU registers one more H100 for provider i, in no offer.
-func (s *KeeperTestSuite) registerSpareGPU(i int) string {
-	s.T().Helper()
-	s.nextGPU++
-	m := s.fixture()
-	uuids := m.RegisterGPUs(s.operator(i), apptesting.GPUs(s.nextGPU, 1, h100, apptesting.H100MemoryMib))
-	m.Bond(s.operator(i), m.RequiredStake(1))
-	return uuids[0]
-}
-
-// TestSelfLeasedGPUIsAuditable: a provider renting its own GPU does not
-// escape audits; a GPU in a renter's lease stays unauditable.
-func (s *KeeperTestSuite) TestSelfLeasedGPUIsAuditable() {
-	s.allowAuditor()
-	s.provider(0, 2, 1_000_000)
-	s.lease(3, 1, 3600*time.Second, 2_000_000) // a real renter's
-	self := s.lease(0, 1, 3600*time.Second, 2_000_000)
-	var renters []string
-	for _, id := range []uint64{1, 2} {
-		renters = append(renters, s.getLease(id).GpuUuids[0])
-	}
-	_, err := s.msgServer.OpenAudit(s.ctx, s.openMsg(s.plan(11), 0, renters[0]))
-	s.Require().ErrorIs(err, types.ErrNotAuditable, "a renter's GPU is busy with its job")
-	_, err = s.msgServer.OpenAudit(s.ctx, s.openMsg(s.plan(11), 0, self.GpuUuids[0]))
-	s.Require().NoError(err, "a self-lease is auditable")
-	s.Require().Equal(auctiontypes.LEASE_STATUS_ACTIVE, s.getLease(self.Id).Status, "the lease is untouched")
 }
 
 // TestSelfDealingBuysNoFreeReliability: a provider renting its own GPU in

@@ -73,7 +73,9 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 }
 
 // initAudits writes the audits and rebuilds their queue and the live-audit
-// index from them; audit ids continue from next_audit_id (1 on a new chain).
+// index from them, then the GPUs' records with their expiry entries, the
+// holds and the lost time; audit ids continue from next_audit_id (1 on a
+// new chain).
 func (k Keeper) initAudits(ctx context.Context, gs *types.GenesisState) error {
 	if err := k.AuditSeq.Set(ctx, max(gs.NextAuditId, 1)); err != nil {
 		return err
@@ -83,16 +85,12 @@ func (k Keeper) initAudits(ctx context.Context, gs *types.GenesisState) error {
 			return err
 		}
 		if a.IsLive() {
-			provider, err := k.addressCodec.StringToBytes(a.Provider)
-			if err != nil {
-				return err
-			}
-			if err := k.LiveAudit.Set(ctx, provider, a.Id); err != nil {
+			if err := k.LiveAudit.Set(ctx, a.GpuUuid, a.Id); err != nil {
 				return err
 			}
 		}
-		if a.Status == types.AUDIT_STATUS_OPEN {
-			if err := k.Held.Set(ctx, a.GpuUuid); err != nil {
+		if a.Status == types.AUDIT_STATUS_ANSWERED && len(a.SampleEntropy) == 0 {
+			if err := k.AwaitingEntropy.Set(ctx, collections.Join(a.AnsweredHeight, a.Id)); err != nil {
 				return err
 			}
 		}
@@ -102,7 +100,17 @@ func (k Keeper) initAudits(ctx context.Context, gs *types.GenesisState) error {
 			return err
 		}
 	}
-	return nil
+	for _, v := range gs.Verifications {
+		if err := k.setVerification(ctx, types.GPUVerification{}, v); err != nil {
+			return err
+		}
+	}
+	for _, h := range gs.Holds {
+		if err := k.Holds.Set(ctx, h.GpuUuid, h.OfferId); err != nil {
+			return err
+		}
+	}
+	return k.LostTime.Set(ctx, gs.LostMs)
 }
 
 // ExportGenesis reads the module state back into a genesis state.
@@ -135,6 +143,19 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 		return false, nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	if gs.Verifications, err = collutil.Values(ctx, k.Verifications); err != nil {
+		return nil, err
+	}
+	err = k.Holds.Walk(ctx, nil, func(gpu string, offer uint64) (bool, error) {
+		gs.Holds = append(gs.Holds, types.GPUHold{GpuUuid: gpu, OfferId: offer})
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if gs.LostMs, err = k.lostMs(ctx); err != nil {
 		return nil, err
 	}
 	// Rewards are keyed by address bytes; genesis lists them by bech32

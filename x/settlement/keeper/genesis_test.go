@@ -8,6 +8,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/testutil"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
+	"github.com/idlegpu/idlegpu/app/apptesting"
 	"github.com/idlegpu/idlegpu/x/settlement/audit"
 	"github.com/idlegpu/idlegpu/x/settlement/keeper"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
@@ -17,33 +18,32 @@ import (
 // proofs, rewards) and audits (a verdict, a live one, cooldowns) exports,
 // imports into an empty store, and exports again unchanged.
 func (s *KeeperTestSuite) TestGenesisRoundTrip() {
-	s.allowAuditor()
+	s.devChain()
 	s.provider(0, 1, 1_000_000)
-	s.provider(1, 1, 9_000_000)
-	s.provider(4, 1, 9_000_000)
 	l := s.lease(3, 1, 1200*time.Second, 2_000_000)
 	_, to, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 0)
 	s.until(to)
 	_, err := s.submit(agent, 0, s.proof(l, 0, 400))
 	s.Require().NoError(err)
-	p := s.plan(7)
-	_, err = s.msgServer.OpenAudit(s.ctx, s.openMsg(p, 1, gpuUUID(2)))
-	s.Require().NoError(err)
-	s.Require().NoError(s.answer(1, p.expected[:]))
-	_, err = s.reveal(1, p.salt[:], p.expected[:])
-	s.Require().NoError(err)
-	_, err = s.msgServer.OpenAudit(s.ctx, s.openMsg(s.plan(8), 4, gpuUUID(3)))
-	s.Require().NoError(err)
+	gpus := s.simProvider(1, 3)
+	s.passAudit(s.requestRequired(gpus[0])) // a verdict, a pass
+	s.requestRequired(gpus[1])              // live, OPEN
+	answered := s.requestRequired(gpus[2])  // live, ANSWERED, samples not drawn yet
+	s.Require().NoError(s.answerRoot(answered, make([]byte, 32)))
+	s.halt(10 * time.Minute) // lost time
 
 	exported, err := s.keeper.ExportGenesis(s.ctx)
 	s.Require().NoError(err)
 	s.Require().NotEmpty(exported.Headers)
 	s.Require().Len(exported.Progress, 1)
 	s.Require().Len(exported.Proofs, 1)
-	s.Require().Len(exported.Rewards, 2)
-	s.Require().Len(exported.Audits, 2)
-	s.Require().Len(exported.Cooldowns, 2)
-	s.Require().EqualValues(3, exported.NextAuditId)
+	s.Require().Len(exported.Rewards, 1)
+	s.Require().Len(exported.Audits, 3)
+	s.Require().Len(exported.Cooldowns, 3)
+	s.Require().Len(exported.Verifications, 2, "the pass and the provider-0 grant")
+	s.Require().Len(exported.Holds, 2, "the two live audits")
+	s.Require().NotZero(exported.LostMs)
+	s.Require().EqualValues(4, exported.NextAuditId)
 
 	key := storetypes.NewKVStoreKey(types.StoreKey)
 	fresh := testutil.DefaultContextWithDB(s.T(), key, storetypes.NewTransientStoreKey("t")).Ctx
@@ -69,19 +69,25 @@ func (s *KeeperTestSuite) TestInitGenesisRejectsInvalidState() {
 		"more proven than settled": {Params: types.DefaultParams(), Progress: []types.LeaseProgress{{LeaseId: 1, EpochSeconds: 600, ProvenEpochs: 2, NextEpoch: 1}}},
 		"bad rewards provider":     {Params: types.DefaultParams(), Rewards: []types.ProviderRewards{{Provider: "nobody"}}},
 		"audit id not below next":  {Params: types.DefaultParams(), NextAuditId: 1, Audits: []types.Audit{s.validAudit(1, 0)}},
-		"two live audits of one provider": {Params: types.DefaultParams(), NextAuditId: 3,
+		"two live audits of one GPU": {Params: types.DefaultParams(), NextAuditId: 3,
 			Audits: []types.Audit{s.validAudit(1, 0), s.validAudit(2, 0)}},
 		"verdict still holding a GPU": {Params: types.DefaultParams(), NextAuditId: 2, Audits: []types.Audit{func() types.Audit {
 			a := s.validAudit(1, 0)
-			a.Status, a.Result, a.PruneAt, a.ReservedOfferId = types.AUDIT_STATUS_CORRECT, make([]byte, 32), s.ctx.BlockTime(), 4
+			a.Status, a.Root, a.PruneAt, a.ReservedOfferId = types.AUDIT_STATUS_CORRECT, make([]byte, 32), s.ctx.BlockTime(), 4
 			return a
 		}()}},
-		"timed out with a result": {Params: types.DefaultParams(), NextAuditId: 2, Audits: []types.Audit{func() types.Audit {
+		"missed with a root": {Params: types.DefaultParams(), NextAuditId: 2, Audits: []types.Audit{func() types.Audit {
 			a := s.validAudit(1, 0)
-			a.Status, a.Result, a.PruneAt = types.AUDIT_STATUS_TIMED_OUT, make([]byte, 32), s.ctx.BlockTime()
+			a.Status, a.Root, a.PruneAt = types.AUDIT_STATUS_MISSED, make([]byte, 32), s.ctx.BlockTime()
 			return a
 		}()}},
-		"cooldowns unsorted": {Params: types.DefaultParams(), Cooldowns: []types.GPUAuditCooldown{{GpuUuid: "b"}, {GpuUuid: "a"}}},
+		"a shape too small": {Params: types.DefaultParams(), NextAuditId: 2, Audits: []types.Audit{func() types.Audit {
+			a := s.validAudit(1, 0)
+			a.Shape.TableItems = 1
+			return a
+		}()}},
+		"verifications unsorted": {Params: types.DefaultParams(), Verifications: []types.GPUVerification{{GpuUuid: "b"}, {GpuUuid: "a"}}},
+		"cooldowns unsorted":     {Params: types.DefaultParams(), Cooldowns: []types.GPUAuditCooldown{{GpuUuid: "b"}, {GpuUuid: "a"}}},
 	} { //detlint:allow independent cases
 		s.Require().ErrorIs(gs.Validate(), types.ErrInvalidGenesis, name)
 	}
@@ -89,12 +95,14 @@ func (s *KeeperTestSuite) TestInitGenesisRejectsInvalidState() {
 	s.Require().NoError(ok.Validate())
 }
 
-// validAudit is a well-formed OPEN audit of provider i.
+// validAudit is a well-formed OPEN audit of provider i's GPU 1.
 func (s *KeeperTestSuite) validAudit(id uint64, i int) types.Audit {
+	shape, err := audit.ShapeFor(2)
+	s.Require().NoError(err)
 	return types.Audit{
-		Id: id, Auditor: s.operator(auditor), Provider: s.operator(i), GpuUuid: gpuUUID(1), Model: h100,
-		Workload: audit.MatMulV1Name, Seed: make([]byte, 32), WorkUnits: 1, Commitment: make([]byte, 32), Fee: auditFee,
-		OpenedAt: s.ctx.BlockTime(), Deadline: s.ctx.BlockTime().Add(time.Hour), RevealBy: s.ctx.BlockTime().Add(2 * time.Hour),
+		Id: id, Provider: s.operator(i), GpuUuid: apptesting.GPUUUID(1), Model: types.SimulatedGPUModel,
+		Workload: audit.MemWalkV1Name, Seed: make([]byte, 32), Shape: types.NewAuditShape(shape), Samples: 16,
+		OpenedAt: s.ctx.BlockTime(), Deadline: s.ctx.BlockTime().Add(time.Hour), AnswerBy: s.ctx.BlockTime().Add(time.Hour),
 		Status: types.AUDIT_STATUS_OPEN,
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"cosmossdk.io/collections"
 
+	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/cosmos-sdk/types/query"
 
 	"github.com/idlegpu/idlegpu/x/settlement/types"
@@ -119,4 +120,39 @@ func (q querier) Audits(ctx context.Context, req *types.QueryAuditsRequest) (*ty
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	return &types.QueryAuditsResponse{Audits: audits, Pagination: page}, nil
+}
+
+// AuditSamples returns the leaves an answered audit must open.
+func (q querier) AuditSamples(ctx context.Context, req *types.QueryAuditSamplesRequest) (*types.QueryAuditSamplesResponse, error) {
+	if req == nil {
+		return nil, status.Error(codes.InvalidArgument, "empty request")
+	}
+	a, err := q.audit(ctx, req.AuditId)
+	if errors.Is(err, types.ErrAuditNotFound) {
+		return nil, status.Error(codes.NotFound, err.Error())
+	}
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	leaves, err := q.samples(ctx, a)
+	if err != nil {
+		return nil, status.Error(codes.FailedPrecondition, err.Error())
+	}
+	proveBy, err := q.movedBy(ctx, a.ProveDeadline, a.LostMsAtAnswer)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &types.QueryAuditSamplesResponse{Leaves: leaves, ProveBy: proveBy}, nil
+}
+
+// GPUVerification returns a GPU's audit record and whether its pass counts now.
+func (q querier) GPUVerification(ctx context.Context, req *types.QueryGPUVerificationRequest) (*types.QueryGPUVerificationResponse, error) {
+	if req == nil || req.GpuUuid == "" {
+		return nil, status.Error(codes.InvalidArgument, "empty request")
+	}
+	v, err := q.verification(ctx, req.GpuUuid)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &types.QueryGPUVerificationResponse{Verification: v, Verified: v.VerifiedUntil.After(sdk.UnwrapSDKContext(ctx).BlockTime())}, nil
 }

@@ -3,6 +3,7 @@ package keeper
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"cosmossdk.io/collections"
@@ -10,6 +11,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -22,6 +24,9 @@ func (k Keeper) CheckInvariants(ctx context.Context) error {
 		return err
 	}
 	if err := k.AuditIndexInvariant(ctx); err != nil {
+		return err
+	}
+	if err := k.HeldInvariant(ctx); err != nil {
 		return err
 	}
 	return k.PruneIndexInvariant(ctx)
@@ -116,7 +121,7 @@ func (k Keeper) RewardsBackedInvariant(ctx context.Context) error {
 		want = want.Add(sdk.NewCoin(kv.Key.K2(), kv.Value))
 	}
 	err = k.Audits.Walk(ctx, nil, func(_ uint64, a types.Audit) (bool, error) {
-		if a.IsLive() {
+		if a.IsLive() && a.Fee.IsPositive() {
 			want = want.Add(a.Fee)
 		}
 		return false, nil
@@ -132,9 +137,10 @@ func (k Keeper) RewardsBackedInvariant(ctx context.Context) error {
 
 // AuditIndexInvariant: every stored audit has exactly one queue entry, at
 // its QueueTime; the live-audit index names exactly the live audits, one per
-// provider.
+// GPU; every live audit's GPU is held (docs/design.md#audits, "Held stays
+// held").
 func (k Keeper) AuditIndexInvariant(ctx context.Context) error {
-	audits, live, open := 0, 0, 0
+	audits, live := 0, 0
 	err := k.Audits.Walk(ctx, nil, func(id uint64, a types.Audit) (bool, error) {
 		audits++
 		has, err := k.AuditQueue.Has(ctx, collections.Join(a.QueueTime(), id))
@@ -145,39 +151,47 @@ func (k Keeper) AuditIndexInvariant(ctx context.Context) error {
 			return err != nil, err
 		}
 		live++
-		if a.Status == types.AUDIT_STATUS_OPEN {
-			open++
-			if held, err := k.Held.Has(ctx, a.GpuUuid); err != nil || !held {
-				return true, fmt.Errorf("open audit %d's GPU %s is not held (%v)", id, a.GpuUuid, err)
-			}
+		if held, err := k.Holds.Has(ctx, a.GpuUuid); err != nil || !held {
+			return true, fmt.Errorf("live audit %d's GPU %s is not held (%v)", id, a.GpuUuid, err)
 		}
-		provider, err := k.addressCodec.StringToBytes(a.Provider)
-		if err != nil {
-			return true, err
-		}
-		if got, err := k.LiveAudit.Get(ctx, provider); err != nil || got != id {
-			return true, fmt.Errorf("live audit %d of %s is not indexed (index says %d, %v)", id, a.Provider, got, err)
+		if got, err := k.LiveAudit.Get(ctx, a.GpuUuid); err != nil || got != id {
+			return true, fmt.Errorf("live audit %d of %s is not indexed (index says %d, %v)", id, a.GpuUuid, got, err)
 		}
 		return false, nil
 	})
 	if err != nil {
 		return err
 	}
-	queued, indexed, held := 0, 0, 0
-	if err := k.Held.Walk(ctx, nil, func(string) (bool, error) { held++; return false, nil }); err != nil {
-		return err
-	}
-	if held != open {
-		return fmt.Errorf("%d GPUs held for %d open audits", held, open)
-	}
+	queued, indexed := 0, 0
 	if err := k.AuditQueue.Walk(ctx, nil, func(collections.Pair[time.Time, uint64]) (bool, error) { queued++; return false, nil }); err != nil {
 		return err
 	}
-	if err := k.LiveAudit.Walk(ctx, nil, func(sdk.AccAddress, uint64) (bool, error) { indexed++; return false, nil }); err != nil {
+	if err := k.LiveAudit.Walk(ctx, nil, func(string, uint64) (bool, error) { indexed++; return false, nil }); err != nil {
 		return err
 	}
 	if queued != audits || indexed != live {
 		return fmt.Errorf("audit queue holds %d entries for %d audits; live index %d for %d live audits", queued, audits, indexed, live)
 	}
 	return nil
+}
+
+// HeldInvariant: a held GPU still in the open or paused offer its hold
+// occupies it in is occupied there: nothing gave it back to the market.
+func (k Keeper) HeldInvariant(ctx context.Context) error {
+	return k.Holds.Walk(ctx, nil, func(uuid string, offerID uint64) (bool, error) {
+		if offerID == 0 {
+			return false, nil
+		}
+		o, found, err := k.offers.OfferOfGPU(ctx, uuid)
+		if err != nil {
+			return true, err
+		}
+		if !found || o.Id != offerID || o.Status == offertypes.OFFER_STATUS_CLOSED {
+			return false, nil
+		}
+		if !slices.Contains(o.OccupiedGpuUuids, uuid) {
+			return true, fmt.Errorf("held GPU %s is free in offer %d", uuid, offerID)
+		}
+		return false, nil
+	})
 }

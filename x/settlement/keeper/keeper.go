@@ -20,6 +20,7 @@ import (
 // Keeper owns the x/settlement state.
 type Keeper struct {
 	cdc          codec.BinaryCodec
+	storeService store.KVStoreService
 	addressCodec address.Codec
 	bank         types.BankKeeper
 	auction      types.AuctionKeeper
@@ -53,10 +54,21 @@ type Keeper struct {
 	// AuditSeq numbers audits.
 	AuditSeq collections.Sequence
 	// AuditQueue holds (time, audit id) of every stored audit: when its next
-	// automatic step (timeout, reveal expiry, pruning) is due.
+	// automatic step (answer deadline, proof deadline, pruning) is due.
 	AuditQueue collections.KeySet[collections.Pair[time.Time, uint64]]
-	// LiveAudit maps provider → its one live audit.
-	LiveAudit collections.Map[sdk.AccAddress, uint64]
+	// LiveAudit maps GPU UUID → its one live audit.
+	LiveAudit collections.Map[string, uint64]
+	// Verifications maps GPU UUID → its audit record.
+	Verifications collections.Map[string, types.GPUVerification]
+	// Expiry holds (verified_until, GPU UUID) of verified GPUs.
+	Expiry collections.KeySet[collections.Pair[time.Time, string]]
+	// Holds maps GPU UUID → the offer its hold occupies it in (0: none).
+	Holds collections.Map[string, uint64]
+	// LostTime is the chain's lost time in ms (keys.go).
+	LostTime collections.Item[uint64]
+	// AwaitingEntropy holds (answered height, audit id) of audits waiting
+	// for the next block's hash to draw their samples.
+	AwaitingEntropy collections.KeySet[collections.Pair[int64, uint64]]
 	// Cooldowns maps GPU UUID → opening time of its latest audit.
 	Cooldowns collections.Map[string, time.Time]
 	// Windows holds (window start, lease id) of each watched lease's next
@@ -64,8 +76,6 @@ type Keeper struct {
 	Windows collections.KeySet[collections.Pair[time.Time, uint64]]
 	// Gaps maps gap end → Gap: the chain halts deadlines move by.
 	Gaps collections.Map[time.Time, types.Gap]
-	// Held holds the GPUs under an OPEN audit, out of the market.
-	Held collections.KeySet[string]
 }
 
 // NewKeeper returns the x/settlement keeper. It panics on an invalid authority
@@ -80,6 +90,7 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 	sb := collections.NewSchemaBuilder(storeService)
 	k := Keeper{
 		cdc:          cdc,
+		storeService: storeService,
 		addressCodec: addressCodec,
 		bank:         bank,
 		auction:      auction,
@@ -100,11 +111,17 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		Audits:     collections.NewMap(sb, types.AuditsKey, "audits", collections.Uint64Key, codec.CollValue[types.Audit](cdc)),
 		AuditSeq:   collections.NewSequence(sb, types.AuditSeqKey, "audit_seq"),
 		AuditQueue: collections.NewKeySet(sb, types.AuditQueueKey, "audit_queue", collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
-		LiveAudit:  collections.NewMap(sb, types.LiveAuditKey, "live_audit", sdk.AccAddressKey, collections.Uint64Value),
-		Cooldowns:  collections.NewMap(sb, types.CooldownKey, "cooldowns", collections.StringKey, collcodec.KeyToValueCodec(sdk.TimeKey)),
-		Windows:    collections.NewKeySet(sb, types.WindowsKey, "windows", collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
-		Gaps:       collections.NewMap(sb, types.GapsKey, "gaps", sdk.TimeKey, codec.CollValue[types.Gap](cdc)),
-		Held:       collections.NewKeySet(sb, types.HeldKey, "held", collections.StringKey),
+		LiveAudit:  collections.NewMap(sb, types.LiveAuditByGPUKey, "live_audit_by_gpu", collections.StringKey, collections.Uint64Value),
+		Verifications: collections.NewMap(sb, types.VerificationsKey, "verifications", collections.StringKey,
+			codec.CollValue[types.GPUVerification](cdc)),
+		Expiry:   collections.NewKeySet(sb, types.ExpiryKey, "expiry", collections.PairKeyCodec(sdk.TimeKey, collections.StringKey)),
+		Holds:    collections.NewMap(sb, types.HoldsKey, "holds", collections.StringKey, collections.Uint64Value),
+		LostTime: collections.NewItem(sb, types.LostTimeKey, "lost_time", collections.Uint64Value),
+		AwaitingEntropy: collections.NewKeySet(sb, types.AwaitingEntropyKey, "awaiting_entropy",
+			collections.PairKeyCodec(collections.Int64Key, collections.Uint64Key)),
+		Cooldowns: collections.NewMap(sb, types.CooldownKey, "cooldowns", collections.StringKey, collcodec.KeyToValueCodec(sdk.TimeKey)),
+		Windows:   collections.NewKeySet(sb, types.WindowsKey, "windows", collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
+		Gaps:      collections.NewMap(sb, types.GapsKey, "gaps", sdk.TimeKey, codec.CollValue[types.Gap](cdc)),
 	}
 
 	schema, err := sb.Build()

@@ -18,9 +18,9 @@ func (s *KeeperTestSuite) TestUpdateParams() {
 	changed.ProofGraceSeconds = 30
 	changed.GpuModels = changed.GpuModels[:2]
 	s.SetupTest()
-	changed.Auditors = []string{s.authority}
 	changed.AuditMaxSeconds = 7200
-	changed.AuditRevealSeconds = 120
+	changed.AuditProveSeconds = 120
+	changed.AuditSamples = 32
 
 	invalid := types.DefaultParams()
 	invalid.TakeRateBps = 10_000

@@ -2,17 +2,14 @@ package simulation
 
 import (
 	"context"
-	"crypto/sha256"
-	"math/rand"
 	"slices"
-	"sort"
+	"sync"
 
 	"cosmossdk.io/collections"
 	sdkmath "cosmossdk.io/math"
 
 	"github.com/cosmos/cosmos-sdk/testutil/simsx"
 	sdk "github.com/cosmos/cosmos-sdk/types"
-	simtypes "github.com/cosmos/cosmos-sdk/types/simulation"
 
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
@@ -37,47 +34,24 @@ type Offers interface {
 	OfferOfGPU(ctx context.Context, uuid string) (offertypes.Offer, bool, error)
 }
 
-// simUnits keeps the simulator's audits small (one unit ≈ 12 ms on a CPU).
-const simUnits = 1
-
-// simSalt derives the sim auditor's salt from the seed, so the reveal
-// factory can rebuild what the opening committed to; a real auditor keeps a
-// random salt secret (idlegpud audit plan).
-func simSalt(seed []byte) [32]byte { return sha256.Sum256(append([]byte("sim-salt"), seed...)) }
-
-// RandomAuditors picks one to three sim accounts as auditors, sorted.
-func RandomAuditors(r *rand.Rand, accs []simtypes.Account) []string {
-	if len(accs) == 0 {
-		return nil
-	}
-	n := min(len(accs), r.Intn(3)+1)
-	var out []string
-	for _, i := range r.Perm(len(accs))[:n] {
-		out = append(out, accs[i].Address.String())
-	}
-	sort.Strings(out)
-	return out
+// Transcripts keeps the transcripts sim providers answered with, so the
+// proof factory can open their sampled leaves, as an agent keeps its own.
+type Transcripts struct {
+	mu sync.Mutex
+	m  map[uint64]*types.AuditTranscript
 }
 
-// MsgOpenAuditFactory has a sim auditor audit an idle GPU of an ACTIVE sim
-// provider with the latest deadline allowed (the simulator's blocks are far
-// apart) and a fee from its bond-denom balance.
-func MsgOpenAuditFactory(k keeper.Keeper, providers Providers, gpus ProviderGPUs, offers Offers) simsx.SimMsgFactoryFn[*types.MsgOpenAudit] {
-	return func(ctx context.Context, testData *simsx.ChainDataSource, reporter simsx.SimulationReporter) ([]simsx.SimAccount, *types.MsgOpenAudit) {
+// NewTranscripts returns an empty store.
+func NewTranscripts() *Transcripts { return &Transcripts{m: map[uint64]*types.AuditTranscript{}} }
+
+// MsgRequestAuditFactory asks for an audit of an idle GPU of an ACTIVE sim
+// provider: its required audit (by the operator, no fee) when the GPU needs
+// one, else another sim account's paid audit.
+func MsgRequestAuditFactory(k keeper.Keeper, providers Providers, gpus ProviderGPUs, offers Offers) simsx.SimMsgFactoryFn[*types.MsgRequestAudit] {
+	return func(ctx context.Context, testData *simsx.ChainDataSource, reporter simsx.SimulationReporter) ([]simsx.SimAccount, *types.MsgRequestAudit) {
 		params, err := k.Params.Get(ctx)
-		if err != nil || len(params.Auditors) == 0 {
-			reporter.Skip("no auditors")
-			return nil, nil
-		}
-		r := testData.Rand()
-		auditorAddr := params.Auditors[r.Intn(len(params.Auditors))]
-		if !testData.HasAccount(auditorAddr) {
-			reporter.Skip("the auditor is not a sim account")
-			return nil, nil
-		}
-		auditor := testData.GetAccount(reporter, auditorAddr)
-		fee := auditor.LiquidBalance().RandSubsetCoin(reporter, sdk.DefaultBondDenom)
-		if reporter.IsSkipped() {
+		if err != nil {
+			reporter.Skip(err.Error())
 			return nil, nil
 		}
 		now := sdk.UnwrapSDKContext(ctx).BlockTime()
@@ -87,96 +61,109 @@ func MsgOpenAuditFactory(k keeper.Keeper, providers Providers, gpus ProviderGPUs
 			if err != nil || p.Status != providertypes.PROVIDER_STATUS_ACTIVE {
 				continue
 			}
-			if has, _ := k.LiveAudit.Has(ctx, acc.Address); has {
-				continue
-			}
 			list, err := gpus.GPUs(ctx, acc.Address)
 			if err != nil {
 				continue
 			}
 			for _, g := range list {
-				if last, err := k.Cooldowns.Get(ctx, g.Uuid); err == nil && now.Before(last.Add(params.AuditCooldown())) {
+				if live, _ := k.LiveAudit.Has(ctx, g.Uuid); live {
 					continue
 				}
 				if o, found, err := offers.OfferOfGPU(ctx, g.Uuid); err != nil || (found && slices.Contains(o.OccupiedGpuUuids, g.Uuid)) {
 					continue
 				}
-				if _, ok := params.GPUModel(g.Model); ok {
-					cands = append(cands, g)
-				}
+				cands = append(cands, g)
 			}
 		}
 		if len(cands) == 0 {
 			reporter.Skip("no idle GPU to audit")
 			return nil, nil
 		}
+		r := testData.Rand()
 		g := cands[r.Intn(len(cands))]
-		model, _ := params.GPUModel(g.Model)
-		seed := sha256.Sum256([]byte{byte(r.Intn(256)), byte(r.Intn(256)), byte(r.Intn(256)), byte(r.Intn(256))})
-		expected, err := audit.MatMulV1{}.Run(ctx, seed[:], simUnits)
-		if err != nil {
-			reporter.Skip(err.Error())
+		v, err := k.Verifications.Get(ctx, g.Uuid)
+		if err != nil || !v.VerifiedUntil.After(now.Add(params.AuditValidity()/4)) {
+			op := testData.GetAccount(reporter, g.Provider)
+			return []simsx.SimAccount{op}, &types.MsgRequestAudit{Requester: g.Provider, GpuUuid: g.Uuid}
+		}
+		if last, err := k.Cooldowns.Get(ctx, g.Uuid); err == nil && now.Before(last.Add(params.AuditCooldown())) {
+			reporter.Skip("GPU in its audit cooldown")
 			return nil, nil
 		}
-		c := audit.Commitment(simSalt(seed[:]), expected)
-		return []simsx.SimAccount{auditor}, &types.MsgOpenAudit{
-			Auditor: auditorAddr, Provider: g.Provider, GpuUuid: g.Uuid, Workload: audit.MatMulV1Name, Seed: seed[:],
-			WorkUnits: simUnits, Commitment: c[:], Deadline: now.Add(max(params.AuditMax(), params.LeastAuditTime(model, simUnits))), Fee: fee,
+		payer := testData.AnyAccount(reporter, simsx.WithSpendableBalance())
+		least := params.AuditRequestFee[0]
+		if reporter.IsSkipped() || payer.LiquidBalance().AmountOf(least.Denom).LT(least.Amount) {
+			reporter.Skip("no account can pay the audit fee")
+			return nil, nil
 		}
+		return []simsx.SimAccount{payer}, &types.MsgRequestAudit{Requester: payer.AddressBech32, GpuUuid: g.Uuid, Fee: least}
 	}
 }
 
 // MsgAnswerAuditFactory answers an OPEN audit as the provider's operator:
-// mostly with the workload's true result, sometimes with a wrong one (a
-// spoofed GPU), so the simulator walks both verdicts.
-func MsgAnswerAuditFactory(k keeper.Keeper) simsx.SimMsgFactoryFn[*types.MsgAnswerAudit] {
+// mostly with the true transcript computed by the CPU reference, sometimes
+// with made-up states (a GPU that skipped the work), which its proof then
+// shows WRONG.
+func MsgAnswerAuditFactory(k keeper.Keeper, ts *Transcripts) simsx.SimMsgFactoryFn[*types.MsgAnswerAudit] {
 	return func(ctx context.Context, testData *simsx.ChainDataSource, reporter simsx.SimulationReporter) ([]simsx.SimAccount, *types.MsgAnswerAudit) {
-		a, ok := liveAudit(ctx, k, testData, types.AUDIT_STATUS_OPEN, func(a types.Audit) string { return a.Provider })
+		a, ok := liveAudit(ctx, k, testData, types.AUDIT_STATUS_OPEN)
 		if !ok {
 			reporter.Skip("no open audit of a sim provider")
 			return nil, nil
 		}
-		result, err := audit.MatMulV1{}.Run(ctx, a.Seed, a.WorkUnits)
-		if err != nil {
-			reporter.Skip(err.Error())
+		shape := a.Shape.Shape()
+		var states audit.States
+		if r := testData.Rand(); r.Intn(10) == 0 {
+			states = make(audit.States, shape.Leaves()*audit.StateBytes)
+			_, _ = r.Read(states)
+		} else {
+			var err error
+			if states, err = audit.Run(ctx, a.Seed, shape); err != nil {
+				reporter.Skip(err.Error())
+				return nil, nil
+			}
+		}
+		t := types.NewAuditTranscript(states)
+		ts.mu.Lock()
+		ts.m[a.Id] = t
+		ts.mu.Unlock()
+		op := testData.GetAccount(reporter, a.Provider)
+		return []simsx.SimAccount{op}, &types.MsgAnswerAudit{Signer: a.Provider, AuditId: a.Id, Root: t.Root()}
+	}
+}
+
+// MsgProveAuditFactory opens the sampled leaves of an ANSWERED audit from
+// the transcript its answer kept.
+func MsgProveAuditFactory(k keeper.Keeper, ts *Transcripts) simsx.SimMsgFactoryFn[*types.MsgProveAudit] {
+	return func(ctx context.Context, testData *simsx.ChainDataSource, reporter simsx.SimulationReporter) ([]simsx.SimAccount, *types.MsgProveAudit) {
+		a, ok := liveAudit(ctx, k, testData, types.AUDIT_STATUS_ANSWERED)
+		if !ok || len(a.SampleEntropy) == 0 {
+			reporter.Skip("no answered audit with drawn samples")
 			return nil, nil
 		}
-		if testData.Rand().Intn(10) == 0 {
-			result[0] ^= 1
+		ts.mu.Lock()
+		t := ts.m[a.Id]
+		delete(ts.m, a.Id)
+		ts.mu.Unlock()
+		if t == nil {
+			reporter.Skip("the answer's transcript is gone")
+			return nil, nil
+		}
+		shape := a.Shape.Shape()
+		msg := &types.MsgProveAudit{Signer: a.Provider, AuditId: a.Id}
+		for _, leaf := range audit.SampleLeaves(a.SampleEntropy, a.Id, a.Root, shape.Leaves(), a.Samples) {
+			msg.Openings = append(msg.Openings, t.Opening(shape, leaf))
 		}
 		op := testData.GetAccount(reporter, a.Provider)
-		return []simsx.SimAccount{op}, &types.MsgAnswerAudit{Signer: a.Provider, AuditId: a.Id, Result: result[:]}
+		return []simsx.SimAccount{op}, msg
 	}
 }
 
-// MsgRevealAuditFactory reveals an ANSWERED audit as its auditor: mostly
-// the true opening, sometimes a wrong one (which costs the auditor the fee).
-func MsgRevealAuditFactory(k keeper.Keeper) simsx.SimMsgFactoryFn[*types.MsgRevealAudit] {
-	return func(ctx context.Context, testData *simsx.ChainDataSource, reporter simsx.SimulationReporter) ([]simsx.SimAccount, *types.MsgRevealAudit) {
-		a, ok := liveAudit(ctx, k, testData, types.AUDIT_STATUS_ANSWERED, func(a types.Audit) string { return a.Auditor })
-		if !ok {
-			reporter.Skip("no answered audit of a sim auditor")
-			return nil, nil
-		}
-		expected, err := audit.MatMulV1{}.Run(ctx, a.Seed, a.WorkUnits)
-		if err != nil {
-			reporter.Skip(err.Error())
-			return nil, nil
-		}
-		salt := simSalt(a.Seed)
-		if testData.Rand().Intn(10) == 0 {
-			salt[0] ^= 1
-		}
-		auditor := testData.GetAccount(reporter, a.Auditor)
-		return []simsx.SimAccount{auditor}, &types.MsgRevealAudit{Auditor: a.Auditor, AuditId: a.Id, Salt: salt[:], Expected: expected[:]}
-	}
-}
-
-// liveAudit picks an audit in status whose acting party is a sim account.
-func liveAudit(ctx context.Context, k keeper.Keeper, testData *simsx.ChainDataSource, status types.AuditStatus, party func(types.Audit) string) (types.Audit, bool) {
+// liveAudit picks an audit in status whose provider is a sim account.
+func liveAudit(ctx context.Context, k keeper.Keeper, testData *simsx.ChainDataSource, status types.AuditStatus) (types.Audit, bool) {
 	var found []types.Audit
 	_ = k.Audits.Walk(ctx, nil, func(_ uint64, a types.Audit) (bool, error) {
-		if a.Status == status && testData.HasAccount(party(a)) {
+		if a.Status == status && testData.HasAccount(a.Provider) {
 			found = append(found, a)
 		}
 		return false, nil

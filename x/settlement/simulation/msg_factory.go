@@ -13,7 +13,6 @@ import (
 func MsgUpdateParamsFactory() simsx.SimMsgFactoryFn[*types.MsgUpdateParams] {
 	return func(_ context.Context, testData *simsx.ChainDataSource, reporter simsx.SimulationReporter) ([]simsx.SimAccount, *types.MsgUpdateParams) {
 		params := RandomParams(testData.Rand().Rand, sdk.DefaultBondDenom)
-		params.Auditors = RandomAuditors(testData.Rand().Rand, testData.AllAccounts())
 		return nil, &types.MsgUpdateParams{Authority: testData.ModuleAccountAddress(reporter, "gov"), Params: params}
 	}
 }

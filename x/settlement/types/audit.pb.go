@@ -37,22 +37,29 @@ type AuditStatus int32
 const (
 	// AUDIT_STATUS_UNSPECIFIED is never stored.
 	AUDIT_STATUS_UNSPECIFIED AuditStatus = 0
-	// AUDIT_STATUS_OPEN waits for the provider's answer until the deadline.
+	// AUDIT_STATUS_OPEN waits for the transcript root until answer_by.
 	AUDIT_STATUS_OPEN AuditStatus = 1
-	// AUDIT_STATUS_ANSWERED waits for the auditor's reveal until reveal_by.
+	// AUDIT_STATUS_ANSWERED has the root; it waits for the openings of the
+	// sampled leaves until prove_by.
 	AUDIT_STATUS_ANSWERED AuditStatus = 2
-	// AUDIT_STATUS_CORRECT: the answer matched; the fee went to the provider.
+	// AUDIT_STATUS_CORRECT: every sampled segment recomputed on chain to the
+	// transcript's state; the GPU is verified for audit_validity_seconds.
 	AUDIT_STATUS_CORRECT AuditStatus = 3
-	// AUDIT_STATUS_WRONG: the answer did not match: fraud; the fee went back.
+	// AUDIT_STATUS_WRONG: a sampled segment recomputed on chain to another
+	// state than the transcript commits to: fraud (slash and tombstone).
 	AUDIT_STATUS_WRONG AuditStatus = 4
-	// AUDIT_STATUS_TIMED_OUT: no answer by the deadline: fraud; the fee went back.
-	AUDIT_STATUS_TIMED_OUT AuditStatus = 5
-	// AUDIT_STATUS_BAD_REVEAL: the reveal did not open the commitment; the
-	// fee went to the provider.
+	// AUDIT_STATUS_MISSED: no root by answer_by. Not fraud: the GPU is
+	// unverified and the provider takes the audit miss penalty.
+	AUDIT_STATUS_MISSED AuditStatus = 5
+	// AUDIT_STATUS_BAD_REVEAL: retired with commit-reveal audits; kept for
+	// verdicts given before memwalk/v1.
 	AUDIT_STATUS_BAD_REVEAL AuditStatus = 6
-	// AUDIT_STATUS_UNREVEALED: the auditor did not reveal by reveal_by; the
-	// fee went to the provider.
-	AUDIT_STATUS_UNREVEALED AuditStatus = 7
+	// AUDIT_STATUS_UNPROVEN: a root but no valid openings by prove_by: as
+	// MISSED.
+	AUDIT_STATUS_UNPROVEN AuditStatus = 7
+	// AUDIT_STATUS_CANCELLED: a commit-reveal audit live at the upgrade to
+	// memwalk/v1, ended without a verdict and its fee refunded.
+	AUDIT_STATUS_CANCELLED AuditStatus = 8
 )
 
 var AuditStatus_name = map[int32]string{
@@ -61,9 +68,10 @@ var AuditStatus_name = map[int32]string{
 	2: "AUDIT_STATUS_ANSWERED",
 	3: "AUDIT_STATUS_CORRECT",
 	4: "AUDIT_STATUS_WRONG",
-	5: "AUDIT_STATUS_TIMED_OUT",
+	5: "AUDIT_STATUS_MISSED",
 	6: "AUDIT_STATUS_BAD_REVEAL",
-	7: "AUDIT_STATUS_UNREVEALED",
+	7: "AUDIT_STATUS_UNPROVEN",
+	8: "AUDIT_STATUS_CANCELLED",
 }
 
 var AuditStatus_value = map[string]int32{
@@ -72,9 +80,10 @@ var AuditStatus_value = map[string]int32{
 	"AUDIT_STATUS_ANSWERED":    2,
 	"AUDIT_STATUS_CORRECT":     3,
 	"AUDIT_STATUS_WRONG":       4,
-	"AUDIT_STATUS_TIMED_OUT":   5,
+	"AUDIT_STATUS_MISSED":      5,
 	"AUDIT_STATUS_BAD_REVEAL":  6,
-	"AUDIT_STATUS_UNREVEALED":  7,
+	"AUDIT_STATUS_UNPROVEN":    7,
+	"AUDIT_STATUS_CANCELLED":   8,
 }
 
 func (x AuditStatus) String() string {
@@ -85,60 +94,196 @@ func (AuditStatus) EnumDescriptor() ([]byte, []int) {
 	return fileDescriptor_98b61f4b9024fefb, []int{0}
 }
 
-// Audit is a spot check of one GPU: the provider must run the audit workload
-// with the auditor's seed for work_units and answer before the deadline; the
-// auditor then opens its commitment to the expected result.
+// AuditReason says why an audit was opened.
+type AuditReason int32
+
+const (
+	// AUDIT_REASON_UNSPECIFIED: an audit opened before reasons were kept.
+	AUDIT_REASON_UNSPECIFIED AuditReason = 0
+	// AUDIT_REASON_REQUIRED: the provider asked for the audit its GPU needs
+	// before an offer (never verified, or its last pass older than
+	// audit_validity_seconds).
+	AUDIT_REASON_REQUIRED AuditReason = 1
+	// AUDIT_REASON_RANDOM: the chain picked the idle GPU at random.
+	AUDIT_REASON_RANDOM AuditReason = 2
+	// AUDIT_REASON_REQUESTED: someone paid audit_request_fee for it.
+	AUDIT_REASON_REQUESTED AuditReason = 3
+)
+
+var AuditReason_name = map[int32]string{
+	0: "AUDIT_REASON_UNSPECIFIED",
+	1: "AUDIT_REASON_REQUIRED",
+	2: "AUDIT_REASON_RANDOM",
+	3: "AUDIT_REASON_REQUESTED",
+}
+
+var AuditReason_value = map[string]int32{
+	"AUDIT_REASON_UNSPECIFIED": 0,
+	"AUDIT_REASON_REQUIRED":    1,
+	"AUDIT_REASON_RANDOM":      2,
+	"AUDIT_REASON_REQUESTED":   3,
+}
+
+func (x AuditReason) String() string {
+	return proto.EnumName(AuditReason_name, int32(x))
+}
+
+func (AuditReason) EnumDescriptor() ([]byte, []int) {
+	return fileDescriptor_98b61f4b9024fefb, []int{1}
+}
+
+// AuditShape is the size of a memwalk/v1 audit (x/settlement/audit.Shape),
+// derived on chain from the model's memory.
+type AuditShape struct {
+	// table_items is the number of 64-byte items of the table.
+	TableItems uint32 `protobuf:"varint,1,opt,name=table_items,json=tableItems,proto3" json:"table_items,omitempty"`
+	// lanes is the number of independent walks.
+	Lanes uint32 `protobuf:"varint,2,opt,name=lanes,proto3" json:"lanes,omitempty"`
+	// segments is the number of transcript leaves per lane.
+	Segments uint32 `protobuf:"varint,3,opt,name=segments,proto3" json:"segments,omitempty"`
+	// segment_steps is the number of table reads per segment.
+	SegmentSteps uint32 `protobuf:"varint,4,opt,name=segment_steps,json=segmentSteps,proto3" json:"segment_steps,omitempty"`
+}
+
+func (m *AuditShape) Reset()         { *m = AuditShape{} }
+func (m *AuditShape) String() string { return proto.CompactTextString(m) }
+func (*AuditShape) ProtoMessage()    {}
+func (*AuditShape) Descriptor() ([]byte, []int) {
+	return fileDescriptor_98b61f4b9024fefb, []int{0}
+}
+func (m *AuditShape) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *AuditShape) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_AuditShape.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *AuditShape) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_AuditShape.Merge(m, src)
+}
+func (m *AuditShape) XXX_Size() int {
+	return m.Size()
+}
+func (m *AuditShape) XXX_DiscardUnknown() {
+	xxx_messageInfo_AuditShape.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_AuditShape proto.InternalMessageInfo
+
+func (m *AuditShape) GetTableItems() uint32 {
+	if m != nil {
+		return m.TableItems
+	}
+	return 0
+}
+
+func (m *AuditShape) GetLanes() uint32 {
+	if m != nil {
+		return m.Lanes
+	}
+	return 0
+}
+
+func (m *AuditShape) GetSegments() uint32 {
+	if m != nil {
+		return m.Segments
+	}
+	return 0
+}
+
+func (m *AuditShape) GetSegmentSteps() uint32 {
+	if m != nil {
+		return m.SegmentSteps
+	}
+	return 0
+}
+
+// Audit checks that a GPU can do what its model claims: its provider runs
+// the memwalk workload with the chain's seed, commits to the transcript's
+// Merkle root by answer_by, then opens the leaves a later block's hash
+// samples by prove_by; the chain recomputes each sampled segment itself.
 type Audit struct {
 	// id numbers audits from 1.
 	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	// auditor opened the audit and escrowed the fee.
-	Auditor string `protobuf:"bytes,2,opt,name=auditor,proto3" json:"auditor,omitempty"`
+	// requester asked for the audit and escrowed the fee (empty when the
+	// chain opened it at random).
+	Requester string `protobuf:"bytes,2,opt,name=requester,proto3" json:"requester,omitempty"`
 	// provider owns the audited GPU.
 	Provider string `protobuf:"bytes,3,opt,name=provider,proto3" json:"provider,omitempty"`
 	// gpu_uuid is the audited GPU.
 	GpuUuid string `protobuf:"bytes,4,opt,name=gpu_uuid,json=gpuUuid,proto3" json:"gpu_uuid,omitempty"`
-	// model is the GPU's registered model, whose reference speed set the least deadline.
+	// model is the table entry whose figures sized the audit.
 	Model string `protobuf:"bytes,5,opt,name=model,proto3" json:"model,omitempty"`
 	// workload names the audit workload (see x/settlement/audit).
 	Workload string `protobuf:"bytes,6,opt,name=workload,proto3" json:"workload,omitempty"`
-	// seed parameterises the workload (32 bytes).
+	// seed parameterises the workload (32 bytes), drawn by the chain.
 	Seed []byte `protobuf:"bytes,7,opt,name=seed,proto3" json:"seed,omitempty"`
-	// work_units is the size of the computation.
-	WorkUnits uint64 `protobuf:"varint,8,opt,name=work_units,json=workUnits,proto3" json:"work_units,omitempty"`
-	// commitment is sha256(salt ‖ expected), both 32 bytes.
-	Commitment []byte `protobuf:"bytes,9,opt,name=commitment,proto3" json:"commitment,omitempty"`
-	// fee is escrowed in the settlement module account until the verdict.
+	// fee is escrowed in the settlement module account until the verdict,
+	// then paid to the provider whatever the verdict (zero for required and
+	// random audits).
 	Fee types.Coin `protobuf:"bytes,10,opt,name=fee,proto3" json:"fee"`
-	// opened_at is the block time of MsgOpenAudit.
+	// opened_at is the block time the audit opened.
 	OpenedAt time.Time `protobuf:"bytes,11,opt,name=opened_at,json=openedAt,proto3,stdtime" json:"opened_at"`
-	// deadline is the last time an answer is accepted.
+	// deadline is the answer deadline as opened:
+	// opened_at + AuditAllowance(model).
 	Deadline time.Time `protobuf:"bytes,12,opt,name=deadline,proto3,stdtime" json:"deadline"`
-	// reveal_by is the last time the auditor may reveal
-	// (deadline + audit_reveal_seconds).
-	RevealBy time.Time `protobuf:"bytes,13,opt,name=reveal_by,json=revealBy,proto3,stdtime" json:"reveal_by"`
+	// prove_by is the last time the openings are accepted
+	// (answer time + audit_prove_seconds, moved by slow blocks).
+	ProveBy time.Time `protobuf:"bytes,13,opt,name=prove_by,json=proveBy,proto3,stdtime" json:"prove_by"`
 	// status is where the audit stands.
 	Status AuditStatus `protobuf:"varint,14,opt,name=status,proto3,enum=idlegpu.settlement.v1.AuditStatus" json:"status,omitempty"`
-	// result is the provider's answer (32 bytes once answered).
-	Result []byte `protobuf:"bytes,15,opt,name=result,proto3" json:"result,omitempty"`
-	// reserved_offer_id is the OPEN offer whose GPU the audit holds out of the
-	// market until the answer (0: the GPU was in no open offer).
+	// root is the transcript's Merkle root (32 bytes once answered).
+	Root []byte `protobuf:"bytes,15,opt,name=root,proto3" json:"root,omitempty"`
+	// reserved_offer_id is the offer whose GPU the audit holds out of the
+	// market until the verdict (0: the GPU was in no offer).
 	ReservedOfferId uint64 `protobuf:"varint,16,opt,name=reserved_offer_id,json=reservedOfferId,proto3" json:"reserved_offer_id,omitempty"`
 	// resolved_at is the block time of the verdict (zero while live).
 	ResolvedAt time.Time `protobuf:"bytes,17,opt,name=resolved_at,json=resolvedAt,proto3,stdtime" json:"resolved_at"`
 	// prune_at is when a verdict leaves the state (proof_retention epochs
 	// after it; zero while live).
 	PruneAt time.Time `protobuf:"bytes,18,opt,name=prune_at,json=pruneAt,proto3,stdtime" json:"prune_at"`
-	// answer_by is the deadline moved by the chain's downtime since the audit
-	// opened: an answer is accepted, and the audit times out, by this time.
-	// Equal to deadline while the chain made blocks.
+	// answer_by is the deadline moved by slow blocks and halts since the
+	// audit opened: a root is accepted, and the audit is missed, by this time.
 	AnswerBy time.Time `protobuf:"bytes,19,opt,name=answer_by,json=answerBy,proto3,stdtime" json:"answer_by"`
+	// shape is the audit's size.
+	Shape AuditShape `protobuf:"bytes,20,opt,name=shape,proto3" json:"shape"`
+	// reason says why the audit was opened.
+	Reason AuditReason `protobuf:"varint,21,opt,name=reason,proto3,enum=idlegpu.settlement.v1.AuditReason" json:"reason,omitempty"`
+	// answered_height is the height of the block that included the root;
+	// the header hash of the block after it draws the samples.
+	AnsweredHeight int64 `protobuf:"varint,22,opt,name=answered_height,json=answeredHeight,proto3" json:"answered_height,omitempty"`
+	// expected_ms is the model's expected time for the workload
+	// (x/settlement/audit.TimingFor), in milliseconds.
+	ExpectedMs uint64 `protobuf:"varint,23,opt,name=expected_ms,json=expectedMs,proto3" json:"expected_ms,omitempty"`
+	// samples is how many leaves must be opened (audit_samples at opening).
+	Samples uint32 `protobuf:"varint,24,opt,name=samples,proto3" json:"samples,omitempty"`
+	// lost_ms_at_open is the chain's lost time (LostTime) when the audit
+	// opened; answer_by = deadline + the time lost since.
+	LostMsAtOpen uint64 `protobuf:"varint,25,opt,name=lost_ms_at_open,json=lostMsAtOpen,proto3" json:"lost_ms_at_open,omitempty"`
+	// lost_ms_at_answer is the chain's lost time when the root landed;
+	// prove_by moves by the time lost since.
+	LostMsAtAnswer uint64 `protobuf:"varint,26,opt,name=lost_ms_at_answer,json=lostMsAtAnswer,proto3" json:"lost_ms_at_answer,omitempty"`
+	// sample_entropy is the header hash of the first block after the root's
+	// block (recorded in that block's BeginBlock): it draws the samples.
+	SampleEntropy []byte `protobuf:"bytes,27,opt,name=sample_entropy,json=sampleEntropy,proto3" json:"sample_entropy,omitempty"`
+	// prove_deadline is the proof deadline as answered (root's block time +
+	// audit_prove_seconds); prove_by is it moved by the time lost since.
+	ProveDeadline time.Time `protobuf:"bytes,28,opt,name=prove_deadline,json=proveDeadline,proto3,stdtime" json:"prove_deadline"`
 }
 
 func (m *Audit) Reset()         { *m = Audit{} }
 func (m *Audit) String() string { return proto.CompactTextString(m) }
 func (*Audit) ProtoMessage()    {}
 func (*Audit) Descriptor() ([]byte, []int) {
-	return fileDescriptor_98b61f4b9024fefb, []int{0}
+	return fileDescriptor_98b61f4b9024fefb, []int{1}
 }
 func (m *Audit) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -174,9 +319,9 @@ func (m *Audit) GetId() uint64 {
 	return 0
 }
 
-func (m *Audit) GetAuditor() string {
+func (m *Audit) GetRequester() string {
 	if m != nil {
-		return m.Auditor
+		return m.Requester
 	}
 	return ""
 }
@@ -216,20 +361,6 @@ func (m *Audit) GetSeed() []byte {
 	return nil
 }
 
-func (m *Audit) GetWorkUnits() uint64 {
-	if m != nil {
-		return m.WorkUnits
-	}
-	return 0
-}
-
-func (m *Audit) GetCommitment() []byte {
-	if m != nil {
-		return m.Commitment
-	}
-	return nil
-}
-
 func (m *Audit) GetFee() types.Coin {
 	if m != nil {
 		return m.Fee
@@ -251,9 +382,9 @@ func (m *Audit) GetDeadline() time.Time {
 	return time.Time{}
 }
 
-func (m *Audit) GetRevealBy() time.Time {
+func (m *Audit) GetProveBy() time.Time {
 	if m != nil {
-		return m.RevealBy
+		return m.ProveBy
 	}
 	return time.Time{}
 }
@@ -265,9 +396,9 @@ func (m *Audit) GetStatus() AuditStatus {
 	return AUDIT_STATUS_UNSPECIFIED
 }
 
-func (m *Audit) GetResult() []byte {
+func (m *Audit) GetRoot() []byte {
 	if m != nil {
-		return m.Result
+		return m.Root
 	}
 	return nil
 }
@@ -300,6 +431,153 @@ func (m *Audit) GetAnswerBy() time.Time {
 	return time.Time{}
 }
 
+func (m *Audit) GetShape() AuditShape {
+	if m != nil {
+		return m.Shape
+	}
+	return AuditShape{}
+}
+
+func (m *Audit) GetReason() AuditReason {
+	if m != nil {
+		return m.Reason
+	}
+	return AUDIT_REASON_UNSPECIFIED
+}
+
+func (m *Audit) GetAnsweredHeight() int64 {
+	if m != nil {
+		return m.AnsweredHeight
+	}
+	return 0
+}
+
+func (m *Audit) GetExpectedMs() uint64 {
+	if m != nil {
+		return m.ExpectedMs
+	}
+	return 0
+}
+
+func (m *Audit) GetSamples() uint32 {
+	if m != nil {
+		return m.Samples
+	}
+	return 0
+}
+
+func (m *Audit) GetLostMsAtOpen() uint64 {
+	if m != nil {
+		return m.LostMsAtOpen
+	}
+	return 0
+}
+
+func (m *Audit) GetLostMsAtAnswer() uint64 {
+	if m != nil {
+		return m.LostMsAtAnswer
+	}
+	return 0
+}
+
+func (m *Audit) GetSampleEntropy() []byte {
+	if m != nil {
+		return m.SampleEntropy
+	}
+	return nil
+}
+
+func (m *Audit) GetProveDeadline() time.Time {
+	if m != nil {
+		return m.ProveDeadline
+	}
+	return time.Time{}
+}
+
+// AuditOpening opens one sampled transcript leaf: its state and, unless it
+// is its lane's first segment, the state before it, each with its Merkle
+// path to the root.
+type AuditOpening struct {
+	// leaf_index is the sampled leaf.
+	LeafIndex uint64 `protobuf:"varint,1,opt,name=leaf_index,json=leafIndex,proto3" json:"leaf_index,omitempty"`
+	// state is the leaf (32 bytes).
+	State []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	// path is the leaf's audit path, leaf side first.
+	Path [][]byte `protobuf:"bytes,3,rep,name=path,proto3" json:"path,omitempty"`
+	// prev_state is leaf leaf_index-1 (empty for a lane's first segment).
+	PrevState []byte `protobuf:"bytes,4,opt,name=prev_state,json=prevState,proto3" json:"prev_state,omitempty"`
+	// prev_path is prev_state's audit path.
+	PrevPath [][]byte `protobuf:"bytes,5,rep,name=prev_path,json=prevPath,proto3" json:"prev_path,omitempty"`
+}
+
+func (m *AuditOpening) Reset()         { *m = AuditOpening{} }
+func (m *AuditOpening) String() string { return proto.CompactTextString(m) }
+func (*AuditOpening) ProtoMessage()    {}
+func (*AuditOpening) Descriptor() ([]byte, []int) {
+	return fileDescriptor_98b61f4b9024fefb, []int{2}
+}
+func (m *AuditOpening) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *AuditOpening) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_AuditOpening.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *AuditOpening) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_AuditOpening.Merge(m, src)
+}
+func (m *AuditOpening) XXX_Size() int {
+	return m.Size()
+}
+func (m *AuditOpening) XXX_DiscardUnknown() {
+	xxx_messageInfo_AuditOpening.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_AuditOpening proto.InternalMessageInfo
+
+func (m *AuditOpening) GetLeafIndex() uint64 {
+	if m != nil {
+		return m.LeafIndex
+	}
+	return 0
+}
+
+func (m *AuditOpening) GetState() []byte {
+	if m != nil {
+		return m.State
+	}
+	return nil
+}
+
+func (m *AuditOpening) GetPath() [][]byte {
+	if m != nil {
+		return m.Path
+	}
+	return nil
+}
+
+func (m *AuditOpening) GetPrevState() []byte {
+	if m != nil {
+		return m.PrevState
+	}
+	return nil
+}
+
+func (m *AuditOpening) GetPrevPath() [][]byte {
+	if m != nil {
+		return m.PrevPath
+	}
+	return nil
+}
+
 // GPUAuditCooldown is when a GPU was last audited.
 type GPUAuditCooldown struct {
 	// gpu_uuid is the GPU.
@@ -312,7 +590,7 @@ func (m *GPUAuditCooldown) Reset()         { *m = GPUAuditCooldown{} }
 func (m *GPUAuditCooldown) String() string { return proto.CompactTextString(m) }
 func (*GPUAuditCooldown) ProtoMessage()    {}
 func (*GPUAuditCooldown) Descriptor() ([]byte, []int) {
-	return fileDescriptor_98b61f4b9024fefb, []int{1}
+	return fileDescriptor_98b61f4b9024fefb, []int{3}
 }
 func (m *GPUAuditCooldown) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -355,66 +633,265 @@ func (m *GPUAuditCooldown) GetLastAudit() time.Time {
 	return time.Time{}
 }
 
+// GPUVerification is a GPU's audit record: until when its last pass counts,
+// and how many audits it has missed in a row.
+type GPUVerification struct {
+	// gpu_uuid is the GPU.
+	GpuUuid string `protobuf:"bytes,1,opt,name=gpu_uuid,json=gpuUuid,proto3" json:"gpu_uuid,omitempty"`
+	// verified_until is its last CORRECT verdict + audit_validity_seconds
+	// (zero: never verified).
+	VerifiedUntil time.Time `protobuf:"bytes,2,opt,name=verified_until,json=verifiedUntil,proto3,stdtime" json:"verified_until"`
+	// misses_in_row counts MISSED and UNPROVEN verdicts since its last pass.
+	MissesInRow uint32 `protobuf:"varint,3,opt,name=misses_in_row,json=missesInRow,proto3" json:"misses_in_row,omitempty"`
+}
+
+func (m *GPUVerification) Reset()         { *m = GPUVerification{} }
+func (m *GPUVerification) String() string { return proto.CompactTextString(m) }
+func (*GPUVerification) ProtoMessage()    {}
+func (*GPUVerification) Descriptor() ([]byte, []int) {
+	return fileDescriptor_98b61f4b9024fefb, []int{4}
+}
+func (m *GPUVerification) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *GPUVerification) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_GPUVerification.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *GPUVerification) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_GPUVerification.Merge(m, src)
+}
+func (m *GPUVerification) XXX_Size() int {
+	return m.Size()
+}
+func (m *GPUVerification) XXX_DiscardUnknown() {
+	xxx_messageInfo_GPUVerification.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_GPUVerification proto.InternalMessageInfo
+
+func (m *GPUVerification) GetGpuUuid() string {
+	if m != nil {
+		return m.GpuUuid
+	}
+	return ""
+}
+
+func (m *GPUVerification) GetVerifiedUntil() time.Time {
+	if m != nil {
+		return m.VerifiedUntil
+	}
+	return time.Time{}
+}
+
+func (m *GPUVerification) GetMissesInRow() uint32 {
+	if m != nil {
+		return m.MissesInRow
+	}
+	return 0
+}
+
+// GPUHold is a GPU held out of the market while it is under audit or
+// unverified: occupied in offer_id (0: it was in no offer when held).
+type GPUHold struct {
+	// gpu_uuid is the GPU.
+	GpuUuid string `protobuf:"bytes,1,opt,name=gpu_uuid,json=gpuUuid,proto3" json:"gpu_uuid,omitempty"`
+	// offer_id is the offer the hold occupies it in.
+	OfferId uint64 `protobuf:"varint,2,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+}
+
+func (m *GPUHold) Reset()         { *m = GPUHold{} }
+func (m *GPUHold) String() string { return proto.CompactTextString(m) }
+func (*GPUHold) ProtoMessage()    {}
+func (*GPUHold) Descriptor() ([]byte, []int) {
+	return fileDescriptor_98b61f4b9024fefb, []int{5}
+}
+func (m *GPUHold) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *GPUHold) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_GPUHold.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *GPUHold) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_GPUHold.Merge(m, src)
+}
+func (m *GPUHold) XXX_Size() int {
+	return m.Size()
+}
+func (m *GPUHold) XXX_DiscardUnknown() {
+	xxx_messageInfo_GPUHold.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_GPUHold proto.InternalMessageInfo
+
+func (m *GPUHold) GetGpuUuid() string {
+	if m != nil {
+		return m.GpuUuid
+	}
+	return ""
+}
+
+func (m *GPUHold) GetOfferId() uint64 {
+	if m != nil {
+		return m.OfferId
+	}
+	return 0
+}
+
 func init() {
 	proto.RegisterEnum("idlegpu.settlement.v1.AuditStatus", AuditStatus_name, AuditStatus_value)
+	proto.RegisterEnum("idlegpu.settlement.v1.AuditReason", AuditReason_name, AuditReason_value)
+	proto.RegisterType((*AuditShape)(nil), "idlegpu.settlement.v1.AuditShape")
 	proto.RegisterType((*Audit)(nil), "idlegpu.settlement.v1.Audit")
+	proto.RegisterType((*AuditOpening)(nil), "idlegpu.settlement.v1.AuditOpening")
 	proto.RegisterType((*GPUAuditCooldown)(nil), "idlegpu.settlement.v1.GPUAuditCooldown")
+	proto.RegisterType((*GPUVerification)(nil), "idlegpu.settlement.v1.GPUVerification")
+	proto.RegisterType((*GPUHold)(nil), "idlegpu.settlement.v1.GPUHold")
 }
 
 func init() { proto.RegisterFile("idlegpu/settlement/v1/audit.proto", fileDescriptor_98b61f4b9024fefb) }
 
 var fileDescriptor_98b61f4b9024fefb = []byte{
-	// 791 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x94, 0x54, 0x4f, 0x6f, 0xe3, 0x44,
-	0x14, 0x8f, 0xdb, 0x34, 0x7f, 0x5e, 0x77, 0xbb, 0xee, 0xd0, 0x96, 0x69, 0x00, 0x37, 0xf4, 0x14,
-	0x55, 0x5a, 0x5b, 0x2d, 0x88, 0x03, 0x37, 0x27, 0xf1, 0x96, 0x20, 0x48, 0x2a, 0x27, 0x61, 0x25,
-	0x2e, 0x96, 0xd3, 0x99, 0x9a, 0x11, 0xb6, 0x27, 0xf2, 0x8c, 0x53, 0xf2, 0x0d, 0x10, 0xa7, 0xfd,
-	0x0e, 0x5c, 0x38, 0x72, 0xe0, 0x43, 0xec, 0x71, 0xc5, 0x89, 0x13, 0xa0, 0xf6, 0xc0, 0x81, 0x2f,
-	0x81, 0x66, 0xec, 0x94, 0x46, 0x20, 0xad, 0x72, 0x49, 0xfc, 0x7e, 0xbf, 0xf7, 0x7b, 0xe3, 0xf7,
-	0x7e, 0xf3, 0x0c, 0x1f, 0x32, 0x12, 0xd3, 0x68, 0x9e, 0x3b, 0x82, 0x4a, 0x19, 0xd3, 0x84, 0xa6,
-	0xd2, 0x59, 0x9c, 0x3b, 0x61, 0x4e, 0x98, 0xb4, 0xe7, 0x19, 0x97, 0x1c, 0x1d, 0x96, 0x29, 0xf6,
-	0xbf, 0x29, 0xf6, 0xe2, 0xbc, 0xb5, 0x1f, 0x26, 0x2c, 0xe5, 0x8e, 0xfe, 0x2d, 0x32, 0x5b, 0xd6,
-	0x35, 0x17, 0x09, 0x17, 0xce, 0x2c, 0x14, 0xd4, 0x59, 0x9c, 0xcf, 0xa8, 0x0c, 0xcf, 0x9d, 0x6b,
-	0xce, 0xd2, 0x92, 0x3f, 0x2e, 0xf8, 0x40, 0x47, 0x4e, 0x11, 0x94, 0xd4, 0x41, 0xc4, 0x23, 0x5e,
-	0xe0, 0xea, 0xa9, 0x44, 0x4f, 0x22, 0xce, 0xa3, 0x98, 0x3a, 0x3a, 0x9a, 0xe5, 0x37, 0x8e, 0x64,
-	0x09, 0x15, 0x32, 0x4c, 0xe6, 0x45, 0xc2, 0xe9, 0x0f, 0x75, 0xd8, 0x71, 0xd5, 0xbb, 0xa2, 0x3d,
-	0xd8, 0x62, 0x04, 0x1b, 0x6d, 0xa3, 0x53, 0xf5, 0xb7, 0x18, 0x41, 0x17, 0x50, 0xd7, 0x4d, 0xf0,
-	0x0c, 0x6f, 0xb5, 0x8d, 0x4e, 0xb3, 0x8b, 0x7f, 0xfd, 0xe5, 0xf9, 0x41, 0x79, 0xa6, 0x4b, 0x48,
-	0x46, 0x85, 0x18, 0xcb, 0x8c, 0xa5, 0x91, 0xbf, 0x4a, 0x44, 0x1f, 0x43, 0x63, 0x9e, 0xf1, 0x05,
-	0x23, 0x34, 0xc3, 0xdb, 0x6f, 0x11, 0x3d, 0x64, 0xa2, 0x63, 0x68, 0x44, 0xf3, 0x3c, 0xc8, 0x73,
-	0x46, 0x70, 0x55, 0xa9, 0xfc, 0x7a, 0x34, 0xcf, 0xa7, 0x39, 0x23, 0xe8, 0x00, 0x76, 0x12, 0x4e,
-	0x68, 0x8c, 0x77, 0x34, 0x5e, 0x04, 0xa8, 0x05, 0x8d, 0x5b, 0x9e, 0x7d, 0x1b, 0xf3, 0x90, 0xe0,
-	0x9a, 0x26, 0x1e, 0x62, 0x84, 0xa0, 0x2a, 0x28, 0x25, 0xb8, 0xde, 0x36, 0x3a, 0x4f, 0x7c, 0xfd,
-	0x8c, 0x3e, 0x00, 0x50, 0x7c, 0x90, 0xa7, 0x4c, 0x0a, 0xdc, 0xd0, 0x2d, 0x36, 0x15, 0x32, 0x55,
-	0x00, 0xb2, 0x00, 0xae, 0x79, 0x92, 0x30, 0xa9, 0x9c, 0xc1, 0x4d, 0x2d, 0x7c, 0x84, 0xa0, 0x4f,
-	0x60, 0xfb, 0x86, 0x52, 0x0c, 0x6d, 0xa3, 0xb3, 0x7b, 0x71, 0x6c, 0x97, 0xdd, 0x28, 0x8f, 0xec,
-	0xd2, 0x23, 0xbb, 0xc7, 0x59, 0xda, 0x6d, 0xbe, 0xfe, 0xfd, 0xa4, 0xf2, 0xd3, 0x5f, 0x3f, 0x9f,
-	0x19, 0xbe, 0x12, 0xa0, 0x17, 0xd0, 0xe4, 0x73, 0x9a, 0x52, 0x12, 0x84, 0x12, 0xef, 0x6a, 0x75,
-	0xcb, 0x2e, 0x0c, 0xb1, 0x57, 0x86, 0xd8, 0x93, 0x95, 0x21, 0xdd, 0xa7, 0x4a, 0xfe, 0xea, 0x8f,
-	0x13, 0xa3, 0x28, 0xd1, 0x28, 0xb4, 0xae, 0x44, 0x1e, 0x34, 0x08, 0x0d, 0x49, 0xcc, 0x52, 0x8a,
-	0x9f, 0x6c, 0x5c, 0x66, 0x25, 0x55, 0xaf, 0x93, 0xd1, 0x05, 0x0d, 0xe3, 0x60, 0xb6, 0xc4, 0x4f,
-	0x37, 0xae, 0x53, 0x68, 0xbb, 0x4b, 0xf4, 0x29, 0xd4, 0x84, 0x0c, 0x65, 0x2e, 0xf0, 0x5e, 0xdb,
-	0xe8, 0xec, 0x5d, 0x9c, 0xda, 0xff, 0x7b, 0xbf, 0x6d, 0x7d, 0xad, 0xc6, 0x3a, 0xd3, 0x2f, 0x15,
-	0xe8, 0x08, 0x6a, 0x19, 0x15, 0x79, 0x2c, 0xf1, 0x33, 0x3d, 0xe6, 0x32, 0x42, 0x67, 0xb0, 0x9f,
-	0x51, 0x41, 0xb3, 0x05, 0x25, 0x01, 0xbf, 0xb9, 0xa1, 0x59, 0xc0, 0x08, 0x36, 0xb5, 0x51, 0xcf,
-	0x56, 0xc4, 0x48, 0xe1, 0x03, 0x82, 0x3e, 0x87, 0xdd, 0x8c, 0x0a, 0x1e, 0x2f, 0x8a, 0xc1, 0xee,
-	0x6f, 0xda, 0x09, 0xac, 0xd4, 0xae, 0x44, 0x7d, 0x75, 0x61, 0xf3, 0x94, 0xaa, 0x42, 0x68, 0xd3,
-	0x42, 0x75, 0x2d, 0x75, 0xa5, 0x9a, 0x6c, 0x98, 0x8a, 0x5b, 0x9a, 0xa9, 0xc9, 0xbe, 0xb3, 0xf1,
-	0x64, 0x0b, 0x6d, 0x77, 0x79, 0x7a, 0x0b, 0xe6, 0xe5, 0xd5, 0x54, 0xcf, 0xad, 0xc7, 0x79, 0x4c,
-	0xf8, 0x6d, 0xba, 0xb6, 0x1c, 0xc6, 0xfa, 0x72, 0x7c, 0x06, 0x10, 0x87, 0x42, 0x06, 0x7a, 0xfb,
-	0xf4, 0x92, 0x6e, 0x74, 0x6e, 0x53, 0x89, 0xf5, 0x61, 0x67, 0x7f, 0x1b, 0xb0, 0xfb, 0xc8, 0x2e,
-	0xf4, 0x3e, 0x60, 0x77, 0xda, 0x1f, 0x4c, 0x82, 0xf1, 0xc4, 0x9d, 0x4c, 0xc7, 0xc1, 0x74, 0x38,
-	0xbe, 0xf2, 0x7a, 0x83, 0x17, 0x03, 0xaf, 0x6f, 0x56, 0xd0, 0x21, 0xec, 0xaf, 0xb1, 0xa3, 0x2b,
-	0x6f, 0x68, 0x1a, 0xe8, 0x18, 0x0e, 0xd7, 0x60, 0x77, 0x38, 0x7e, 0xe9, 0xf9, 0x5e, 0xdf, 0xdc,
-	0x42, 0x18, 0x0e, 0xd6, 0xa8, 0xde, 0xc8, 0xf7, 0xbd, 0xde, 0xc4, 0xdc, 0x46, 0x47, 0x80, 0xd6,
-	0x98, 0x97, 0xfe, 0x68, 0x78, 0x69, 0x56, 0x51, 0x0b, 0x8e, 0xd6, 0xf0, 0xc9, 0xe0, 0x4b, 0xaf,
-	0x1f, 0x8c, 0xa6, 0x13, 0x73, 0x07, 0xbd, 0x07, 0xef, 0xae, 0x71, 0x5d, 0xb7, 0x1f, 0xf8, 0xde,
-	0x57, 0x9e, 0xfb, 0x85, 0x59, 0xfb, 0x0f, 0x39, 0x1d, 0x16, 0x94, 0xd7, 0x37, 0xeb, 0xad, 0xea,
-	0xf7, 0x3f, 0x5a, 0x95, 0xee, 0xe5, 0xeb, 0x3b, 0xcb, 0x78, 0x73, 0x67, 0x19, 0x7f, 0xde, 0x59,
-	0xc6, 0xab, 0x7b, 0xab, 0xf2, 0xe6, 0xde, 0xaa, 0xfc, 0x76, 0x6f, 0x55, 0xbe, 0x7e, 0x1e, 0x31,
-	0xf9, 0x4d, 0x3e, 0xb3, 0xaf, 0x79, 0xe2, 0xac, 0xbe, 0xeb, 0xab, 0xff, 0xef, 0x1e, 0x7f, 0xe1,
-	0xe5, 0x72, 0x4e, 0xc5, 0xac, 0xa6, 0x87, 0xfc, 0xd1, 0x3f, 0x01, 0x00, 0x00, 0xff, 0xff, 0xbd,
-	0x1a, 0x96, 0x9c, 0x04, 0x06, 0x00, 0x00,
+	// 1253 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0x9c, 0x56, 0x31, 0x6f, 0x1b, 0xc7,
+	0x12, 0xd6, 0x89, 0x94, 0x48, 0x8e, 0x44, 0xea, 0xb4, 0x96, 0xec, 0x15, 0xed, 0x47, 0xc9, 0x7c,
+	0x30, 0x9e, 0x9e, 0x00, 0x93, 0x90, 0xdf, 0x83, 0x8b, 0x34, 0xc1, 0x51, 0x3c, 0xcb, 0x34, 0x2c,
+	0x92, 0x39, 0x8a, 0x36, 0x90, 0xe6, 0x70, 0xd4, 0xad, 0xa8, 0x45, 0xee, 0x6e, 0x2f, 0xb7, 0x7b,
+	0x94, 0x55, 0x26, 0x48, 0x91, 0xd2, 0x40, 0xda, 0x54, 0x49, 0x93, 0x32, 0x45, 0x7e, 0x84, 0x4b,
+	0x23, 0x55, 0xaa, 0x24, 0xb0, 0x8b, 0xfc, 0x8d, 0x60, 0x77, 0x8f, 0x92, 0x98, 0x04, 0x0a, 0x98,
+	0x46, 0xda, 0xf9, 0xe6, 0xfb, 0x66, 0x67, 0x67, 0x76, 0x87, 0x07, 0xf7, 0xa9, 0x1f, 0x90, 0x71,
+	0x9c, 0x36, 0x39, 0x11, 0x22, 0x20, 0x21, 0x89, 0x44, 0x73, 0xb2, 0xdf, 0xf4, 0x52, 0x9f, 0x8a,
+	0x46, 0x9c, 0x30, 0xc1, 0xd0, 0x66, 0x46, 0x69, 0x5c, 0x51, 0x1a, 0x93, 0xfd, 0xea, 0xba, 0x17,
+	0xd2, 0x88, 0x35, 0xd5, 0x5f, 0xcd, 0xac, 0xd6, 0x4e, 0x18, 0x0f, 0x19, 0x6f, 0x8e, 0x3c, 0x4e,
+	0x9a, 0x93, 0xfd, 0x11, 0x11, 0xde, 0x7e, 0xf3, 0x84, 0xd1, 0x28, 0xf3, 0x6f, 0x69, 0xbf, 0xab,
+	0xac, 0xa6, 0x36, 0x32, 0xd7, 0xc6, 0x98, 0x8d, 0x99, 0xc6, 0xe5, 0x2a, 0x43, 0xb7, 0xc7, 0x8c,
+	0x8d, 0x03, 0xd2, 0x54, 0xd6, 0x28, 0x3d, 0x6d, 0x0a, 0x1a, 0x12, 0x2e, 0xbc, 0x30, 0xd6, 0x84,
+	0xfa, 0x17, 0x06, 0x80, 0x25, 0x73, 0x1d, 0x9c, 0x79, 0x31, 0x41, 0xdb, 0xb0, 0x22, 0xbc, 0x51,
+	0x40, 0x5c, 0x2a, 0x48, 0xc8, 0xb1, 0xb1, 0x63, 0xec, 0x96, 0x1d, 0x50, 0x50, 0x47, 0x22, 0x68,
+	0x03, 0x96, 0x02, 0x2f, 0x22, 0x1c, 0x2f, 0x2a, 0x97, 0x36, 0x50, 0x15, 0x8a, 0x9c, 0x8c, 0xe5,
+	0xc1, 0x38, 0xce, 0x29, 0xc7, 0xa5, 0x8d, 0xfe, 0x0d, 0xe5, 0x6c, 0xed, 0x72, 0x41, 0x62, 0x8e,
+	0xf3, 0x8a, 0xb0, 0x9a, 0x81, 0x03, 0x89, 0xd5, 0xbf, 0x06, 0x58, 0x52, 0x69, 0xa0, 0x0a, 0x2c,
+	0x52, 0x5f, 0x6d, 0x9c, 0x77, 0x16, 0xa9, 0x8f, 0x1e, 0x43, 0x29, 0x21, 0x9f, 0xa6, 0x84, 0x0b,
+	0x92, 0xa8, 0x4d, 0x4b, 0x2d, 0xfc, 0xe3, 0x0f, 0x0f, 0x37, 0xb2, 0xc3, 0x5b, 0xbe, 0x9f, 0x10,
+	0xce, 0x07, 0x22, 0xa1, 0xd1, 0xd8, 0xb9, 0xa2, 0xa2, 0xff, 0x43, 0x31, 0x4e, 0xd8, 0x84, 0xfa,
+	0x24, 0x51, 0x29, 0xdd, 0x24, 0xbb, 0x64, 0xa2, 0x2d, 0x28, 0x8e, 0xe3, 0xd4, 0x4d, 0x53, 0xea,
+	0xab, 0x3c, 0x4b, 0x4e, 0x61, 0x1c, 0xa7, 0xc3, 0x94, 0xfa, 0xf2, 0xe4, 0x21, 0xf3, 0x49, 0x80,
+	0x97, 0x14, 0xae, 0x0d, 0x79, 0xf2, 0x73, 0x96, 0x7c, 0x12, 0x30, 0xcf, 0xc7, 0xcb, 0xca, 0x71,
+	0x69, 0x23, 0x04, 0x79, 0x4e, 0x88, 0x8f, 0x0b, 0x3b, 0xc6, 0xee, 0xaa, 0xa3, 0xd6, 0xe8, 0x31,
+	0xe4, 0x4e, 0x09, 0xc1, 0xb0, 0x63, 0xec, 0xae, 0x3c, 0xda, 0x6a, 0x64, 0xe9, 0xc8, 0x7e, 0x37,
+	0xb2, 0x7e, 0x37, 0x0e, 0x18, 0x8d, 0x5a, 0xa5, 0x37, 0x3f, 0x6f, 0x2f, 0x7c, 0xf7, 0xdb, 0xf7,
+	0x7b, 0x86, 0x23, 0x05, 0xe8, 0x09, 0x94, 0x58, 0x4c, 0x22, 0xe2, 0xbb, 0x9e, 0xc0, 0x2b, 0x4a,
+	0x5d, 0x6d, 0xe8, 0xe6, 0x36, 0xa6, 0xcd, 0x6d, 0x1c, 0x4f, 0x9b, 0xdb, 0x2a, 0x4b, 0xf9, 0xeb,
+	0x5f, 0xb6, 0x0d, 0x1d, 0xa2, 0xa8, 0xb5, 0x96, 0x40, 0x36, 0x14, 0x7d, 0xe2, 0xf9, 0x01, 0x8d,
+	0x08, 0x5e, 0x9d, 0x3b, 0xcc, 0x54, 0x8a, 0xda, 0xba, 0xba, 0xc4, 0x1d, 0x5d, 0xe0, 0xf2, 0xbc,
+	0x61, 0x0a, 0x4a, 0xda, 0xba, 0x40, 0x1f, 0xc0, 0x32, 0x17, 0x9e, 0x48, 0x39, 0xae, 0xec, 0x18,
+	0xbb, 0x95, 0x47, 0xf5, 0xc6, 0x5f, 0xbe, 0x94, 0x86, 0xbe, 0xa0, 0x8a, 0xe9, 0x64, 0x0a, 0x59,
+	0xdc, 0x84, 0x31, 0x81, 0xd7, 0x74, 0x71, 0xe5, 0x1a, 0xed, 0xc1, 0x7a, 0x42, 0x38, 0x49, 0x26,
+	0xc4, 0x77, 0xd9, 0xe9, 0x29, 0x49, 0x5c, 0xea, 0x63, 0x53, 0x5d, 0xa5, 0xb5, 0xa9, 0xa3, 0x27,
+	0xf1, 0x8e, 0x8f, 0x9e, 0xc1, 0x4a, 0x42, 0x38, 0x0b, 0x26, 0xba, 0xa4, 0xeb, 0xf3, 0x1e, 0x02,
+	0xa6, 0x6a, 0x4b, 0xe8, 0x6a, 0xa4, 0x11, 0x91, 0x81, 0xd0, 0x3f, 0xa8, 0x46, 0x1a, 0x11, 0x4b,
+	0xc8, 0x16, 0x7b, 0x11, 0x3f, 0x27, 0x89, 0x2c, 0xea, 0xad, 0xb9, 0x7b, 0xa3, 0xb5, 0xad, 0x0b,
+	0xd4, 0x82, 0x25, 0x2e, 0x1f, 0x33, 0xde, 0x50, 0x31, 0xee, 0xdf, 0x58, 0x54, 0x49, 0xbc, 0x7e,
+	0xd9, 0xb4, 0x54, 0x76, 0x26, 0x21, 0x1e, 0x67, 0x11, 0xde, 0xfc, 0xfb, 0xce, 0x38, 0x8a, 0xe9,
+	0x64, 0x0a, 0xf4, 0x1f, 0x58, 0xd3, 0xb9, 0x10, 0xdf, 0x3d, 0x23, 0x74, 0x7c, 0x26, 0xf0, 0xed,
+	0x1d, 0x63, 0x37, 0xe7, 0x54, 0xa6, 0xf0, 0x53, 0x85, 0xca, 0x61, 0x43, 0x5e, 0xc5, 0xe4, 0x44,
+	0x10, 0xdf, 0x0d, 0x39, 0xbe, 0xa3, 0x1a, 0x05, 0x53, 0xe8, 0x88, 0x23, 0x0c, 0x05, 0xee, 0x85,
+	0x71, 0x40, 0x38, 0xc6, 0x6a, 0x68, 0x4c, 0x4d, 0xf4, 0x00, 0xd6, 0x02, 0xc6, 0x85, 0x1b, 0x72,
+	0xd7, 0x13, 0xae, 0xbc, 0xdd, 0x78, 0x4b, 0xc9, 0x57, 0x25, 0x7c, 0xc4, 0x2d, 0xd1, 0x8b, 0x49,
+	0x84, 0xfe, 0x0b, 0xeb, 0xd7, 0x68, 0x7a, 0x7b, 0x5c, 0x55, 0xc4, 0xca, 0x94, 0x68, 0x29, 0x14,
+	0x3d, 0x80, 0x8a, 0x0e, 0xee, 0x92, 0x48, 0x24, 0x2c, 0xbe, 0xc0, 0x77, 0xd5, 0xcd, 0x2a, 0x6b,
+	0xd4, 0xd6, 0x20, 0xea, 0x43, 0x45, 0x5f, 0xfc, 0xcb, 0x57, 0x74, 0x6f, 0xde, 0x4e, 0x95, 0x55,
+	0x80, 0x76, 0xa6, 0x7f, 0x96, 0x2f, 0x16, 0xcd, 0xd2, 0xb3, 0x7c, 0xb1, 0x64, 0x82, 0x03, 0x72,
+	0x76, 0xb8, 0x69, 0x44, 0x05, 0x77, 0xe0, 0x84, 0x85, 0x21, 0x15, 0xb2, 0xd2, 0xf5, 0xaf, 0x0c,
+	0x58, 0x55, 0xa5, 0x96, 0xa7, 0xa2, 0xd1, 0x18, 0xfd, 0x0b, 0x20, 0x20, 0xde, 0xa9, 0x4b, 0x23,
+	0x9f, 0xbc, 0xca, 0xa6, 0x65, 0x49, 0x22, 0x1d, 0x09, 0xc8, 0x59, 0x25, 0x9f, 0x09, 0x51, 0x03,
+	0x73, 0xd5, 0xd1, 0x86, 0x7c, 0x32, 0xb1, 0x27, 0xce, 0x70, 0x6e, 0x27, 0x27, 0x9f, 0x8c, 0x5c,
+	0xcb, 0x40, 0x71, 0x42, 0x26, 0xae, 0xa6, 0xe7, 0x15, 0xbd, 0x24, 0x91, 0x81, 0x92, 0xdc, 0x05,
+	0x65, 0xb8, 0x4a, 0xb7, 0xa4, 0x74, 0x45, 0x09, 0xf4, 0x3d, 0x71, 0x56, 0x3f, 0x07, 0xf3, 0xb0,
+	0x3f, 0x54, 0x79, 0x1d, 0x30, 0x16, 0xf8, 0xec, 0x3c, 0x9a, 0x19, 0xa0, 0xc6, 0xec, 0x00, 0x7d,
+	0x0a, 0x10, 0x78, 0x5c, 0xb8, 0xea, 0xa7, 0x51, 0x65, 0x36, 0x57, 0xd9, 0x4a, 0x52, 0xac, 0x36,
+	0xab, 0x7f, 0x63, 0xc0, 0xda, 0x61, 0x7f, 0xf8, 0x82, 0x24, 0xf4, 0x94, 0x9e, 0x78, 0x82, 0xb2,
+	0x1b, 0x37, 0xee, 0x43, 0x65, 0xa2, 0xa8, 0xc4, 0x77, 0xd3, 0x48, 0xd0, 0x60, 0xfe, 0xcd, 0xcb,
+	0xd3, 0x00, 0x43, 0xa9, 0x47, 0x75, 0x28, 0x87, 0x94, 0x73, 0xc2, 0x5d, 0x1a, 0xb9, 0x09, 0x3b,
+	0xcf, 0x7e, 0xf4, 0x56, 0x34, 0xd8, 0x89, 0x1c, 0x76, 0x5e, 0xff, 0x10, 0x0a, 0x87, 0xfd, 0xe1,
+	0x53, 0x16, 0xf8, 0x37, 0xe5, 0xb6, 0x05, 0xc5, 0xcb, 0x49, 0xb5, 0xa8, 0xda, 0x58, 0x60, 0x7a,
+	0x42, 0xed, 0x7d, 0xbe, 0x08, 0x2b, 0xd7, 0x26, 0x1f, 0xba, 0x07, 0xd8, 0x1a, 0xb6, 0x3b, 0xc7,
+	0xee, 0xe0, 0xd8, 0x3a, 0x1e, 0x0e, 0xdc, 0x61, 0x77, 0xd0, 0xb7, 0x0f, 0x3a, 0x4f, 0x3a, 0x76,
+	0xdb, 0x5c, 0x40, 0x9b, 0xb0, 0x3e, 0xe3, 0xed, 0xf5, 0xed, 0xae, 0x69, 0xa0, 0x2d, 0xd8, 0x9c,
+	0x81, 0xad, 0xee, 0xe0, 0xa5, 0xed, 0xd8, 0x6d, 0x73, 0x11, 0x61, 0xd8, 0x98, 0x71, 0x1d, 0xf4,
+	0x1c, 0xc7, 0x3e, 0x38, 0x36, 0x73, 0xe8, 0x36, 0xa0, 0x19, 0xcf, 0x4b, 0xa7, 0xd7, 0x3d, 0x34,
+	0xf3, 0xe8, 0x0e, 0xdc, 0x9a, 0xc1, 0x8f, 0x3a, 0x83, 0x81, 0xdd, 0x36, 0x97, 0xd0, 0x5d, 0xb8,
+	0x33, 0xe3, 0x68, 0x59, 0x6d, 0xd7, 0xb1, 0x5f, 0xd8, 0xd6, 0x73, 0x73, 0xf9, 0x4f, 0x29, 0x0c,
+	0xbb, 0x7d, 0xa7, 0xf7, 0xc2, 0xee, 0x9a, 0x05, 0x54, 0x85, 0xdb, 0xb3, 0x29, 0x58, 0xdd, 0x03,
+	0xfb, 0xf9, 0x73, 0xbb, 0x6d, 0x16, 0xab, 0xf9, 0x2f, 0xbf, 0xad, 0x2d, 0xec, 0x7d, 0x66, 0x64,
+	0x45, 0xd0, 0x43, 0xe6, 0xaa, 0x08, 0x8e, 0x6d, 0x0d, 0x7a, 0xdd, 0x3f, 0x14, 0xe1, 0x72, 0xab,
+	0xcc, 0xeb, 0xd8, 0x1f, 0x0d, 0x3b, 0xf2, 0xb4, 0xc6, 0x55, 0xee, 0x53, 0x97, 0xd5, 0x6d, 0xf7,
+	0x8e, 0xcc, 0xc5, 0xab, 0x1c, 0xae, 0x69, 0xec, 0xc1, 0xb1, 0xdd, 0x36, 0x73, 0x3a, 0x87, 0xd6,
+	0xe1, 0x9b, 0x77, 0x35, 0xe3, 0xed, 0xbb, 0x9a, 0xf1, 0xeb, 0xbb, 0x9a, 0xf1, 0xfa, 0x7d, 0x6d,
+	0xe1, 0xed, 0xfb, 0xda, 0xc2, 0x4f, 0xef, 0x6b, 0x0b, 0x1f, 0x3f, 0x1c, 0x53, 0x71, 0x96, 0x8e,
+	0x1a, 0x27, 0x2c, 0x6c, 0x4e, 0xbf, 0x03, 0xa7, 0xff, 0x5f, 0x5d, 0xff, 0x22, 0x14, 0x17, 0x31,
+	0xe1, 0xa3, 0x65, 0x75, 0xd1, 0xfe, 0xf7, 0x7b, 0x00, 0x00, 0x00, 0xff, 0xff, 0x34, 0x94, 0x52,
+	0x0d, 0x34, 0x0a, 0x00, 0x00,
+}
+
+func (m *AuditShape) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *AuditShape) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *AuditShape) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.SegmentSteps != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.SegmentSteps))
+		i--
+		dAtA[i] = 0x20
+	}
+	if m.Segments != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.Segments))
+		i--
+		dAtA[i] = 0x18
+	}
+	if m.Lanes != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.Lanes))
+		i--
+		dAtA[i] = 0x10
+	}
+	if m.TableItems != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.TableItems))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
 }
 
 func (m *Audit) Marshal() (dAtA []byte, err error) {
@@ -437,7 +914,7 @@ func (m *Audit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
-	n1, err1 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.AnswerBy, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.AnswerBy):])
+	n1, err1 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.ProveDeadline, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.ProveDeadline):])
 	if err1 != nil {
 		return 0, err1
 	}
@@ -446,23 +923,96 @@ func (m *Audit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	i--
 	dAtA[i] = 0x1
 	i--
-	dAtA[i] = 0x9a
-	n2, err2 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.PruneAt, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.PruneAt):])
-	if err2 != nil {
-		return 0, err2
+	dAtA[i] = 0xe2
+	if len(m.SampleEntropy) > 0 {
+		i -= len(m.SampleEntropy)
+		copy(dAtA[i:], m.SampleEntropy)
+		i = encodeVarintAudit(dAtA, i, uint64(len(m.SampleEntropy)))
+		i--
+		dAtA[i] = 0x1
+		i--
+		dAtA[i] = 0xda
 	}
-	i -= n2
-	i = encodeVarintAudit(dAtA, i, uint64(n2))
+	if m.LostMsAtAnswer != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.LostMsAtAnswer))
+		i--
+		dAtA[i] = 0x1
+		i--
+		dAtA[i] = 0xd0
+	}
+	if m.LostMsAtOpen != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.LostMsAtOpen))
+		i--
+		dAtA[i] = 0x1
+		i--
+		dAtA[i] = 0xc8
+	}
+	if m.Samples != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.Samples))
+		i--
+		dAtA[i] = 0x1
+		i--
+		dAtA[i] = 0xc0
+	}
+	if m.ExpectedMs != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.ExpectedMs))
+		i--
+		dAtA[i] = 0x1
+		i--
+		dAtA[i] = 0xb8
+	}
+	if m.AnsweredHeight != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.AnsweredHeight))
+		i--
+		dAtA[i] = 0x1
+		i--
+		dAtA[i] = 0xb0
+	}
+	if m.Reason != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.Reason))
+		i--
+		dAtA[i] = 0x1
+		i--
+		dAtA[i] = 0xa8
+	}
+	{
+		size, err := m.Shape.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintAudit(dAtA, i, uint64(size))
+	}
 	i--
 	dAtA[i] = 0x1
 	i--
-	dAtA[i] = 0x92
-	n3, err3 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.ResolvedAt, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.ResolvedAt):])
+	dAtA[i] = 0xa2
+	n3, err3 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.AnswerBy, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.AnswerBy):])
 	if err3 != nil {
 		return 0, err3
 	}
 	i -= n3
 	i = encodeVarintAudit(dAtA, i, uint64(n3))
+	i--
+	dAtA[i] = 0x1
+	i--
+	dAtA[i] = 0x9a
+	n4, err4 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.PruneAt, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.PruneAt):])
+	if err4 != nil {
+		return 0, err4
+	}
+	i -= n4
+	i = encodeVarintAudit(dAtA, i, uint64(n4))
+	i--
+	dAtA[i] = 0x1
+	i--
+	dAtA[i] = 0x92
+	n5, err5 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.ResolvedAt, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.ResolvedAt):])
+	if err5 != nil {
+		return 0, err5
+	}
+	i -= n5
+	i = encodeVarintAudit(dAtA, i, uint64(n5))
 	i--
 	dAtA[i] = 0x1
 	i--
@@ -474,10 +1024,10 @@ func (m *Audit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 		i--
 		dAtA[i] = 0x80
 	}
-	if len(m.Result) > 0 {
-		i -= len(m.Result)
-		copy(dAtA[i:], m.Result)
-		i = encodeVarintAudit(dAtA, i, uint64(len(m.Result)))
+	if len(m.Root) > 0 {
+		i -= len(m.Root)
+		copy(dAtA[i:], m.Root)
+		i = encodeVarintAudit(dAtA, i, uint64(len(m.Root)))
 		i--
 		dAtA[i] = 0x7a
 	}
@@ -486,28 +1036,28 @@ func (m *Audit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 		i--
 		dAtA[i] = 0x70
 	}
-	n4, err4 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.RevealBy, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.RevealBy):])
-	if err4 != nil {
-		return 0, err4
-	}
-	i -= n4
-	i = encodeVarintAudit(dAtA, i, uint64(n4))
-	i--
-	dAtA[i] = 0x6a
-	n5, err5 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.Deadline, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.Deadline):])
-	if err5 != nil {
-		return 0, err5
-	}
-	i -= n5
-	i = encodeVarintAudit(dAtA, i, uint64(n5))
-	i--
-	dAtA[i] = 0x62
-	n6, err6 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.OpenedAt, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.OpenedAt):])
+	n6, err6 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.ProveBy, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.ProveBy):])
 	if err6 != nil {
 		return 0, err6
 	}
 	i -= n6
 	i = encodeVarintAudit(dAtA, i, uint64(n6))
+	i--
+	dAtA[i] = 0x6a
+	n7, err7 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.Deadline, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.Deadline):])
+	if err7 != nil {
+		return 0, err7
+	}
+	i -= n7
+	i = encodeVarintAudit(dAtA, i, uint64(n7))
+	i--
+	dAtA[i] = 0x62
+	n8, err8 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.OpenedAt, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.OpenedAt):])
+	if err8 != nil {
+		return 0, err8
+	}
+	i -= n8
+	i = encodeVarintAudit(dAtA, i, uint64(n8))
 	i--
 	dAtA[i] = 0x5a
 	{
@@ -520,18 +1070,6 @@ func (m *Audit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	}
 	i--
 	dAtA[i] = 0x52
-	if len(m.Commitment) > 0 {
-		i -= len(m.Commitment)
-		copy(dAtA[i:], m.Commitment)
-		i = encodeVarintAudit(dAtA, i, uint64(len(m.Commitment)))
-		i--
-		dAtA[i] = 0x4a
-	}
-	if m.WorkUnits != 0 {
-		i = encodeVarintAudit(dAtA, i, uint64(m.WorkUnits))
-		i--
-		dAtA[i] = 0x40
-	}
 	if len(m.Seed) > 0 {
 		i -= len(m.Seed)
 		copy(dAtA[i:], m.Seed)
@@ -567,15 +1105,75 @@ func (m *Audit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 		i--
 		dAtA[i] = 0x1a
 	}
-	if len(m.Auditor) > 0 {
-		i -= len(m.Auditor)
-		copy(dAtA[i:], m.Auditor)
-		i = encodeVarintAudit(dAtA, i, uint64(len(m.Auditor)))
+	if len(m.Requester) > 0 {
+		i -= len(m.Requester)
+		copy(dAtA[i:], m.Requester)
+		i = encodeVarintAudit(dAtA, i, uint64(len(m.Requester)))
 		i--
 		dAtA[i] = 0x12
 	}
 	if m.Id != 0 {
 		i = encodeVarintAudit(dAtA, i, uint64(m.Id))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *AuditOpening) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *AuditOpening) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *AuditOpening) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.PrevPath) > 0 {
+		for iNdEx := len(m.PrevPath) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.PrevPath[iNdEx])
+			copy(dAtA[i:], m.PrevPath[iNdEx])
+			i = encodeVarintAudit(dAtA, i, uint64(len(m.PrevPath[iNdEx])))
+			i--
+			dAtA[i] = 0x2a
+		}
+	}
+	if len(m.PrevState) > 0 {
+		i -= len(m.PrevState)
+		copy(dAtA[i:], m.PrevState)
+		i = encodeVarintAudit(dAtA, i, uint64(len(m.PrevState)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.Path) > 0 {
+		for iNdEx := len(m.Path) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.Path[iNdEx])
+			copy(dAtA[i:], m.Path[iNdEx])
+			i = encodeVarintAudit(dAtA, i, uint64(len(m.Path[iNdEx])))
+			i--
+			dAtA[i] = 0x1a
+		}
+	}
+	if len(m.State) > 0 {
+		i -= len(m.State)
+		copy(dAtA[i:], m.State)
+		i = encodeVarintAudit(dAtA, i, uint64(len(m.State)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.LeafIndex != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.LeafIndex))
 		i--
 		dAtA[i] = 0x8
 	}
@@ -602,14 +1200,92 @@ func (m *GPUAuditCooldown) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
-	n8, err8 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.LastAudit, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.LastAudit):])
-	if err8 != nil {
-		return 0, err8
+	n10, err10 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.LastAudit, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.LastAudit):])
+	if err10 != nil {
+		return 0, err10
 	}
-	i -= n8
-	i = encodeVarintAudit(dAtA, i, uint64(n8))
+	i -= n10
+	i = encodeVarintAudit(dAtA, i, uint64(n10))
 	i--
 	dAtA[i] = 0x12
+	if len(m.GpuUuid) > 0 {
+		i -= len(m.GpuUuid)
+		copy(dAtA[i:], m.GpuUuid)
+		i = encodeVarintAudit(dAtA, i, uint64(len(m.GpuUuid)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *GPUVerification) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *GPUVerification) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *GPUVerification) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.MissesInRow != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.MissesInRow))
+		i--
+		dAtA[i] = 0x18
+	}
+	n11, err11 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.VerifiedUntil, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.VerifiedUntil):])
+	if err11 != nil {
+		return 0, err11
+	}
+	i -= n11
+	i = encodeVarintAudit(dAtA, i, uint64(n11))
+	i--
+	dAtA[i] = 0x12
+	if len(m.GpuUuid) > 0 {
+		i -= len(m.GpuUuid)
+		copy(dAtA[i:], m.GpuUuid)
+		i = encodeVarintAudit(dAtA, i, uint64(len(m.GpuUuid)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *GPUHold) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *GPUHold) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *GPUHold) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.OfferId != 0 {
+		i = encodeVarintAudit(dAtA, i, uint64(m.OfferId))
+		i--
+		dAtA[i] = 0x10
+	}
 	if len(m.GpuUuid) > 0 {
 		i -= len(m.GpuUuid)
 		copy(dAtA[i:], m.GpuUuid)
@@ -631,6 +1307,27 @@ func encodeVarintAudit(dAtA []byte, offset int, v uint64) int {
 	dAtA[offset] = uint8(v)
 	return base
 }
+func (m *AuditShape) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.TableItems != 0 {
+		n += 1 + sovAudit(uint64(m.TableItems))
+	}
+	if m.Lanes != 0 {
+		n += 1 + sovAudit(uint64(m.Lanes))
+	}
+	if m.Segments != 0 {
+		n += 1 + sovAudit(uint64(m.Segments))
+	}
+	if m.SegmentSteps != 0 {
+		n += 1 + sovAudit(uint64(m.SegmentSteps))
+	}
+	return n
+}
+
 func (m *Audit) Size() (n int) {
 	if m == nil {
 		return 0
@@ -640,7 +1337,7 @@ func (m *Audit) Size() (n int) {
 	if m.Id != 0 {
 		n += 1 + sovAudit(uint64(m.Id))
 	}
-	l = len(m.Auditor)
+	l = len(m.Requester)
 	if l > 0 {
 		n += 1 + l + sovAudit(uint64(l))
 	}
@@ -664,25 +1361,18 @@ func (m *Audit) Size() (n int) {
 	if l > 0 {
 		n += 1 + l + sovAudit(uint64(l))
 	}
-	if m.WorkUnits != 0 {
-		n += 1 + sovAudit(uint64(m.WorkUnits))
-	}
-	l = len(m.Commitment)
-	if l > 0 {
-		n += 1 + l + sovAudit(uint64(l))
-	}
 	l = m.Fee.Size()
 	n += 1 + l + sovAudit(uint64(l))
 	l = github_com_cosmos_gogoproto_types.SizeOfStdTime(m.OpenedAt)
 	n += 1 + l + sovAudit(uint64(l))
 	l = github_com_cosmos_gogoproto_types.SizeOfStdTime(m.Deadline)
 	n += 1 + l + sovAudit(uint64(l))
-	l = github_com_cosmos_gogoproto_types.SizeOfStdTime(m.RevealBy)
+	l = github_com_cosmos_gogoproto_types.SizeOfStdTime(m.ProveBy)
 	n += 1 + l + sovAudit(uint64(l))
 	if m.Status != 0 {
 		n += 1 + sovAudit(uint64(m.Status))
 	}
-	l = len(m.Result)
+	l = len(m.Root)
 	if l > 0 {
 		n += 1 + l + sovAudit(uint64(l))
 	}
@@ -695,6 +1385,64 @@ func (m *Audit) Size() (n int) {
 	n += 2 + l + sovAudit(uint64(l))
 	l = github_com_cosmos_gogoproto_types.SizeOfStdTime(m.AnswerBy)
 	n += 2 + l + sovAudit(uint64(l))
+	l = m.Shape.Size()
+	n += 2 + l + sovAudit(uint64(l))
+	if m.Reason != 0 {
+		n += 2 + sovAudit(uint64(m.Reason))
+	}
+	if m.AnsweredHeight != 0 {
+		n += 2 + sovAudit(uint64(m.AnsweredHeight))
+	}
+	if m.ExpectedMs != 0 {
+		n += 2 + sovAudit(uint64(m.ExpectedMs))
+	}
+	if m.Samples != 0 {
+		n += 2 + sovAudit(uint64(m.Samples))
+	}
+	if m.LostMsAtOpen != 0 {
+		n += 2 + sovAudit(uint64(m.LostMsAtOpen))
+	}
+	if m.LostMsAtAnswer != 0 {
+		n += 2 + sovAudit(uint64(m.LostMsAtAnswer))
+	}
+	l = len(m.SampleEntropy)
+	if l > 0 {
+		n += 2 + l + sovAudit(uint64(l))
+	}
+	l = github_com_cosmos_gogoproto_types.SizeOfStdTime(m.ProveDeadline)
+	n += 2 + l + sovAudit(uint64(l))
+	return n
+}
+
+func (m *AuditOpening) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.LeafIndex != 0 {
+		n += 1 + sovAudit(uint64(m.LeafIndex))
+	}
+	l = len(m.State)
+	if l > 0 {
+		n += 1 + l + sovAudit(uint64(l))
+	}
+	if len(m.Path) > 0 {
+		for _, b := range m.Path {
+			l = len(b)
+			n += 1 + l + sovAudit(uint64(l))
+		}
+	}
+	l = len(m.PrevState)
+	if l > 0 {
+		n += 1 + l + sovAudit(uint64(l))
+	}
+	if len(m.PrevPath) > 0 {
+		for _, b := range m.PrevPath {
+			l = len(b)
+			n += 1 + l + sovAudit(uint64(l))
+		}
+	}
 	return n
 }
 
@@ -713,11 +1461,171 @@ func (m *GPUAuditCooldown) Size() (n int) {
 	return n
 }
 
+func (m *GPUVerification) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.GpuUuid)
+	if l > 0 {
+		n += 1 + l + sovAudit(uint64(l))
+	}
+	l = github_com_cosmos_gogoproto_types.SizeOfStdTime(m.VerifiedUntil)
+	n += 1 + l + sovAudit(uint64(l))
+	if m.MissesInRow != 0 {
+		n += 1 + sovAudit(uint64(m.MissesInRow))
+	}
+	return n
+}
+
+func (m *GPUHold) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.GpuUuid)
+	if l > 0 {
+		n += 1 + l + sovAudit(uint64(l))
+	}
+	if m.OfferId != 0 {
+		n += 1 + sovAudit(uint64(m.OfferId))
+	}
+	return n
+}
+
 func sovAudit(x uint64) (n int) {
 	return (math_bits.Len64(x|1) + 6) / 7
 }
 func sozAudit(x uint64) (n int) {
 	return sovAudit(uint64((x << 1) ^ uint64((int64(x) >> 63))))
+}
+func (m *AuditShape) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowAudit
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: AuditShape: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: AuditShape: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field TableItems", wireType)
+			}
+			m.TableItems = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.TableItems |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Lanes", wireType)
+			}
+			m.Lanes = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Lanes |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Segments", wireType)
+			}
+			m.Segments = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Segments |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field SegmentSteps", wireType)
+			}
+			m.SegmentSteps = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.SegmentSteps |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipAudit(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
 }
 func (m *Audit) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)
@@ -769,7 +1677,7 @@ func (m *Audit) Unmarshal(dAtA []byte) error {
 			}
 		case 2:
 			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Auditor", wireType)
+				return fmt.Errorf("proto: wrong wireType = %d for field Requester", wireType)
 			}
 			var stringLen uint64
 			for shift := uint(0); ; shift += 7 {
@@ -797,7 +1705,7 @@ func (m *Audit) Unmarshal(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			m.Auditor = string(dAtA[iNdEx:postIndex])
+			m.Requester = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		case 3:
 			if wireType != 2 {
@@ -961,59 +1869,6 @@ func (m *Audit) Unmarshal(dAtA []byte) error {
 				m.Seed = []byte{}
 			}
 			iNdEx = postIndex
-		case 8:
-			if wireType != 0 {
-				return fmt.Errorf("proto: wrong wireType = %d for field WorkUnits", wireType)
-			}
-			m.WorkUnits = 0
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return ErrIntOverflowAudit
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				m.WorkUnits |= uint64(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
-		case 9:
-			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Commitment", wireType)
-			}
-			var byteLen int
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return ErrIntOverflowAudit
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				byteLen |= int(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
-			if byteLen < 0 {
-				return ErrInvalidLengthAudit
-			}
-			postIndex := iNdEx + byteLen
-			if postIndex < 0 {
-				return ErrInvalidLengthAudit
-			}
-			if postIndex > l {
-				return io.ErrUnexpectedEOF
-			}
-			m.Commitment = append(m.Commitment[:0], dAtA[iNdEx:postIndex]...)
-			if m.Commitment == nil {
-				m.Commitment = []byte{}
-			}
-			iNdEx = postIndex
 		case 10:
 			if wireType != 2 {
 				return fmt.Errorf("proto: wrong wireType = %d for field Fee", wireType)
@@ -1115,7 +1970,7 @@ func (m *Audit) Unmarshal(dAtA []byte) error {
 			iNdEx = postIndex
 		case 13:
 			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field RevealBy", wireType)
+				return fmt.Errorf("proto: wrong wireType = %d for field ProveBy", wireType)
 			}
 			var msglen int
 			for shift := uint(0); ; shift += 7 {
@@ -1142,7 +1997,7 @@ func (m *Audit) Unmarshal(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if err := github_com_cosmos_gogoproto_types.StdTimeUnmarshal(&m.RevealBy, dAtA[iNdEx:postIndex]); err != nil {
+			if err := github_com_cosmos_gogoproto_types.StdTimeUnmarshal(&m.ProveBy, dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex
@@ -1167,7 +2022,7 @@ func (m *Audit) Unmarshal(dAtA []byte) error {
 			}
 		case 15:
 			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Result", wireType)
+				return fmt.Errorf("proto: wrong wireType = %d for field Root", wireType)
 			}
 			var byteLen int
 			for shift := uint(0); ; shift += 7 {
@@ -1194,9 +2049,9 @@ func (m *Audit) Unmarshal(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			m.Result = append(m.Result[:0], dAtA[iNdEx:postIndex]...)
-			if m.Result == nil {
-				m.Result = []byte{}
+			m.Root = append(m.Root[:0], dAtA[iNdEx:postIndex]...)
+			if m.Root == nil {
+				m.Root = []byte{}
 			}
 			iNdEx = postIndex
 		case 16:
@@ -1317,6 +2172,421 @@ func (m *Audit) Unmarshal(dAtA []byte) error {
 				return err
 			}
 			iNdEx = postIndex
+		case 20:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Shape", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthAudit
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Shape.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 21:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Reason", wireType)
+			}
+			m.Reason = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Reason |= AuditReason(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 22:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AnsweredHeight", wireType)
+			}
+			m.AnsweredHeight = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.AnsweredHeight |= int64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 23:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ExpectedMs", wireType)
+			}
+			m.ExpectedMs = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.ExpectedMs |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 24:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Samples", wireType)
+			}
+			m.Samples = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Samples |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 25:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LostMsAtOpen", wireType)
+			}
+			m.LostMsAtOpen = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LostMsAtOpen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 26:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LostMsAtAnswer", wireType)
+			}
+			m.LostMsAtAnswer = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LostMsAtAnswer |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 27:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field SampleEntropy", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthAudit
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.SampleEntropy = append(m.SampleEntropy[:0], dAtA[iNdEx:postIndex]...)
+			if m.SampleEntropy == nil {
+				m.SampleEntropy = []byte{}
+			}
+			iNdEx = postIndex
+		case 28:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ProveDeadline", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthAudit
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := github_com_cosmos_gogoproto_types.StdTimeUnmarshal(&m.ProveDeadline, dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipAudit(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *AuditOpening) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowAudit
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: AuditOpening: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: AuditOpening: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LeafIndex", wireType)
+			}
+			m.LeafIndex = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.LeafIndex |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field State", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthAudit
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.State = append(m.State[:0], dAtA[iNdEx:postIndex]...)
+			if m.State == nil {
+				m.State = []byte{}
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Path", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthAudit
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Path = append(m.Path, make([]byte, postIndex-iNdEx))
+			copy(m.Path[len(m.Path)-1], dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field PrevState", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthAudit
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.PrevState = append(m.PrevState[:0], dAtA[iNdEx:postIndex]...)
+			if m.PrevState == nil {
+				m.PrevState = []byte{}
+			}
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field PrevPath", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthAudit
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.PrevPath = append(m.PrevPath, make([]byte, postIndex-iNdEx))
+			copy(m.PrevPath[len(m.PrevPath)-1], dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
 			skippy, err := skipAudit(dAtA[iNdEx:])
@@ -1432,6 +2702,241 @@ func (m *GPUAuditCooldown) Unmarshal(dAtA []byte) error {
 				return err
 			}
 			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipAudit(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *GPUVerification) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowAudit
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: GPUVerification: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: GPUVerification: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field GpuUuid", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthAudit
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.GpuUuid = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field VerifiedUntil", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthAudit
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := github_com_cosmos_gogoproto_types.StdTimeUnmarshal(&m.VerifiedUntil, dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MissesInRow", wireType)
+			}
+			m.MissesInRow = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.MissesInRow |= uint32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipAudit(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *GPUHold) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowAudit
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: GPUHold: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: GPUHold: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field GpuUuid", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthAudit
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthAudit
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.GpuUuid = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field OfferId", wireType)
+			}
+			m.OfferId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowAudit
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.OfferId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := skipAudit(dAtA[iNdEx:])

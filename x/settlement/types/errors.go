@@ -47,7 +47,8 @@ var (
 	ErrNoContradiction = errorsmod.Register(ModuleName, 21, "the sample does not contradict the proof")
 	// ErrAlreadyTombstoned is returned for a fraud report on a provider already tombstoned.
 	ErrAlreadyTombstoned = errorsmod.Register(ModuleName, 22, "provider already tombstoned")
-	// ErrAuditorNotAllowed is returned when the auditor is not in the auditors param.
+	// ErrAuditorNotAllowed was returned for an auditor outside the retired
+	// auditors param; kept so its code is never reused.
 	ErrAuditorNotAllowed = errorsmod.Register(ModuleName, 23, "auditor not allowed")
 	// ErrInvalidAudit is returned for a malformed audit message (workload, seed, units, commitment, fee, sizes).
 	ErrInvalidAudit = errorsmod.Register(ModuleName, 24, "invalid audit")
@@ -55,12 +56,16 @@ var (
 	ErrNotAuditable = errorsmod.Register(ModuleName, 25, "GPU cannot be audited now")
 	// ErrAuditCooldown is returned when the GPU was audited less than audit_cooldown ago.
 	ErrAuditCooldown = errorsmod.Register(ModuleName, 26, "GPU audited too recently")
-	// ErrAuditPending is returned when the provider already has a live audit.
-	ErrAuditPending = errorsmod.Register(ModuleName, 27, "provider already has a live audit")
-	// ErrAuditDeadline is returned for a deadline below the model's least or beyond audit_max_seconds.
+	// ErrAuditPending is returned when the GPU already has a live audit.
+	ErrAuditPending = errorsmod.Register(ModuleName, 27, "GPU already has a live audit")
+	// ErrAuditDeadline was returned for a requester's deadline out of bounds;
+	// the chain now sets deadlines. Kept so its code is never reused.
 	ErrAuditDeadline = errorsmod.Register(ModuleName, 28, "audit deadline out of bounds")
 	// ErrAuditNotFound is returned for an unknown audit id.
 	ErrAuditNotFound = errorsmod.Register(ModuleName, 29, "audit not found")
+	// ErrAuditFee is returned for a requested audit whose fee is below
+	// audit_request_fee or in a denom it does not list.
+	ErrAuditFee = errorsmod.Register(ModuleName, 32, "audit fee too low")
 	// ErrAuditState is returned for a message the audit's status or clock does not allow.
 	ErrAuditState = errorsmod.Register(ModuleName, 30, "audit does not accept this message now")
 	// ErrNoProofs is returned for a MsgSubmitProofs that carries no proof.

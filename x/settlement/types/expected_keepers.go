@@ -42,6 +42,12 @@ type ProviderKeeper interface {
 	GPU(ctx context.Context, uuid string) (providertypes.GPU, error)
 	// GPUs is used by the simulator only, to find GPUs to audit.
 	GPUs(ctx context.Context, provider sdk.AccAddress) ([]providertypes.GPU, error)
+	// GPUAtOrAfter is the registered GPU with the least UUID ≥ from,
+	// wrapping to the first: one random pick in O(log n).
+	GPUAtOrAfter(ctx context.Context, from string) (providertypes.GPU, bool, error)
+	// SimulatedGPUsAllowed says whether the chain is a development chain
+	// (x/provider's allow_simulated_gpus).
+	SimulatedGPUsAllowed(ctx context.Context) (bool, error)
 	RecordEpoch(ctx context.Context, provider sdk.AccAddress, proven bool) error
 	// RecordEpochWeighted moves reliability weightBps of a full step.
 	RecordEpochWeighted(ctx context.Context, provider sdk.AccAddress, proven bool, weightBps uint32) error

@@ -3,8 +3,6 @@ package types_test
 import (
 	"testing"
 
-	sdk "github.com/cosmos/cosmos-sdk/types"
-
 	"github.com/idlegpu/idlegpu/x/internal/paramstest"
 	"github.com/idlegpu/idlegpu/x/settlement/audit"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
@@ -45,24 +43,25 @@ func FuzzDecodeSample(f *testing.F) {
 	})
 }
 
-// FuzzAuditOpening: any salt and expected open the commitment exactly when
-// both are 32 bytes and hash to it, and an opening's stateless check never
-// panics and accepts only the documented sizes.
-func FuzzAuditOpening(f *testing.F) {
-	f.Add(make([]byte, 32), make([]byte, 32), make([]byte, 32), uint64(1))
-	f.Add([]byte{1}, make([]byte, 33), []byte{}, uint64(0))
-	f.Fuzz(func(t *testing.T, salt, expected, seed []byte, units uint64) {
-		var c [32]byte
-		if len(salt) == 32 && len(expected) == 32 {
-			c = audit.Commitment([32]byte(salt), [32]byte(expected))
+// FuzzAuditProof: any openings of any root, for any sample set, are judged
+// without a panic: refused (an error) unless every state proves under the
+// root at its sampled index, and then CORRECT or WRONG by recomputation.
+// Random bytes never prove, so random openings are always refused.
+func FuzzAuditProof(f *testing.F) {
+	f.Add(make([]byte, 32), make([]byte, 32), make([]byte, 32), uint64(0), []byte{})
+	f.Add([]byte{1}, make([]byte, 33), []byte{}, uint64(5), make([]byte, 64))
+	shape := audit.Shape{TableItems: audit.CacheItems, Lanes: 4, Segments: 4, SegmentSteps: 2}
+	f.Fuzz(func(t *testing.T, seed, root, state []byte, leaf uint64, path []byte) {
+		var p [][]byte
+		for i := 0; i+32 <= len(path); i += 32 {
+			p = append(p, path[i:i+32])
 		}
-		if got := types.Opens(c[:], salt, expected); got != (len(salt) == 32 && len(expected) == 32) {
-			t.Fatalf("Opens(%x, %x) = %t", salt, expected, got)
-		}
-		m := types.MsgOpenAudit{GpuUuid: "GPU-1", Workload: audit.MatMulV1Name, Seed: seed, WorkUnits: units,
-			Commitment: expected, Fee: sdk.NewInt64Coin("uusdc", 1)}
-		if err := m.ValidateBasic(); (err == nil) != (len(seed) == 32 && units > 0 && len(expected) == 32) {
-			t.Fatalf("ValidateBasic(seed %d bytes, units %d, commitment %d bytes) = %v", len(seed), units, len(expected), err)
+		o := types.AuditOpening{LeafIndex: leaf, State: state, Path: p, PrevState: state, PrevPath: p}
+		m := types.MsgProveAudit{Openings: []types.AuditOpening{o}}
+		_ = m.ValidateBasic()
+		status, err := types.AuditVerdict(seed, root, shape, []uint64{leaf}, []types.AuditOpening{o})
+		if err == nil {
+			t.Fatalf("random opening judged %s", status)
 		}
 	})
 }

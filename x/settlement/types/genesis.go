@@ -75,37 +75,29 @@ func (gs GenesisState) validate() error {
 }
 
 // validateAudits requires audits sorted by id below next_audit_id, well
-// formed, with at most one live audit per provider, and cooldowns sorted by GPU.
+// formed, with at most one live audit per GPU, cooldowns and verifications
+// sorted by GPU.
 func (gs GenesisState) validateAudits() error {
 	live := map[string]uint64{}
 	for i, a := range gs.Audits {
 		if a.Id == 0 || a.Id >= max(gs.NextAuditId, 1) || (i > 0 && a.Id <= gs.Audits[i-1].Id) {
 			return fmt.Errorf("audit %d: ids ascending, unique, below next_audit_id %d", a.Id, gs.NextAuditId)
 		}
-		msg := MsgOpenAudit{Auditor: a.Auditor, Provider: a.Provider, GpuUuid: a.GpuUuid, Workload: a.Workload,
-			Seed: a.Seed, WorkUnits: a.WorkUnits, Commitment: a.Commitment, Deadline: a.Deadline, Fee: a.Fee}
-		if err := msg.ValidateBasic(); err != nil {
+		if err := a.validate(); err != nil {
 			return fmt.Errorf("audit %d: %w", a.Id, err)
 		}
-		for _, addr := range []string{a.Auditor, a.Provider} {
-			if _, err := sdk.AccAddressFromBech32(addr); err != nil {
-				return fmt.Errorf("audit %d: %w", a.Id, err)
-			}
-		}
-		if _, ok := AuditStatus_name[int32(a.Status)]; !ok || a.Status == AUDIT_STATUS_UNSPECIFIED {
-			return fmt.Errorf("audit %d: status %d", a.Id, a.Status)
-		}
-		answered := a.Status != AUDIT_STATUS_OPEN && a.Status != AUDIT_STATUS_TIMED_OUT
-		if answered != (len(a.Result) == HashSize) || (!answered && len(a.Result) != 0) {
-			return fmt.Errorf("audit %d: a %s audit has a %d-byte result exactly when answered", a.Id, a.Status, HashSize)
-		}
 		if a.IsLive() {
-			if prev, ok := live[a.Provider]; ok {
-				return fmt.Errorf("provider %s has live audits %d and %d", a.Provider, prev, a.Id)
+			if prev, ok := live[a.GpuUuid]; ok {
+				return fmt.Errorf("GPU %s has live audits %d and %d", a.GpuUuid, prev, a.Id)
 			}
-			live[a.Provider] = a.Id
+			live[a.GpuUuid] = a.Id
 		} else if a.ReservedOfferId != 0 || a.PruneAt.IsZero() {
 			return fmt.Errorf("audit %d: a verdict holds no GPU and has a pruning time", a.Id)
+		}
+	}
+	for i, v := range gs.Verifications {
+		if v.GpuUuid == "" || (i > 0 && v.GpuUuid <= gs.Verifications[i-1].GpuUuid) {
+			return fmt.Errorf("verification %q: GPUs sorted and unique", v.GpuUuid)
 		}
 	}
 	if len(gs.Gaps) > MaxGaps {

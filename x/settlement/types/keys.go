@@ -34,7 +34,8 @@ var (
 	// AuditQueueKey holds (time, audit id): the deadline of an OPEN audit,
 	// the reveal_by of an ANSWERED one, the pruning time of a resolved one.
 	AuditQueueKey = collections.NewPrefix(9)
-	// LiveAuditKey holds provider → its live audit's id (one at a time).
+	// LiveAuditKey held provider → its live commit-reveal audit; retired
+	// (emptied by the memwalk upgrade). Never reuse.
 	LiveAuditKey = collections.NewPrefix(10)
 	// CooldownKey holds GPU UUID → opening time of its latest audit.
 	CooldownKey = collections.NewPrefix(11)
@@ -43,9 +44,25 @@ var (
 	WindowsKey = collections.NewPrefix(12)
 	// GapsKey holds gap end → Gap: the recent chain halts (at most MaxGaps).
 	GapsKey = collections.NewPrefix(13)
-	// HeldKey holds the UUIDs of GPUs under an OPEN audit: no new offer may
-	// take them (x/offer asks GPUHeld).
+	// HeldKey held the UUIDs of GPUs under a commit-reveal audit; retired
+	// (moved to HoldsKey by the memwalk upgrade). Never reuse.
 	HeldKey = collections.NewPrefix(14)
+	// LiveAuditByGPUKey holds GPU UUID → its live audit's id.
+	LiveAuditByGPUKey = collections.NewPrefix(15)
+	// VerificationsKey holds GPU UUID → GPUVerification.
+	VerificationsKey = collections.NewPrefix(16)
+	// ExpiryKey holds (verified_until, GPU UUID) of every verified GPU: when
+	// its pass stops counting and it is held out of the market.
+	ExpiryKey = collections.NewPrefix(17)
+	// HoldsKey holds GPU UUID → the offer a hold occupies it in (0: none):
+	// GPUs under audit or unverified, out of the market.
+	HoldsKey = collections.NewPrefix(18)
+	// LostTimeKey holds the chain's lost time in ms: the sum over blocks of
+	// each gap beyond expected_block_millis. Audit deadlines move by it.
+	LostTimeKey = collections.NewPrefix(19)
+	// AwaitingEntropyKey holds (answered height, audit id) of audits whose
+	// samples the next block's hash draws.
+	AwaitingEntropyKey = collections.NewPrefix(20)
 )
 
 // MaxGaps bounds the chain halts remembered; the oldest is dropped first.

@@ -2,7 +2,6 @@ package types
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	errorsmod "cosmossdk.io/errors"
@@ -20,14 +19,20 @@ const (
 	DefaultProofGraceSeconds     uint64 = 300
 	DefaultMaxMissedEpochs       uint32 = 2
 	DefaultProofRetention        uint64 = 1000
-	DefaultAuditSlack            uint32 = 3
 	DefaultAuditLatencySeconds   uint64 = 60
 	DefaultAuditCooldownSeconds  uint64 = 24 * 3600
 	DefaultMaxMissesPerBlock     uint32 = 500
 	DefaultMaxPrunesPerBlock     uint32 = 500
 	DefaultMaxAuditStepsPerBlock uint32 = 200
 	DefaultAuditMaxSeconds       uint64 = 3600
-	DefaultAuditRevealSeconds    uint64 = 600
+	DefaultAuditProveSeconds     uint64 = 600
+	DefaultAuditSamples          uint32 = 16
+	DefaultAuditValiditySeconds  uint64 = 7 * 24 * 3600
+	// DefaultRandomAuditsPerDraw and DefaultRandomAuditIntervalBlocks
+	// audit one idle, verified GPU every ten minutes of 1 s blocks.
+	DefaultRandomAuditsPerDraw       uint32 = 1
+	DefaultRandomAuditIntervalBlocks uint64 = 600
+	DefaultExpectedBlockMillis       uint64 = 1000
 	// DefaultHaltGapSeconds: with 1 s blocks, two minutes without one is a
 	// halt, not a slow block.
 	DefaultHaltGapSeconds uint64 = 120
@@ -46,16 +51,34 @@ const (
 
 // DefaultGPUModels is the plausibility table a new chain starts with, sorted
 // by model. Names and memory are what NVML reports; idle and max power are the
-// boards' typical idle draw and their power limit; audit throughput is in
-// reference units per second relative to an H100 (1000). Governance extends it.
+// boards' typical idle draw and their power limit; memory bandwidth is the
+// vendor's published peak (docs/design.md#audits cites each datasheet).
+// Governance extends it.
 func DefaultGPUModels() []GPUModel {
 	return []GPUModel{
-		{Model: "NVIDIA A100-SXM4-80GB", IdleW: 50, MaxW: 400, MemoryMib: 81920, AuditUnitsPerSecond: 320},
-		{Model: "NVIDIA GeForce RTX 4090", IdleW: 20, MaxW: 450, MemoryMib: 24564, AuditUnitsPerSecond: 250},
-		{Model: "NVIDIA H100 80GB HBM3", IdleW: 70, MaxW: 700, MemoryMib: 81559, AuditUnitsPerSecond: 1000},
-		{Model: "NVIDIA H200", IdleW: 75, MaxW: 700, MemoryMib: 143771, AuditUnitsPerSecond: 1000},
-		{Model: "NVIDIA L40S", IdleW: 35, MaxW: 350, MemoryMib: 46068, AuditUnitsPerSecond: 360},
+		{Model: "NVIDIA A100-SXM4-80GB", IdleW: 50, MaxW: 400, MemoryMib: 81920, MemoryBandwidthGbps: 2039},
+		{Model: "NVIDIA GeForce RTX 4090", IdleW: 20, MaxW: 450, MemoryMib: 24564, MemoryBandwidthGbps: 1008},
+		{Model: "NVIDIA H100 80GB HBM3", IdleW: 70, MaxW: 700, MemoryMib: 81559, MemoryBandwidthGbps: 3350},
+		{Model: "NVIDIA H200", IdleW: 75, MaxW: 700, MemoryMib: 143771, MemoryBandwidthGbps: 4800},
+		{Model: "NVIDIA L40S", IdleW: 35, MaxW: 350, MemoryMib: 46068, MemoryBandwidthGbps: 864},
 	}
+}
+
+// SimulatedGPUModel names the table entry a development chain audits its
+// simulated GPUs with (x/provider's allow_simulated_gpus).
+const SimulatedGPUModel = "idlegpu simulated GPU"
+
+// SimulatedModel is the development chains' entry for simulated GPUs: a
+// 2 MiB board at 1 GB/s, whose whole audit (required, random, verified on
+// chain) runs on a CPU in about a second. Never in a real network's table.
+func SimulatedModel() GPUModel {
+	return GPUModel{Model: SimulatedGPUModel, IdleW: 70, MaxW: 700, MemoryMib: 2, MemoryBandwidthGbps: 1}
+}
+
+// DefaultAuditRequestFee is 0.1 of each market currency the chain starts
+// with: an H100's rent for the few minutes an audit holds it.
+func DefaultAuditRequestFee() sdk.Coins {
+	return sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 100_000), sdk.NewInt64Coin(chaincfg.USDCDenom, 100_000))
 }
 
 // DefaultReliabilityStepPayment is 10 of each market currency the chain
@@ -68,24 +91,29 @@ func DefaultReliabilityStepPayment() sdk.Coins {
 // DefaultParams returns the default x/settlement parameters.
 func DefaultParams() Params {
 	return Params{
-		EpochSeconds:           DefaultEpochSeconds,
-		SampleIntervalSeconds:  DefaultSampleIntervalSeconds,
-		MinSamplesRatioBps:     DefaultMinSamplesRatioBps,
-		ProofGraceSeconds:      DefaultProofGraceSeconds,
-		MaxMissedEpochs:        DefaultMaxMissedEpochs,
-		TakeRateBps:            DefaultTakeRateBps,
-		ProofRetention:         DefaultProofRetention,
-		GpuModels:              DefaultGPUModels(),
-		AuditSlack:             DefaultAuditSlack,
-		AuditLatencySeconds:    DefaultAuditLatencySeconds,
-		AuditCooldownSeconds:   DefaultAuditCooldownSeconds,
-		MaxMissesPerBlock:      DefaultMaxMissesPerBlock,
-		MaxPrunesPerBlock:      DefaultMaxPrunesPerBlock,
-		MaxAuditStepsPerBlock:  DefaultMaxAuditStepsPerBlock,
-		AuditMaxSeconds:        DefaultAuditMaxSeconds,
-		AuditRevealSeconds:     DefaultAuditRevealSeconds,
-		HaltGapSeconds:         DefaultHaltGapSeconds,
-		ReliabilityStepPayment: DefaultReliabilityStepPayment(),
+		EpochSeconds:              DefaultEpochSeconds,
+		SampleIntervalSeconds:     DefaultSampleIntervalSeconds,
+		MinSamplesRatioBps:        DefaultMinSamplesRatioBps,
+		ProofGraceSeconds:         DefaultProofGraceSeconds,
+		MaxMissedEpochs:           DefaultMaxMissedEpochs,
+		TakeRateBps:               DefaultTakeRateBps,
+		ProofRetention:            DefaultProofRetention,
+		GpuModels:                 DefaultGPUModels(),
+		AuditLatencySeconds:       DefaultAuditLatencySeconds,
+		AuditCooldownSeconds:      DefaultAuditCooldownSeconds,
+		MaxMissesPerBlock:         DefaultMaxMissesPerBlock,
+		MaxPrunesPerBlock:         DefaultMaxPrunesPerBlock,
+		MaxAuditStepsPerBlock:     DefaultMaxAuditStepsPerBlock,
+		AuditMaxSeconds:           DefaultAuditMaxSeconds,
+		AuditProveSeconds:         DefaultAuditProveSeconds,
+		AuditSamples:              DefaultAuditSamples,
+		AuditValiditySeconds:      DefaultAuditValiditySeconds,
+		AuditRequestFee:           DefaultAuditRequestFee(),
+		RandomAuditsPerDraw:       DefaultRandomAuditsPerDraw,
+		RandomAuditIntervalBlocks: DefaultRandomAuditIntervalBlocks,
+		ExpectedBlockMillis:       DefaultExpectedBlockMillis,
+		HaltGapSeconds:            DefaultHaltGapSeconds,
+		ReliabilityStepPayment:    DefaultReliabilityStepPayment(),
 	}
 }
 
@@ -100,17 +128,20 @@ func (p Params) Validate() error {
 		validateTakeRate(p.TakeRateBps),
 		check.Positive("proof_retention", p.ProofRetention),
 		validateGPUModels(p.GpuModels),
-		check.Positive("audit_slack", p.AuditSlack),
 		check.Seconds("audit_latency_seconds", p.AuditLatencySeconds),
 		check.Seconds("audit_cooldown_seconds", p.AuditCooldownSeconds),
 		check.Positive("max_misses_per_block", p.MaxMissesPerBlock),
 		check.Positive("max_prunes_per_block", p.MaxPrunesPerBlock),
 		check.Positive("max_audit_steps_per_block", p.MaxAuditStepsPerBlock),
 		check.Seconds("audit_max_seconds", p.AuditMaxSeconds),
-		check.Seconds("audit_reveal_seconds", p.AuditRevealSeconds),
+		check.Seconds("audit_prove_seconds", p.AuditProveSeconds),
+		validateAuditSamples(p.AuditSamples),
+		check.Seconds("audit_validity_seconds", p.AuditValiditySeconds),
+		validateFeeCoins("audit_request_fee", p.AuditRequestFee),
+		check.Positive("random_audit_interval_blocks", p.RandomAuditIntervalBlocks),
+		check.Positive("expected_block_millis", p.ExpectedBlockMillis),
 		check.Seconds("halt_gap_seconds", p.HaltGapSeconds),
 		validateStepPayment(p.ReliabilityStepPayment),
-		validateAuditors(p.Auditors),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
@@ -119,8 +150,40 @@ func (p Params) Validate() error {
 	if p.SampleIntervalSeconds > p.EpochSeconds {
 		return errorsmod.Wrapf(ErrInvalidParams, "sample_interval_seconds %d must not exceed epoch_seconds %d", p.SampleIntervalSeconds, p.EpochSeconds)
 	}
-	if p.AuditMaxSeconds <= p.AuditLatencySeconds {
-		return errorsmod.Wrapf(ErrInvalidParams, "audit_max_seconds %d must exceed audit_latency_seconds %d", p.AuditMaxSeconds, p.AuditLatencySeconds)
+	if p.RandomAuditsPerDraw > MaxRandomAuditsPerDraw {
+		return errorsmod.Wrapf(ErrInvalidParams, "random_audits_per_draw %d exceeds %d", p.RandomAuditsPerDraw, MaxRandomAuditsPerDraw)
+	}
+	// Every model's audit must fit audit_max_seconds: the deadline rule
+	// (AuditPlan) never gives less than halt_gap + the expected time.
+	for _, m := range p.GpuModels {
+		plan, err := p.AuditPlan(m)
+		if err != nil {
+			return errorsmod.Wrapf(ErrInvalidParams, "gpu_models: %v", err)
+		}
+		if plan.Allowance > p.AuditMax() {
+			return errorsmod.Wrapf(ErrInvalidParams, "%s's audit needs %s to its deadline, above audit_max_seconds %d",
+				m.Model, plan.Allowance, p.AuditMaxSeconds)
+		}
+	}
+	return nil
+}
+
+// MaxRandomAuditsPerDraw bounds the chain's random audits per draw (each
+// costs a bounded walk of the GPU registry).
+const MaxRandomAuditsPerDraw = 16
+
+// validateAuditSamples keeps the samples in 1..MaxAuditSamples.
+func validateAuditSamples(n uint32) error {
+	if n == 0 || n > MaxAuditSamples {
+		return fmt.Errorf("audit_samples must be in 1..%d, got %d", MaxAuditSamples, n)
+	}
+	return nil
+}
+
+// validateFeeCoins requires valid, sorted, positive coins.
+func validateFeeCoins(name string, c sdk.Coins) error {
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }
@@ -151,23 +214,15 @@ func (p Params) Retention(epochSeconds uint64) time.Duration {
 // AuditMax is the longest an audit may run to its deadline.
 func (p Params) AuditMax() time.Duration { return check.Duration(p.AuditMaxSeconds) }
 
-// AuditReveal is how long after the deadline the auditor may reveal.
-func (p Params) AuditReveal() time.Duration { return check.Duration(p.AuditRevealSeconds) }
+// AuditProve is how long after the root the openings may come.
+func (p Params) AuditProve() time.Duration { return check.Duration(p.AuditProveSeconds) }
 
-// IsAuditor reports whether addr may open audits.
-func (p Params) IsAuditor(addr string) bool { return slices.Contains(p.Auditors, addr) }
+// AuditValidity is how long an audit pass counts.
+func (p Params) AuditValidity() time.Duration { return check.Duration(p.AuditValiditySeconds) }
 
-// validateAuditors requires valid, sorted, unique addresses (canonical genesis).
-func validateAuditors(auditors []string) error {
-	for i, a := range auditors {
-		if _, err := sdk.AccAddressFromBech32(a); err != nil {
-			return fmt.Errorf("auditors[%d]: %w", i, err)
-		}
-		if i > 0 && auditors[i-1] >= a {
-			return fmt.Errorf("auditors must be sorted and unique: %s after %s", a, auditors[i-1])
-		}
-	}
-	return nil
+// ExpectedBlock is the network's normal block time.
+func (p Params) ExpectedBlock() time.Duration {
+	return time.Duration(min(p.ExpectedBlockMillis, uint64(1<<62)/uint64(time.Millisecond))) * time.Millisecond
 }
 
 // validateTakeRate allows a zero fee but not 100%, which would pay providers nothing.
@@ -205,8 +260,8 @@ func (m GPUModel) Validate() error {
 		return fmt.Errorf("%s: max_w %d must exceed idle_w %d", m.Model, m.MaxW, m.IdleW)
 	case m.MemoryMib == 0:
 		return fmt.Errorf("%s: memory_mib must be positive", m.Model)
-	case m.AuditUnitsPerSecond == 0:
-		return fmt.Errorf("%s: audit_units_per_second must be positive", m.Model)
+	case m.MemoryBandwidthGbps == 0:
+		return fmt.Errorf("%s: memory_bandwidth_gbps must be positive", m.Model)
 	}
 	for _, r := range m.Model {
 		if r < 0x20 || r > 0x7e {

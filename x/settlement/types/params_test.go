@@ -1,15 +1,17 @@
 package types_test
 
 import (
-	"bytes"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	sdkmath "cosmossdk.io/math"
+
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/internal/check"
+	"github.com/idlegpu/idlegpu/x/settlement/audit"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -27,21 +29,21 @@ func TestDefaultParams(t *testing.T) {
 	require.EqualValues(t, 2, p.MaxMissedEpochs)
 	require.EqualValues(t, 200, p.TakeRateBps)
 	require.EqualValues(t, 1000, p.ProofRetention)
-	require.EqualValues(t, 3, p.AuditSlack)
 	require.EqualValues(t, 60, p.AuditLatencySeconds)
 	require.Equal(t, 24*time.Hour, p.AuditCooldown())
-	require.Empty(t, p.Auditors, "audits are off until governance names auditors")
 	require.Equal(t, time.Hour, p.AuditMax())
-	require.Equal(t, 10*time.Minute, p.AuditReveal())
+	require.Equal(t, 10*time.Minute, p.AuditProve())
+	require.EqualValues(t, 16, p.AuditSamples)
+	require.Equal(t, 7*24*time.Hour, p.AuditValidity())
+	require.Equal(t, "100000ugpu,100000uusdc", p.AuditRequestFee.String())
+	require.EqualValues(t, 1, p.RandomAuditsPerDraw)
+	require.EqualValues(t, 600, p.RandomAuditIntervalBlocks)
+	require.Equal(t, time.Second, p.ExpectedBlock())
 	require.Len(t, p.GpuModels, 5)
-	require.Equal(t, types.GPUModel{Model: "NVIDIA H100 80GB HBM3", IdleW: 70, MaxW: 700, MemoryMib: 81559, AuditUnitsPerSecond: 1000}, p.GpuModels[2])
+	require.Equal(t, types.GPUModel{Model: "NVIDIA H100 80GB HBM3", IdleW: 70, MaxW: 700, MemoryMib: 81559, MemoryBandwidthGbps: 3350}, p.GpuModels[2])
 }
 
 func TestParamsValidate(t *testing.T) {
-	auditorA, auditorB := sdk.AccAddress(bytes.Repeat([]byte{1}, 20)).String(), sdk.AccAddress(bytes.Repeat([]byte{2}, 20)).String()
-	if auditorB < auditorA {
-		auditorA, auditorB = auditorB, auditorA
-	}
 	testCases := []struct {
 		name   string
 		modify func(*types.Params)
@@ -66,19 +68,25 @@ func TestParamsValidate(t *testing.T) {
 		{"no idle power", func(p *types.Params) { p.GpuModels[2].IdleW = 0 }, "NVIDIA H100 80GB HBM3: idle_w must be positive"},
 		{"max below idle", func(p *types.Params) { p.GpuModels[2].MaxW = 70 }, "NVIDIA H100 80GB HBM3: max_w 70 must exceed idle_w 70"},
 		{"no memory", func(p *types.Params) { p.GpuModels[3].MemoryMib = 0 }, "NVIDIA H200: memory_mib must be positive"},
-		{"no audit rate", func(p *types.Params) { p.GpuModels[3].AuditUnitsPerSecond = 0 }, "NVIDIA H200: audit_units_per_second must be positive"},
-		{"zero audit slack", func(p *types.Params) { p.AuditSlack = 0 }, "audit_slack must be greater than 0"},
+		{"no bandwidth", func(p *types.Params) { p.GpuModels[3].MemoryBandwidthGbps = 0 }, "NVIDIA H200: memory_bandwidth_gbps must be positive"},
+		{"a board too small to audit", func(p *types.Params) { p.GpuModels[3].MemoryMib = 1 }, "NVIDIA H200: table of 14746 items is below the least 16384"},
 		{"zero audit latency", func(p *types.Params) { p.AuditLatencySeconds = 0 }, "audit_latency_seconds must be greater than 0"},
 		{"zero audit cooldown", func(p *types.Params) { p.AuditCooldownSeconds = 0 }, "audit_cooldown_seconds must be greater than 0"},
 		{"zero misses per block", func(p *types.Params) { p.MaxMissesPerBlock = 0 }, "max_misses_per_block must be greater than 0"},
 		{"zero audit steps per block", func(p *types.Params) { p.MaxAuditStepsPerBlock = 0 }, "max_audit_steps_per_block must be greater than 0"},
 		{"zero prunes per block", func(p *types.Params) { p.MaxPrunesPerBlock = 0 }, "max_prunes_per_block must be greater than 0"},
 		{"zero audit max", func(p *types.Params) { p.AuditMaxSeconds = 0 }, "audit_max_seconds must be greater than 0"},
-		{"audit max within latency", func(p *types.Params) { p.AuditMaxSeconds = 60 }, "audit_max_seconds 60 must exceed audit_latency_seconds 60"},
-		{"zero reveal time", func(p *types.Params) { p.AuditRevealSeconds = 0 }, "audit_reveal_seconds must be greater than 0"},
-		{"bad auditor", func(p *types.Params) { p.Auditors = []string{"cosmos1nope"} }, "auditors[0]: decoding bech32 failed"},
-		{"unsorted auditors", func(p *types.Params) { p.Auditors = []string{auditorB, auditorA} }, "auditors must be sorted and unique"},
-		{"duplicate auditor", func(p *types.Params) { p.Auditors = []string{auditorA, auditorA} }, "auditors must be sorted and unique"},
+		{"audit max below a model's deadline", func(p *types.Params) { p.AuditMaxSeconds = 168 }, "NVIDIA A100-SXM4-80GB's audit needs 2m49s to its deadline, above audit_max_seconds 168"},
+		{"zero prove time", func(p *types.Params) { p.AuditProveSeconds = 0 }, "audit_prove_seconds must be greater than 0"},
+		{"no samples", func(p *types.Params) { p.AuditSamples = 0 }, "audit_samples must be in 1..64, got 0"},
+		{"too many samples", func(p *types.Params) { p.AuditSamples = 65 }, "audit_samples must be in 1..64, got 65"},
+		{"zero validity", func(p *types.Params) { p.AuditValiditySeconds = 0 }, "audit_validity_seconds must be greater than 0"},
+		{"bad request fee", func(p *types.Params) {
+			p.AuditRequestFee = sdk.Coins{sdk.Coin{Denom: "uusdc", Amount: sdkmath.ZeroInt()}}
+		}, "audit_request_fee"},
+		{"zero random interval", func(p *types.Params) { p.RandomAuditIntervalBlocks = 0 }, "random_audit_interval_blocks must be greater than 0"},
+		{"too many random audits", func(p *types.Params) { p.RandomAuditsPerDraw = 17 }, "random_audits_per_draw 17 exceeds 16"},
+		{"zero expected block", func(p *types.Params) { p.ExpectedBlockMillis = 0 }, "expected_block_millis must be greater than 0"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,23 +102,44 @@ func TestParamsValidate(t *testing.T) {
 	p := types.DefaultParams()
 	p.TakeRateBps = 0
 	p.GpuModels = nil
-	p.Auditors = []string{auditorA, auditorB}
 	require.NoError(t, p.Validate())
-	require.True(t, p.IsAuditor(auditorB))
-	require.False(t, types.DefaultParams().IsAuditor(auditorB))
 }
 
-// TestLeastAuditTime: ceil(units / rate) × slack + latency, saturating.
-func TestLeastAuditTime(t *testing.T) {
+// TestAuditPlan: each default model's audit, from its memory and
+// bandwidth: the deadline is max(2 × expected + latency, halt_gap +
+// expected), whole seconds (docs/design.md#audits shows the arithmetic).
+func TestAuditPlan(t *testing.T) {
 	p := types.DefaultParams()
+	for _, tc := range []struct {
+		model              string
+		expected, deadline time.Duration
+		steps              uint32
+	}{
+		{"NVIDIA A100-SXM4-80GB", 48_532 * time.Millisecond, 169 * time.Second, 4608},
+		{"NVIDIA GeForce RTX 4090", 29_442 * time.Millisecond, 150 * time.Second, 1382},
+		{"NVIDIA H100 80GB HBM3", 29_411 * time.Millisecond, 150 * time.Second, 4588},
+		{"NVIDIA H200", 36_185 * time.Millisecond, 157 * time.Second, 8088},
+		{"NVIDIA L40S", 64_422 * time.Millisecond, 189 * time.Second, 2592},
+	} {
+		m, ok := p.GPUModel(tc.model)
+		require.True(t, ok, tc.model)
+		plan, err := p.AuditPlan(m)
+		require.NoError(t, err, tc.model)
+		require.Equal(t, tc.expected, plan.Expected, tc.model)
+		require.Equal(t, tc.deadline, plan.Allowance, tc.model)
+		require.Equal(t, tc.steps, plan.Shape.SegmentSteps, tc.model)
+		require.Equal(t, uint64(1<<26), plan.Shape.Leaves(), tc.model)
+		require.GreaterOrEqual(t, plan.Shape.TableBytes()*10, m.MemoryMib*(1<<20)*9, "%s: at least 90%% of memory", tc.model)
+		require.Less(t, (plan.Shape.TableBytes()-audit.ItemBytes)*10, m.MemoryMib*(1<<20)*9, "%s: the least table that is", tc.model)
+	}
+	sim, err := p.AuditPlan(types.SimulatedModel())
+	require.NoError(t, err)
+	require.Equal(t, 123*time.Second, sim.Allowance, "halt_gap + expected, rounded up")
+	p.HaltGapSeconds = 1
 	h100, _ := p.GPUModel("NVIDIA H100 80GB HBM3")
-	require.Equal(t, 63*time.Second, p.LeastAuditTime(h100, 1))        // ceil(1/1000)=1 s ×3 + 60
-	require.Equal(t, 63*time.Second, p.LeastAuditTime(h100, 1000))     // exactly 1 s
-	require.Equal(t, 66*time.Second, p.LeastAuditTime(h100, 1001))     // 2 s
-	require.Equal(t, 360*time.Second, p.LeastAuditTime(h100, 100_000)) // 100 s ×3 + 60
-	require.Equal(t, time.Duration(1<<63-1), p.LeastAuditTime(h100, 1<<64-1))
-	p.AuditSlack = 1 << 31
-	require.Equal(t, time.Duration(1<<63-1), p.LeastAuditTime(h100, 1<<40))
+	plan, err := p.AuditPlan(h100)
+	require.NoError(t, err)
+	require.Equal(t, 119*time.Second, plan.Allowance, "2 × 29.411 s + 60 s, rounded up")
 }
 
 func TestGenesisValidate(t *testing.T) {

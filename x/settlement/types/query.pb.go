@@ -14,25 +14,231 @@ import (
 	_ "github.com/cosmos/gogoproto/gogoproto"
 	grpc1 "github.com/cosmos/gogoproto/grpc"
 	proto "github.com/cosmos/gogoproto/proto"
+	github_com_cosmos_gogoproto_types "github.com/cosmos/gogoproto/types"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
+	_ "google.golang.org/protobuf/types/known/timestamppb"
 	io "io"
 	math "math"
 	math_bits "math/bits"
+	time "time"
 )
 
 // Reference imports to suppress errors if they are not otherwise used.
 var _ = proto.Marshal
 var _ = fmt.Errorf
 var _ = math.Inf
+var _ = time.Kitchen
 
 // This is a compile-time assertion to ensure that this generated file
 // is compatible with the proto package it is being compiled against.
 // A compilation error at this line likely means your copy of the
 // proto package needs to be updated.
 const _ = proto.GoGoProtoPackageIsVersion3 // please upgrade the proto package
+
+// QueryAuditSamplesRequest names the audit.
+type QueryAuditSamplesRequest struct {
+	// audit_id is the audit.
+	AuditId uint64 `protobuf:"varint,1,opt,name=audit_id,json=auditId,proto3" json:"audit_id,omitempty"`
+}
+
+func (m *QueryAuditSamplesRequest) Reset()         { *m = QueryAuditSamplesRequest{} }
+func (m *QueryAuditSamplesRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryAuditSamplesRequest) ProtoMessage()    {}
+func (*QueryAuditSamplesRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{0}
+}
+func (m *QueryAuditSamplesRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryAuditSamplesRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryAuditSamplesRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryAuditSamplesRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryAuditSamplesRequest.Merge(m, src)
+}
+func (m *QueryAuditSamplesRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryAuditSamplesRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryAuditSamplesRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryAuditSamplesRequest proto.InternalMessageInfo
+
+func (m *QueryAuditSamplesRequest) GetAuditId() uint64 {
+	if m != nil {
+		return m.AuditId
+	}
+	return 0
+}
+
+// QueryAuditSamplesResponse lists the sampled leaves, sorted.
+type QueryAuditSamplesResponse struct {
+	// leaves are the transcript leaves to open, in order.
+	Leaves []uint64 `protobuf:"varint,1,rep,packed,name=leaves,proto3" json:"leaves,omitempty"`
+	// prove_by is the last time the openings are accepted.
+	ProveBy time.Time `protobuf:"bytes,2,opt,name=prove_by,json=proveBy,proto3,stdtime" json:"prove_by"`
+}
+
+func (m *QueryAuditSamplesResponse) Reset()         { *m = QueryAuditSamplesResponse{} }
+func (m *QueryAuditSamplesResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryAuditSamplesResponse) ProtoMessage()    {}
+func (*QueryAuditSamplesResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{1}
+}
+func (m *QueryAuditSamplesResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryAuditSamplesResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryAuditSamplesResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryAuditSamplesResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryAuditSamplesResponse.Merge(m, src)
+}
+func (m *QueryAuditSamplesResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryAuditSamplesResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryAuditSamplesResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryAuditSamplesResponse proto.InternalMessageInfo
+
+func (m *QueryAuditSamplesResponse) GetLeaves() []uint64 {
+	if m != nil {
+		return m.Leaves
+	}
+	return nil
+}
+
+func (m *QueryAuditSamplesResponse) GetProveBy() time.Time {
+	if m != nil {
+		return m.ProveBy
+	}
+	return time.Time{}
+}
+
+// QueryGPUVerificationRequest names the GPU.
+type QueryGPUVerificationRequest struct {
+	// gpu_uuid is the GPU.
+	GpuUuid string `protobuf:"bytes,1,opt,name=gpu_uuid,json=gpuUuid,proto3" json:"gpu_uuid,omitempty"`
+}
+
+func (m *QueryGPUVerificationRequest) Reset()         { *m = QueryGPUVerificationRequest{} }
+func (m *QueryGPUVerificationRequest) String() string { return proto.CompactTextString(m) }
+func (*QueryGPUVerificationRequest) ProtoMessage()    {}
+func (*QueryGPUVerificationRequest) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{2}
+}
+func (m *QueryGPUVerificationRequest) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryGPUVerificationRequest) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryGPUVerificationRequest.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryGPUVerificationRequest) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryGPUVerificationRequest.Merge(m, src)
+}
+func (m *QueryGPUVerificationRequest) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryGPUVerificationRequest) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryGPUVerificationRequest.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryGPUVerificationRequest proto.InternalMessageInfo
+
+func (m *QueryGPUVerificationRequest) GetGpuUuid() string {
+	if m != nil {
+		return m.GpuUuid
+	}
+	return ""
+}
+
+// QueryGPUVerificationResponse is the GPU's record (zero: never audited)
+// and whether it may take a new lease now.
+type QueryGPUVerificationResponse struct {
+	Verification GPUVerification `protobuf:"bytes,1,opt,name=verification,proto3" json:"verification"`
+	// verified is verified_until > the latest block time.
+	Verified bool `protobuf:"varint,2,opt,name=verified,proto3" json:"verified,omitempty"`
+}
+
+func (m *QueryGPUVerificationResponse) Reset()         { *m = QueryGPUVerificationResponse{} }
+func (m *QueryGPUVerificationResponse) String() string { return proto.CompactTextString(m) }
+func (*QueryGPUVerificationResponse) ProtoMessage()    {}
+func (*QueryGPUVerificationResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_4005ac24b1e74f8a, []int{3}
+}
+func (m *QueryGPUVerificationResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *QueryGPUVerificationResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_QueryGPUVerificationResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *QueryGPUVerificationResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_QueryGPUVerificationResponse.Merge(m, src)
+}
+func (m *QueryGPUVerificationResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *QueryGPUVerificationResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_QueryGPUVerificationResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_QueryGPUVerificationResponse proto.InternalMessageInfo
+
+func (m *QueryGPUVerificationResponse) GetVerification() GPUVerification {
+	if m != nil {
+		return m.Verification
+	}
+	return GPUVerification{}
+}
+
+func (m *QueryGPUVerificationResponse) GetVerified() bool {
+	if m != nil {
+		return m.Verified
+	}
+	return false
+}
 
 // QueryAuditRequest names the audit.
 type QueryAuditRequest struct {
@@ -44,7 +250,7 @@ func (m *QueryAuditRequest) Reset()         { *m = QueryAuditRequest{} }
 func (m *QueryAuditRequest) String() string { return proto.CompactTextString(m) }
 func (*QueryAuditRequest) ProtoMessage()    {}
 func (*QueryAuditRequest) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{0}
+	return fileDescriptor_4005ac24b1e74f8a, []int{4}
 }
 func (m *QueryAuditRequest) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -89,7 +295,7 @@ func (m *QueryAuditResponse) Reset()         { *m = QueryAuditResponse{} }
 func (m *QueryAuditResponse) String() string { return proto.CompactTextString(m) }
 func (*QueryAuditResponse) ProtoMessage()    {}
 func (*QueryAuditResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{1}
+	return fileDescriptor_4005ac24b1e74f8a, []int{5}
 }
 func (m *QueryAuditResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -139,7 +345,7 @@ func (m *QueryAuditsRequest) Reset()         { *m = QueryAuditsRequest{} }
 func (m *QueryAuditsRequest) String() string { return proto.CompactTextString(m) }
 func (*QueryAuditsRequest) ProtoMessage()    {}
 func (*QueryAuditsRequest) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{2}
+	return fileDescriptor_4005ac24b1e74f8a, []int{6}
 }
 func (m *QueryAuditsRequest) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -200,7 +406,7 @@ func (m *QueryAuditsResponse) Reset()         { *m = QueryAuditsResponse{} }
 func (m *QueryAuditsResponse) String() string { return proto.CompactTextString(m) }
 func (*QueryAuditsResponse) ProtoMessage()    {}
 func (*QueryAuditsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{3}
+	return fileDescriptor_4005ac24b1e74f8a, []int{7}
 }
 func (m *QueryAuditsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -253,7 +459,7 @@ func (m *QueryRewardsRequest) Reset()         { *m = QueryRewardsRequest{} }
 func (m *QueryRewardsRequest) String() string { return proto.CompactTextString(m) }
 func (*QueryRewardsRequest) ProtoMessage()    {}
 func (*QueryRewardsRequest) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{4}
+	return fileDescriptor_4005ac24b1e74f8a, []int{8}
 }
 func (m *QueryRewardsRequest) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -299,7 +505,7 @@ func (m *QueryRewardsResponse) Reset()         { *m = QueryRewardsResponse{} }
 func (m *QueryRewardsResponse) String() string { return proto.CompactTextString(m) }
 func (*QueryRewardsResponse) ProtoMessage()    {}
 func (*QueryRewardsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{5}
+	return fileDescriptor_4005ac24b1e74f8a, []int{9}
 }
 func (m *QueryRewardsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -347,7 +553,7 @@ func (m *QueryLeaseProofsRequest) Reset()         { *m = QueryLeaseProofsRequest
 func (m *QueryLeaseProofsRequest) String() string { return proto.CompactTextString(m) }
 func (*QueryLeaseProofsRequest) ProtoMessage()    {}
 func (*QueryLeaseProofsRequest) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{6}
+	return fileDescriptor_4005ac24b1e74f8a, []int{10}
 }
 func (m *QueryLeaseProofsRequest) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -402,7 +608,7 @@ func (m *QueryLeaseProofsResponse) Reset()         { *m = QueryLeaseProofsRespon
 func (m *QueryLeaseProofsResponse) String() string { return proto.CompactTextString(m) }
 func (*QueryLeaseProofsResponse) ProtoMessage()    {}
 func (*QueryLeaseProofsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{7}
+	return fileDescriptor_4005ac24b1e74f8a, []int{11}
 }
 func (m *QueryLeaseProofsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -455,7 +661,7 @@ func (m *QueryLeaseProgressRequest) Reset()         { *m = QueryLeaseProgressReq
 func (m *QueryLeaseProgressRequest) String() string { return proto.CompactTextString(m) }
 func (*QueryLeaseProgressRequest) ProtoMessage()    {}
 func (*QueryLeaseProgressRequest) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{8}
+	return fileDescriptor_4005ac24b1e74f8a, []int{12}
 }
 func (m *QueryLeaseProgressRequest) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -500,7 +706,7 @@ func (m *QueryLeaseProgressResponse) Reset()         { *m = QueryLeaseProgressRe
 func (m *QueryLeaseProgressResponse) String() string { return proto.CompactTextString(m) }
 func (*QueryLeaseProgressResponse) ProtoMessage()    {}
 func (*QueryLeaseProgressResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{9}
+	return fileDescriptor_4005ac24b1e74f8a, []int{13}
 }
 func (m *QueryLeaseProgressResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -544,7 +750,7 @@ func (m *QueryParamsRequest) Reset()         { *m = QueryParamsRequest{} }
 func (m *QueryParamsRequest) String() string { return proto.CompactTextString(m) }
 func (*QueryParamsRequest) ProtoMessage()    {}
 func (*QueryParamsRequest) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{10}
+	return fileDescriptor_4005ac24b1e74f8a, []int{14}
 }
 func (m *QueryParamsRequest) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -583,7 +789,7 @@ func (m *QueryParamsResponse) Reset()         { *m = QueryParamsResponse{} }
 func (m *QueryParamsResponse) String() string { return proto.CompactTextString(m) }
 func (*QueryParamsResponse) ProtoMessage()    {}
 func (*QueryParamsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_4005ac24b1e74f8a, []int{11}
+	return fileDescriptor_4005ac24b1e74f8a, []int{15}
 }
 func (m *QueryParamsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -620,6 +826,10 @@ func (m *QueryParamsResponse) GetParams() Params {
 }
 
 func init() {
+	proto.RegisterType((*QueryAuditSamplesRequest)(nil), "idlegpu.settlement.v1.QueryAuditSamplesRequest")
+	proto.RegisterType((*QueryAuditSamplesResponse)(nil), "idlegpu.settlement.v1.QueryAuditSamplesResponse")
+	proto.RegisterType((*QueryGPUVerificationRequest)(nil), "idlegpu.settlement.v1.QueryGPUVerificationRequest")
+	proto.RegisterType((*QueryGPUVerificationResponse)(nil), "idlegpu.settlement.v1.QueryGPUVerificationResponse")
 	proto.RegisterType((*QueryAuditRequest)(nil), "idlegpu.settlement.v1.QueryAuditRequest")
 	proto.RegisterType((*QueryAuditResponse)(nil), "idlegpu.settlement.v1.QueryAuditResponse")
 	proto.RegisterType((*QueryAuditsRequest)(nil), "idlegpu.settlement.v1.QueryAuditsRequest")
@@ -637,61 +847,75 @@ func init() {
 func init() { proto.RegisterFile("idlegpu/settlement/v1/query.proto", fileDescriptor_4005ac24b1e74f8a) }
 
 var fileDescriptor_4005ac24b1e74f8a = []byte{
-	// 858 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xac, 0x56, 0xcd, 0x6f, 0xeb, 0x44,
-	0x10, 0xcf, 0xe6, 0xd1, 0xe4, 0xbd, 0x7d, 0x02, 0xe9, 0x2d, 0x41, 0x24, 0xd6, 0x6b, 0x5a, 0x2c,
-	0x3e, 0xd2, 0x54, 0xf5, 0xd6, 0x2d, 0x1f, 0x02, 0x09, 0x41, 0x83, 0xa0, 0xaa, 0xca, 0xa1, 0xb8,
-	0x07, 0x24, 0x2e, 0x95, 0x13, 0x2f, 0xc6, 0x90, 0x78, 0x5d, 0xaf, 0x13, 0xa8, 0x4a, 0x2f, 0x3d,
-	0x70, 0x44, 0x48, 0x88, 0x2b, 0x1c, 0x41, 0xbd, 0xc0, 0x81, 0x3f, 0xa2, 0x27, 0x54, 0xc1, 0x85,
-	0x13, 0xa0, 0x16, 0x89, 0x7f, 0x03, 0x79, 0x76, 0xdc, 0xda, 0xb4, 0xf9, 0x28, 0x70, 0x89, 0xb3,
-	0xe3, 0xdf, 0xcc, 0xfc, 0xe6, 0x6b, 0xc7, 0xf4, 0xa9, 0xc0, 0xeb, 0x0b, 0x3f, 0x1a, 0x72, 0x25,
-	0x92, 0xa4, 0x2f, 0x06, 0x22, 0x4c, 0xf8, 0xc8, 0xe6, 0xfb, 0x43, 0x11, 0x1f, 0x58, 0x51, 0x2c,
-	0x13, 0xc9, 0x9e, 0x40, 0x88, 0x75, 0x05, 0xb1, 0x46, 0xb6, 0xf1, 0xc0, 0x1d, 0x04, 0xa1, 0xe4,
-	0xf0, 0xab, 0x91, 0x46, 0xbb, 0x27, 0xd5, 0x40, 0x2a, 0xde, 0x75, 0x95, 0xd0, 0x26, 0xf8, 0xc8,
-	0xee, 0x8a, 0xc4, 0xb5, 0x79, 0xe4, 0xfa, 0x41, 0xe8, 0x26, 0x81, 0x0c, 0x11, 0xdb, 0xcc, 0x63,
-	0x33, 0x54, 0x4f, 0x06, 0xd9, 0xfb, 0x86, 0x7e, 0xbf, 0x07, 0x27, 0xae, 0x0f, 0xf8, 0xaa, 0xe6,
-	0x4b, 0x5f, 0x6a, 0x79, 0xfa, 0x0f, 0xa5, 0x0f, 0x7d, 0x29, 0xfd, 0xbe, 0xe0, 0x6e, 0x14, 0x70,
-	0x37, 0x0c, 0x65, 0x02, 0xde, 0x32, 0x9d, 0x31, 0x71, 0xba, 0x43, 0x2f, 0x48, 0x10, 0x62, 0xde,
-	0x0c, 0x89, 0xdc, 0xd8, 0x1d, 0x4c, 0x31, 0xa3, 0x12, 0x37, 0x11, 0x1a, 0x62, 0x5a, 0xf4, 0xc1,
-	0x3b, 0x69, 0xe8, 0x1b, 0xa9, 0x69, 0x47, 0xec, 0x0f, 0x85, 0x4a, 0x58, 0x83, 0xde, 0x05, 0x57,
-	0x7b, 0x81, 0x57, 0x27, 0x8b, 0xa4, 0xf5, 0x88, 0x53, 0x85, 0xf3, 0x96, 0x67, 0xee, 0x52, 0x96,
-	0xc7, 0xab, 0x48, 0x86, 0x4a, 0xb0, 0x57, 0xe9, 0x1c, 0x00, 0x00, 0x7d, 0x7f, 0xed, 0xa1, 0x75,
-	0x63, 0x11, 0x2c, 0x50, 0xea, 0xdc, 0x3b, 0xfd, 0x6d, 0xa1, 0xf4, 0xdd, 0x5f, 0x3f, 0xb4, 0x89,
-	0xa3, 0xb5, 0xcc, 0x9f, 0x48, 0xde, 0xaa, 0xca, 0x68, 0x3c, 0x4f, 0xef, 0x46, 0xb1, 0x1c, 0x05,
-	0x9e, 0x88, 0xc1, 0xf0, 0xbd, 0x4e, 0xfd, 0xe7, 0x1f, 0x57, 0x6a, 0x98, 0xdd, 0x0d, 0xcf, 0x8b,
-	0x85, 0x52, 0xbb, 0x49, 0x1c, 0x84, 0xbe, 0x73, 0x89, 0x64, 0xaf, 0xd0, 0x4a, 0x1a, 0xe0, 0x50,
-	0xd5, 0xcb, 0x8b, 0xa4, 0xf5, 0xd8, 0x9a, 0x39, 0x89, 0xcc, 0x2e, 0x20, 0x1d, 0xd4, 0x60, 0x6f,
-	0x51, 0x7a, 0x55, 0xfa, 0xfa, 0x1d, 0x08, 0xe6, 0x59, 0x0b, 0x1d, 0xa6, 0xb5, 0xb7, 0x74, 0xab,
-	0x61, 0x07, 0x58, 0x3b, 0xae, 0x2f, 0x90, 0xad, 0x93, 0xd3, 0x34, 0xbf, 0x21, 0xf4, 0xf1, 0x42,
-	0x40, 0x98, 0xa7, 0xd7, 0x68, 0x05, 0x22, 0x56, 0x75, 0xb2, 0x78, 0xe7, 0x36, 0x89, 0x42, 0x35,
-	0xb6, 0x59, 0x20, 0x58, 0x06, 0x82, 0xcf, 0x4d, 0x25, 0xa8, 0xbd, 0x17, 0x18, 0x6e, 0x23, 0x41,
-	0x47, 0x7c, 0xec, 0xc6, 0xde, 0x7f, 0x4b, 0xb9, 0x79, 0x4c, 0x68, 0xad, 0x68, 0x0d, 0xe3, 0xfd,
-	0x90, 0x56, 0x63, 0x2d, 0xc2, 0x80, 0x1b, 0x05, 0xae, 0x19, 0xcb, 0x37, 0x64, 0x10, 0x76, 0x5e,
-	0x48, 0xa3, 0x3d, 0xf9, 0x7d, 0xa1, 0xe5, 0x07, 0xc9, 0x07, 0xc3, 0xae, 0xd5, 0x93, 0x03, 0x1c,
-	0x24, 0x7c, 0xac, 0x28, 0xef, 0x23, 0x9e, 0x1c, 0x44, 0x42, 0x81, 0x82, 0xd2, 0x99, 0xc9, 0x1c,
-	0x98, 0x9f, 0xd2, 0x27, 0x81, 0xc3, 0xdb, 0xc2, 0x55, 0x62, 0x27, 0x96, 0xf2, 0x7d, 0x95, 0xeb,
-	0xe7, 0x7e, 0x2a, 0xcd, 0xf5, 0x33, 0x9c, 0xb7, 0xbc, 0x7f, 0x54, 0xbc, 0xfc, 0xaf, 0x2b, 0x7e,
-	0x42, 0x68, 0xfd, 0xba, 0x7b, 0x4c, 0xc3, 0x9b, 0xb4, 0x12, 0x81, 0x04, 0xb3, 0x30, 0xae, 0x25,
-	0x41, 0xcd, 0x11, 0x3d, 0x19, 0x7b, 0x85, 0xe2, 0x6b, 0xe5, 0xff, 0xaf, 0xf8, 0x2f, 0xd2, 0x46,
-	0x81, 0xab, 0x9f, 0x56, 0x75, 0x7a, 0xb2, 0xcc, 0x80, 0x1a, 0x37, 0xe9, 0x61, 0x94, 0xdb, 0xd0,
-	0x3b, 0x20, 0xc3, 0x7b, 0xe0, 0xe9, 0x31, 0x71, 0x16, 0xf4, 0xf3, 0x91, 0x5e, 0x1a, 0x30, 0x6b,
-	0x78, 0x23, 0xec, 0xc0, 0x7d, 0x86, 0xdc, 0xcc, 0x77, 0xb1, 0x6b, 0x33, 0x29, 0x7a, 0x7e, 0x9d,
-	0x56, 0xf4, 0xbd, 0x87, 0x7e, 0xe7, 0xc7, 0xe5, 0x17, 0x40, 0xc5, 0xd4, 0x82, 0x68, 0xed, 0xeb,
-	0x2a, 0x9d, 0x03, 0xcb, 0xec, 0x33, 0x42, 0x2b, 0x1a, 0xc7, 0x96, 0xc6, 0x98, 0xb9, 0x4e, 0xcc,
-	0x68, 0xcf, 0x02, 0xd5, 0x6c, 0xcd, 0x67, 0x8e, 0x7f, 0xf9, 0xf3, 0xcb, 0xf2, 0x02, 0x9b, 0xe7,
-	0x93, 0xae, 0x70, 0xf6, 0x15, 0xa1, 0x55, 0x9c, 0x27, 0x36, 0xd1, 0x7c, 0x71, 0x84, 0x8d, 0xe5,
-	0x99, 0xb0, 0xc8, 0xc5, 0x06, 0x2e, 0xcb, 0x6c, 0x69, 0x0c, 0x17, 0x1c, 0x2e, 0x7e, 0x98, 0xcd,
-	0xfa, 0x11, 0xfb, 0x96, 0xd0, 0xfb, 0xb9, 0x26, 0x67, 0xd6, 0x24, 0x7f, 0xd7, 0x87, 0xd1, 0xe0,
-	0x33, 0xe3, 0x91, 0xe3, 0x4b, 0xc0, 0xd1, 0x66, 0x7c, 0x0c, 0x47, 0xe8, 0x4e, 0xc5, 0x0f, 0xb3,
-	0xae, 0x3d, 0xe2, 0x38, 0x2f, 0xdf, 0x13, 0xfa, 0x68, 0xa1, 0xd5, 0xd8, 0xea, 0x2c, 0xbe, 0xf3,
-	0xd3, 0x60, 0xd8, 0xb7, 0xd0, 0x40, 0xbe, 0x2f, 0x03, 0xdf, 0x75, 0x66, 0xdf, 0x86, 0xaf, 0xe6,
-	0xf7, 0x39, 0xa1, 0x73, 0x70, 0xf7, 0xb3, 0xd6, 0x24, 0xbf, 0xf9, 0x65, 0x6d, 0x2c, 0xcd, 0x80,
-	0x44, 0x66, 0xab, 0xc0, 0xac, 0xcd, 0x5a, 0x7c, 0xc2, 0xf7, 0x85, 0xe2, 0x87, 0xd9, 0xf2, 0x3f,
-	0x82, 0x69, 0xd0, 0x3b, 0x8c, 0x4d, 0xf7, 0x33, 0xdb, 0x34, 0x14, 0x57, 0xe2, 0xd4, 0x69, 0xd0,
-	0x9c, 0x3a, 0x9b, 0xa7, 0xe7, 0x4d, 0x72, 0x76, 0xde, 0x24, 0x7f, 0x9c, 0x37, 0xc9, 0x17, 0x17,
-	0xcd, 0xd2, 0xd9, 0x45, 0xb3, 0xf4, 0xeb, 0x45, 0xb3, 0xf4, 0xde, 0x4a, 0x6e, 0x5f, 0x64, 0x26,
-	0xb2, 0xe7, 0x27, 0x79, 0x63, 0xb0, 0x3a, 0xba, 0x15, 0xf8, 0xee, 0x59, 0xff, 0x3b, 0x00, 0x00,
-	0xff, 0xff, 0x65, 0xb3, 0x15, 0x84, 0x4b, 0x0a, 0x00, 0x00,
+	// 1076 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xac, 0x56, 0xcf, 0x6f, 0x1b, 0xc5,
+	0x17, 0xcf, 0xa4, 0x8d, 0x9d, 0x4e, 0xda, 0xef, 0x57, 0x1d, 0x02, 0x38, 0x4b, 0x6a, 0x87, 0x15,
+	0x3f, 0x9c, 0x54, 0xd9, 0x89, 0x1d, 0x0a, 0x05, 0x09, 0x41, 0xcd, 0x8f, 0xa8, 0x2a, 0x87, 0xb0,
+	0x21, 0x20, 0x71, 0x89, 0xd6, 0xde, 0xc9, 0xb2, 0x60, 0x7b, 0xb6, 0x3b, 0xbb, 0x06, 0x2b, 0xe4,
+	0x92, 0x03, 0x47, 0x54, 0x84, 0x38, 0x73, 0x04, 0x95, 0x03, 0x48, 0xf0, 0x47, 0xf4, 0x84, 0x2a,
+	0xb8, 0x70, 0xa2, 0x28, 0x41, 0xe2, 0xdf, 0x40, 0x7e, 0xf3, 0x36, 0xd9, 0x4d, 0xfd, 0x63, 0x03,
+	0x5c, 0xe2, 0xcc, 0xec, 0xe7, 0xbd, 0xf7, 0x79, 0x9f, 0x79, 0x6f, 0xde, 0xd0, 0x27, 0x7d, 0xb7,
+	0x2d, 0xbc, 0x20, 0xe6, 0x4a, 0x44, 0x51, 0x5b, 0x74, 0x44, 0x37, 0xe2, 0xbd, 0x1a, 0xbf, 0x1d,
+	0x8b, 0xb0, 0x6f, 0x05, 0xa1, 0x8c, 0x24, 0x7b, 0x14, 0x21, 0xd6, 0x09, 0xc4, 0xea, 0xd5, 0x8c,
+	0xcb, 0x4e, 0xc7, 0xef, 0x4a, 0x0e, 0x7f, 0x35, 0xd2, 0x58, 0x69, 0x49, 0xd5, 0x91, 0x8a, 0x37,
+	0x1d, 0x25, 0xb4, 0x0b, 0xde, 0xab, 0x35, 0x45, 0xe4, 0xd4, 0x78, 0xe0, 0x78, 0x7e, 0xd7, 0x89,
+	0x7c, 0xd9, 0x45, 0x6c, 0x39, 0x8d, 0x4d, 0x50, 0x2d, 0xe9, 0x27, 0xdf, 0x17, 0xf4, 0xf7, 0x1d,
+	0x58, 0x71, 0xbd, 0xc0, 0x4f, 0xf3, 0x9e, 0xf4, 0xa4, 0xde, 0x1f, 0xfc, 0x87, 0xbb, 0x8b, 0x9e,
+	0x94, 0x5e, 0x5b, 0x70, 0x27, 0xf0, 0xb9, 0xd3, 0xed, 0xca, 0x08, 0xa2, 0x25, 0x36, 0x15, 0xfc,
+	0x0a, 0xab, 0x66, 0xbc, 0xcb, 0x23, 0xbf, 0x23, 0x54, 0xe4, 0x74, 0x02, 0x04, 0x8c, 0x10, 0xc2,
+	0x89, 0x5d, 0x3f, 0x42, 0x88, 0x39, 0x1c, 0x12, 0x38, 0xa1, 0xd3, 0x51, 0xe3, 0xdd, 0xa8, 0xc8,
+	0x89, 0x84, 0x86, 0x98, 0xd7, 0x68, 0xe9, 0xed, 0x81, 0x36, 0x37, 0x06, 0xae, 0xb7, 0x9c, 0x4e,
+	0xd0, 0x16, 0xca, 0x16, 0xb7, 0x63, 0xa1, 0x22, 0xb6, 0x40, 0x67, 0x21, 0xe2, 0x8e, 0xef, 0x96,
+	0xc8, 0x12, 0xa9, 0x9e, 0xb7, 0x8b, 0xb0, 0xbe, 0xe9, 0x9a, 0x7d, 0xba, 0x30, 0xc4, 0x4c, 0x05,
+	0xb2, 0xab, 0x04, 0x7b, 0x8c, 0x16, 0xda, 0xc2, 0xe9, 0x09, 0x55, 0x22, 0x4b, 0xe7, 0xaa, 0xe7,
+	0x6d, 0x5c, 0xb1, 0xd7, 0xe9, 0x6c, 0x10, 0xca, 0x9e, 0xd8, 0x69, 0xf6, 0x4b, 0xd3, 0x4b, 0xa4,
+	0x3a, 0x57, 0x37, 0x2c, 0xad, 0x84, 0x95, 0x28, 0x61, 0xbd, 0x93, 0x28, 0xd1, 0xb8, 0x74, 0xef,
+	0xf7, 0xca, 0xd4, 0x9d, 0x07, 0x15, 0xf2, 0xed, 0x5f, 0x3f, 0xac, 0x10, 0xbb, 0x08, 0xa6, 0x8d,
+	0xbe, 0x79, 0x9d, 0x3e, 0x01, 0xa1, 0x37, 0x36, 0xb7, 0xdf, 0x15, 0xa1, 0xbf, 0xeb, 0xb7, 0x40,
+	0xdb, 0x14, 0x69, 0x2f, 0x88, 0x77, 0xe2, 0x18, 0x49, 0x5f, 0xb0, 0x8b, 0x5e, 0x10, 0x6f, 0xc7,
+	0xbe, 0x6b, 0x7e, 0x41, 0xe8, 0xe2, 0x70, 0x53, 0x24, 0xbe, 0x4d, 0x2f, 0xf6, 0x52, 0xfb, 0x60,
+	0x3f, 0x57, 0x7f, 0xc6, 0x1a, 0x5a, 0x73, 0xd6, 0x29, 0x2f, 0x8d, 0x0b, 0x03, 0xc2, 0x9a, 0x6c,
+	0xc6, 0x0d, 0x33, 0xe8, 0xac, 0x5e, 0x0b, 0x17, 0xf2, 0x9e, 0xb5, 0x8f, 0xd7, 0xa6, 0x45, 0x2f,
+	0x9f, 0x08, 0x99, 0x43, 0xf8, 0x2d, 0xca, 0xd2, 0x78, 0x24, 0xfe, 0x32, 0x9d, 0x01, 0x00, 0x32,
+	0x5e, 0x1c, 0xc1, 0x18, 0x8c, 0xd2, 0x3c, 0xb5, 0x95, 0xf9, 0x33, 0x49, 0x7b, 0x3d, 0x3e, 0xff,
+	0xe7, 0xf4, 0x79, 0xf9, 0xae, 0x08, 0xb5, 0x94, 0x8d, 0xd2, 0x2f, 0x3f, 0xad, 0xce, 0x63, 0xf9,
+	0xdf, 0x70, 0xdd, 0x50, 0x28, 0xb5, 0x15, 0x85, 0x7e, 0xd7, 0xb3, 0x8f, 0x91, 0xec, 0x25, 0x5a,
+	0x18, 0x14, 0x58, 0xac, 0x20, 0xd7, 0xff, 0xd5, 0xcd, 0x71, 0x64, 0xb6, 0x00, 0x69, 0xa3, 0x05,
+	0x7b, 0x93, 0xd2, 0x93, 0xde, 0x2c, 0x9d, 0x43, 0xf9, 0x31, 0xe0, 0xa0, 0x39, 0x2d, 0x7d, 0x17,
+	0x60, 0x8b, 0x5a, 0x9b, 0x8e, 0x27, 0x90, 0xad, 0x9d, 0xb2, 0x34, 0xbf, 0x26, 0xf4, 0x91, 0x4c,
+	0x42, 0xa8, 0xd3, 0x2b, 0xb4, 0x00, 0x19, 0xeb, 0xca, 0x3c, 0x83, 0x50, 0x68, 0xc6, 0x36, 0x32,
+	0x04, 0x75, 0x11, 0x3f, 0x3b, 0x91, 0xa0, 0x8e, 0x9e, 0x61, 0x78, 0x0b, 0x09, 0xda, 0xe2, 0x63,
+	0x27, 0x74, 0xff, 0x9d, 0xe4, 0xe6, 0x01, 0xa1, 0xf3, 0x59, 0x6f, 0x98, 0xef, 0x87, 0xb4, 0x18,
+	0xea, 0x2d, 0x4c, 0x78, 0x21, 0xc3, 0x35, 0x61, 0xf9, 0x9a, 0xf4, 0xbb, 0x8d, 0x6b, 0x83, 0x6c,
+	0xef, 0x3e, 0xa8, 0x54, 0x3d, 0x3f, 0xfa, 0x20, 0x6e, 0x5a, 0x2d, 0xd9, 0xc1, 0x9b, 0x0e, 0x7f,
+	0x56, 0x95, 0xfb, 0x11, 0x8f, 0xfa, 0x81, 0x50, 0x60, 0xa0, 0xb0, 0x2f, 0x31, 0x80, 0xf9, 0x29,
+	0x7d, 0x1c, 0x38, 0xbc, 0x25, 0x1c, 0x25, 0x36, 0x43, 0x29, 0x77, 0xd3, 0x17, 0x49, 0x7b, 0xb0,
+	0x9b, 0xaa, 0x67, 0x58, 0xdf, 0x74, 0x4f, 0x9d, 0xf8, 0xf4, 0x3f, 0x3e, 0xf1, 0xbb, 0x04, 0x2f,
+	0xb2, 0x4c, 0x78, 0x94, 0xe1, 0x0d, 0x5a, 0x08, 0x60, 0x07, 0x55, 0x18, 0x55, 0x92, 0x60, 0x66,
+	0x8b, 0x96, 0x0c, 0xdd, 0xcc, 0xe1, 0x6b, 0xe3, 0xff, 0xee, 0xf0, 0x9f, 0xc7, 0xdb, 0x33, 0xe1,
+	0xea, 0x0d, 0x4e, 0x75, 0xb2, 0x58, 0xa6, 0x4f, 0x8d, 0x61, 0x76, 0x98, 0xe5, 0x2d, 0xa8, 0x1d,
+	0xd8, 0xc3, 0x7b, 0xe0, 0xa9, 0x11, 0x79, 0x66, 0xec, 0xd3, 0x99, 0x1e, 0x3b, 0x30, 0xe7, 0xf1,
+	0x46, 0xd8, 0x84, 0x79, 0x82, 0xdc, 0xcc, 0xf7, 0xb0, 0x6a, 0x93, 0x5d, 0x8c, 0xfc, 0x2a, 0x2d,
+	0xe8, 0xb9, 0x83, 0x71, 0xaf, 0x8c, 0xd2, 0x17, 0x40, 0x59, 0x69, 0x61, 0xab, 0x7e, 0x40, 0xe9,
+	0x0c, 0x78, 0x66, 0x9f, 0x11, 0x5a, 0xd0, 0x38, 0xb6, 0x3c, 0xc2, 0xcd, 0xc3, 0xc4, 0x8c, 0x95,
+	0x3c, 0x50, 0xcd, 0xd6, 0x7c, 0xfa, 0xe0, 0xd7, 0x3f, 0xbf, 0x9c, 0xae, 0xb0, 0x2b, 0x7c, 0xdc,
+	0x08, 0x65, 0x5f, 0x11, 0x5a, 0xc4, 0x7e, 0x62, 0x63, 0xdd, 0x67, 0x5b, 0xd8, 0xb8, 0x9a, 0x0b,
+	0x8b, 0x5c, 0x6a, 0xc0, 0xe5, 0x2a, 0x5b, 0x1e, 0xc1, 0x05, 0x9b, 0x8b, 0xef, 0x25, 0xbd, 0xbe,
+	0xcf, 0xbe, 0x21, 0x74, 0x2e, 0x55, 0xe4, 0xcc, 0x1a, 0x17, 0xef, 0xe1, 0x66, 0x34, 0x78, 0x6e,
+	0x3c, 0x72, 0x7c, 0x01, 0x38, 0xd6, 0x18, 0x1f, 0xc1, 0x11, 0xaa, 0x53, 0xf1, 0xbd, 0xa4, 0x6a,
+	0xf7, 0x39, 0xf6, 0xcb, 0xf7, 0x84, 0x5e, 0xca, 0x94, 0x1a, 0x5b, 0xcb, 0x13, 0x3b, 0xdd, 0x0d,
+	0x46, 0xed, 0x0c, 0x16, 0xc8, 0xf7, 0x45, 0xe0, 0xbb, 0xce, 0x6a, 0x67, 0xe1, 0xab, 0xf9, 0x7d,
+	0x4e, 0xe8, 0x0c, 0xdc, 0xfd, 0xac, 0x3a, 0x2e, 0x6e, 0x7a, 0x58, 0x1b, 0xcb, 0x39, 0x90, 0xc8,
+	0x6c, 0x0d, 0x98, 0xad, 0xb0, 0x2a, 0x1f, 0xf3, 0xbe, 0x53, 0x7c, 0x2f, 0x19, 0xfe, 0xfb, 0xd0,
+	0x0d, 0x7a, 0x86, 0xb1, 0xc9, 0x71, 0xf2, 0x75, 0x43, 0x76, 0x24, 0x4e, 0xec, 0x06, 0x1c, 0x7c,
+	0xdf, 0x11, 0x7a, 0x31, 0xfd, 0xd8, 0x63, 0x7c, 0x62, 0x8c, 0xec, 0x6b, 0xd2, 0x58, 0xcb, 0x6f,
+	0x80, 0xd4, 0xae, 0x03, 0xb5, 0x3a, 0x5b, 0xcb, 0x2b, 0x17, 0x57, 0x48, 0xee, 0x47, 0x42, 0xff,
+	0x7f, 0xea, 0x79, 0xc6, 0xea, 0xe3, 0xe2, 0x0f, 0x7f, 0x4c, 0x1a, 0xeb, 0x67, 0xb2, 0xc9, 0xd9,
+	0x2f, 0xe9, 0xb7, 0xa1, 0xe2, 0x7b, 0xc9, 0x6b, 0x75, 0xbf, 0xb1, 0x71, 0xef, 0xb0, 0x4c, 0xee,
+	0x1f, 0x96, 0xc9, 0x1f, 0x87, 0x65, 0x72, 0xe7, 0xa8, 0x3c, 0x75, 0xff, 0xa8, 0x3c, 0xf5, 0xdb,
+	0x51, 0x79, 0xea, 0xfd, 0xd5, 0xd4, 0x4c, 0x4e, 0x9c, 0x26, 0xbf, 0x9f, 0xa4, 0xdd, 0xc3, 0x78,
+	0x6e, 0x16, 0xe0, 0x39, 0xbd, 0xfe, 0x77, 0x00, 0x00, 0x00, 0xff, 0xff, 0x5f, 0x8c, 0xf1, 0x54,
+	0x50, 0x0d, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -718,6 +942,11 @@ type QueryClient interface {
 	Audit(ctx context.Context, in *QueryAuditRequest, opts ...grpc.CallOption) (*QueryAuditResponse, error)
 	// Audits lists audits by id, optionally of one provider or one status.
 	Audits(ctx context.Context, in *QueryAuditsRequest, opts ...grpc.CallOption) (*QueryAuditsResponse, error)
+	// AuditSamples returns the leaves an answered audit must open, once the
+	// block after its root's block is committed.
+	AuditSamples(ctx context.Context, in *QueryAuditSamplesRequest, opts ...grpc.CallOption) (*QueryAuditSamplesResponse, error)
+	// GPUVerification returns a GPU's audit record.
+	GPUVerification(ctx context.Context, in *QueryGPUVerificationRequest, opts ...grpc.CallOption) (*QueryGPUVerificationResponse, error)
 }
 
 type queryClient struct {
@@ -782,6 +1011,24 @@ func (c *queryClient) Audits(ctx context.Context, in *QueryAuditsRequest, opts .
 	return out, nil
 }
 
+func (c *queryClient) AuditSamples(ctx context.Context, in *QueryAuditSamplesRequest, opts ...grpc.CallOption) (*QueryAuditSamplesResponse, error) {
+	out := new(QueryAuditSamplesResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Query/AuditSamples", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *queryClient) GPUVerification(ctx context.Context, in *QueryGPUVerificationRequest, opts ...grpc.CallOption) (*QueryGPUVerificationResponse, error) {
+	out := new(QueryGPUVerificationResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Query/GPUVerification", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // QueryServer is the server API for Query service.
 type QueryServer interface {
 	// Params returns the module parameters.
@@ -796,6 +1043,11 @@ type QueryServer interface {
 	Audit(context.Context, *QueryAuditRequest) (*QueryAuditResponse, error)
 	// Audits lists audits by id, optionally of one provider or one status.
 	Audits(context.Context, *QueryAuditsRequest) (*QueryAuditsResponse, error)
+	// AuditSamples returns the leaves an answered audit must open, once the
+	// block after its root's block is committed.
+	AuditSamples(context.Context, *QueryAuditSamplesRequest) (*QueryAuditSamplesResponse, error)
+	// GPUVerification returns a GPU's audit record.
+	GPUVerification(context.Context, *QueryGPUVerificationRequest) (*QueryGPUVerificationResponse, error)
 }
 
 // UnimplementedQueryServer can be embedded to have forward compatible implementations.
@@ -819,6 +1071,12 @@ func (*UnimplementedQueryServer) Audit(ctx context.Context, req *QueryAuditReque
 }
 func (*UnimplementedQueryServer) Audits(ctx context.Context, req *QueryAuditsRequest) (*QueryAuditsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Audits not implemented")
+}
+func (*UnimplementedQueryServer) AuditSamples(ctx context.Context, req *QueryAuditSamplesRequest) (*QueryAuditSamplesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AuditSamples not implemented")
+}
+func (*UnimplementedQueryServer) GPUVerification(ctx context.Context, req *QueryGPUVerificationRequest) (*QueryGPUVerificationResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GPUVerification not implemented")
 }
 
 func RegisterQueryServer(s grpc1.Server, srv QueryServer) {
@@ -933,6 +1191,42 @@ func _Query_Audits_Handler(srv interface{}, ctx context.Context, dec func(interf
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Query_AuditSamples_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryAuditSamplesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).AuditSamples(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Query/AuditSamples",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).AuditSamples(ctx, req.(*QueryAuditSamplesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Query_GPUVerification_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QueryGPUVerificationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QueryServer).GPUVerification(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.settlement.v1.Query/GPUVerification",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QueryServer).GPUVerification(ctx, req.(*QueryGPUVerificationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var Query_serviceDesc = _Query_serviceDesc
 var _Query_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "idlegpu.settlement.v1.Query",
@@ -962,9 +1256,167 @@ var _Query_serviceDesc = grpc.ServiceDesc{
 			MethodName: "Audits",
 			Handler:    _Query_Audits_Handler,
 		},
+		{
+			MethodName: "AuditSamples",
+			Handler:    _Query_AuditSamples_Handler,
+		},
+		{
+			MethodName: "GPUVerification",
+			Handler:    _Query_GPUVerification_Handler,
+		},
 	},
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "idlegpu/settlement/v1/query.proto",
+}
+
+func (m *QueryAuditSamplesRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryAuditSamplesRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryAuditSamplesRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.AuditId != 0 {
+		i = encodeVarintQuery(dAtA, i, uint64(m.AuditId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryAuditSamplesResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryAuditSamplesResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryAuditSamplesResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	n1, err1 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.ProveBy, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.ProveBy):])
+	if err1 != nil {
+		return 0, err1
+	}
+	i -= n1
+	i = encodeVarintQuery(dAtA, i, uint64(n1))
+	i--
+	dAtA[i] = 0x12
+	if len(m.Leaves) > 0 {
+		dAtA3 := make([]byte, len(m.Leaves)*10)
+		var j2 int
+		for _, num := range m.Leaves {
+			for num >= 1<<7 {
+				dAtA3[j2] = uint8(uint64(num)&0x7f | 0x80)
+				num >>= 7
+				j2++
+			}
+			dAtA3[j2] = uint8(num)
+			j2++
+		}
+		i -= j2
+		copy(dAtA[i:], dAtA3[:j2])
+		i = encodeVarintQuery(dAtA, i, uint64(j2))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryGPUVerificationRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryGPUVerificationRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryGPUVerificationRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.GpuUuid) > 0 {
+		i -= len(m.GpuUuid)
+		copy(dAtA[i:], m.GpuUuid)
+		i = encodeVarintQuery(dAtA, i, uint64(len(m.GpuUuid)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryGPUVerificationResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryGPUVerificationResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *QueryGPUVerificationResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Verified {
+		i--
+		if m.Verified {
+			dAtA[i] = 1
+		} else {
+			dAtA[i] = 0
+		}
+		i--
+		dAtA[i] = 0x10
+	}
+	{
+		size, err := m.Verification.MarshalToSizedBuffer(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = encodeVarintQuery(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
 }
 
 func (m *QueryAuditRequest) Marshal() (dAtA []byte, err error) {
@@ -1408,6 +1860,63 @@ func encodeVarintQuery(dAtA []byte, offset int, v uint64) int {
 	dAtA[offset] = uint8(v)
 	return base
 }
+func (m *QueryAuditSamplesRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.AuditId != 0 {
+		n += 1 + sovQuery(uint64(m.AuditId))
+	}
+	return n
+}
+
+func (m *QueryAuditSamplesResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.Leaves) > 0 {
+		l = 0
+		for _, e := range m.Leaves {
+			l += sovQuery(uint64(e))
+		}
+		n += 1 + sovQuery(uint64(l)) + l
+	}
+	l = github_com_cosmos_gogoproto_types.SizeOfStdTime(m.ProveBy)
+	n += 1 + l + sovQuery(uint64(l))
+	return n
+}
+
+func (m *QueryGPUVerificationRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.GpuUuid)
+	if l > 0 {
+		n += 1 + l + sovQuery(uint64(l))
+	}
+	return n
+}
+
+func (m *QueryGPUVerificationResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = m.Verification.Size()
+	n += 1 + l + sovQuery(uint64(l))
+	if m.Verified {
+		n += 2
+	}
+	return n
+}
+
 func (m *QueryAuditRequest) Size() (n int) {
 	if m == nil {
 		return 0
@@ -1581,6 +2090,419 @@ func sovQuery(x uint64) (n int) {
 }
 func sozQuery(x uint64) (n int) {
 	return sovQuery(uint64((x << 1) ^ uint64((int64(x) >> 63))))
+}
+func (m *QueryAuditSamplesRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryAuditSamplesRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryAuditSamplesRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AuditId", wireType)
+			}
+			m.AuditId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.AuditId |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryAuditSamplesResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryAuditSamplesResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryAuditSamplesResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType == 0 {
+				var v uint64
+				for shift := uint(0); ; shift += 7 {
+					if shift >= 64 {
+						return ErrIntOverflowQuery
+					}
+					if iNdEx >= l {
+						return io.ErrUnexpectedEOF
+					}
+					b := dAtA[iNdEx]
+					iNdEx++
+					v |= uint64(b&0x7F) << shift
+					if b < 0x80 {
+						break
+					}
+				}
+				m.Leaves = append(m.Leaves, v)
+			} else if wireType == 2 {
+				var packedLen int
+				for shift := uint(0); ; shift += 7 {
+					if shift >= 64 {
+						return ErrIntOverflowQuery
+					}
+					if iNdEx >= l {
+						return io.ErrUnexpectedEOF
+					}
+					b := dAtA[iNdEx]
+					iNdEx++
+					packedLen |= int(b&0x7F) << shift
+					if b < 0x80 {
+						break
+					}
+				}
+				if packedLen < 0 {
+					return ErrInvalidLengthQuery
+				}
+				postIndex := iNdEx + packedLen
+				if postIndex < 0 {
+					return ErrInvalidLengthQuery
+				}
+				if postIndex > l {
+					return io.ErrUnexpectedEOF
+				}
+				var elementCount int
+				var count int
+				for _, integer := range dAtA[iNdEx:postIndex] {
+					if integer < 128 {
+						count++
+					}
+				}
+				elementCount = count
+				if elementCount != 0 && len(m.Leaves) == 0 {
+					m.Leaves = make([]uint64, 0, elementCount)
+				}
+				for iNdEx < postIndex {
+					var v uint64
+					for shift := uint(0); ; shift += 7 {
+						if shift >= 64 {
+							return ErrIntOverflowQuery
+						}
+						if iNdEx >= l {
+							return io.ErrUnexpectedEOF
+						}
+						b := dAtA[iNdEx]
+						iNdEx++
+						v |= uint64(b&0x7F) << shift
+						if b < 0x80 {
+							break
+						}
+					}
+					m.Leaves = append(m.Leaves, v)
+				}
+			} else {
+				return fmt.Errorf("proto: wrong wireType = %d for field Leaves", wireType)
+			}
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ProveBy", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := github_com_cosmos_gogoproto_types.StdTimeUnmarshal(&m.ProveBy, dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryGPUVerificationRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryGPUVerificationRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryGPUVerificationRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field GpuUuid", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.GpuUuid = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryGPUVerificationResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowQuery
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryGPUVerificationResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryGPUVerificationResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Verification", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthQuery
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.Verification.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Verified", wireType)
+			}
+			var v int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowQuery
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				v |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			m.Verified = bool(v != 0)
+		default:
+			iNdEx = preIndex
+			skippy, err := skipQuery(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthQuery
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
 }
 func (m *QueryAuditRequest) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)

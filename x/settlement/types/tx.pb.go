@@ -14,7 +14,6 @@ import (
 	_ "github.com/cosmos/gogoproto/gogoproto"
 	grpc1 "github.com/cosmos/gogoproto/grpc"
 	proto "github.com/cosmos/gogoproto/proto"
-	github_com_cosmos_gogoproto_types "github.com/cosmos/gogoproto/types"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
@@ -22,14 +21,12 @@ import (
 	io "io"
 	math "math"
 	math_bits "math/bits"
-	time "time"
 )
 
 // Reference imports to suppress errors if they are not otherwise used.
 var _ = proto.Marshal
 var _ = fmt.Errorf
 var _ = math.Inf
-var _ = time.Kitchen
 
 // This is a compile-time assertion to ensure that this generated file
 // is compatible with the proto package it is being compiled against.
@@ -37,42 +34,32 @@ var _ = time.Kitchen
 // proto package needs to be updated.
 const _ = proto.GoGoProtoPackageIsVersion3 // please upgrade the proto package
 
-// MsgOpenAudit challenges a GPU that is in no lease: its provider must run
-// the workload with seed for work_units and answer by the deadline.
-type MsgOpenAudit struct {
-	// auditor must be in the auditors param; it pays the fee into escrow.
-	Auditor string `protobuf:"bytes,1,opt,name=auditor,proto3" json:"auditor,omitempty"`
-	// provider owns the GPU.
-	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+// MsgRequestAudit opens an audit of a GPU that is in no lease. The
+// provider's operator or agent asks for free for a GPU that needs one (never
+// verified, or its last pass older than audit_validity_seconds); anyone else
+// pays fee, at least audit_request_fee in its denom, to the provider
+// whatever the verdict. The chain draws the seed and sets the deadline.
+type MsgRequestAudit struct {
+	// requester pays the fee (none for a provider's required audit).
+	Requester string `protobuf:"bytes,1,opt,name=requester,proto3" json:"requester,omitempty"`
 	// gpu_uuid is the GPU to audit.
-	GpuUuid string `protobuf:"bytes,3,opt,name=gpu_uuid,json=gpuUuid,proto3" json:"gpu_uuid,omitempty"`
-	// workload names the audit workload; only the chain's known ones are accepted.
-	Workload string `protobuf:"bytes,4,opt,name=workload,proto3" json:"workload,omitempty"`
-	// seed parameterises the workload (32 bytes).
-	Seed []byte `protobuf:"bytes,5,opt,name=seed,proto3" json:"seed,omitempty"`
-	// work_units is the size of the computation (at least 1).
-	WorkUnits uint64 `protobuf:"varint,6,opt,name=work_units,json=workUnits,proto3" json:"work_units,omitempty"`
-	// commitment is sha256(salt ‖ expected), salt and expected 32 bytes each.
-	Commitment []byte `protobuf:"bytes,7,opt,name=commitment,proto3" json:"commitment,omitempty"`
-	// deadline must be at least the model's reference time for work_units ×
-	// audit_slack + audit_latency from now, and at most audit_max_seconds away.
-	Deadline time.Time `protobuf:"bytes,8,opt,name=deadline,proto3,stdtime" json:"deadline"`
-	// fee is escrowed: the provider's on a correct answer or a bad reveal.
-	Fee types.Coin `protobuf:"bytes,9,opt,name=fee,proto3" json:"fee"`
+	GpuUuid string `protobuf:"bytes,2,opt,name=gpu_uuid,json=gpuUuid,proto3" json:"gpu_uuid,omitempty"`
+	// fee is escrowed for the provider; zero (empty denom) for a required audit.
+	Fee types.Coin `protobuf:"bytes,3,opt,name=fee,proto3" json:"fee"`
 }
 
-func (m *MsgOpenAudit) Reset()         { *m = MsgOpenAudit{} }
-func (m *MsgOpenAudit) String() string { return proto.CompactTextString(m) }
-func (*MsgOpenAudit) ProtoMessage()    {}
-func (*MsgOpenAudit) Descriptor() ([]byte, []int) {
+func (m *MsgRequestAudit) Reset()         { *m = MsgRequestAudit{} }
+func (m *MsgRequestAudit) String() string { return proto.CompactTextString(m) }
+func (*MsgRequestAudit) ProtoMessage()    {}
+func (*MsgRequestAudit) Descriptor() ([]byte, []int) {
 	return fileDescriptor_ec61c5c783ce2c92, []int{0}
 }
-func (m *MsgOpenAudit) XXX_Unmarshal(b []byte) error {
+func (m *MsgRequestAudit) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
 }
-func (m *MsgOpenAudit) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+func (m *MsgRequestAudit) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
 	if deterministic {
-		return xxx_messageInfo_MsgOpenAudit.Marshal(b, m, deterministic)
+		return xxx_messageInfo_MsgRequestAudit.Marshal(b, m, deterministic)
 	} else {
 		b = b[:cap(b)]
 		n, err := m.MarshalToSizedBuffer(b)
@@ -82,99 +69,57 @@ func (m *MsgOpenAudit) XXX_Marshal(b []byte, deterministic bool) ([]byte, error)
 		return b[:n], nil
 	}
 }
-func (m *MsgOpenAudit) XXX_Merge(src proto.Message) {
-	xxx_messageInfo_MsgOpenAudit.Merge(m, src)
+func (m *MsgRequestAudit) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgRequestAudit.Merge(m, src)
 }
-func (m *MsgOpenAudit) XXX_Size() int {
+func (m *MsgRequestAudit) XXX_Size() int {
 	return m.Size()
 }
-func (m *MsgOpenAudit) XXX_DiscardUnknown() {
-	xxx_messageInfo_MsgOpenAudit.DiscardUnknown(m)
+func (m *MsgRequestAudit) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgRequestAudit.DiscardUnknown(m)
 }
 
-var xxx_messageInfo_MsgOpenAudit proto.InternalMessageInfo
+var xxx_messageInfo_MsgRequestAudit proto.InternalMessageInfo
 
-func (m *MsgOpenAudit) GetAuditor() string {
+func (m *MsgRequestAudit) GetRequester() string {
 	if m != nil {
-		return m.Auditor
+		return m.Requester
 	}
 	return ""
 }
 
-func (m *MsgOpenAudit) GetProvider() string {
-	if m != nil {
-		return m.Provider
-	}
-	return ""
-}
-
-func (m *MsgOpenAudit) GetGpuUuid() string {
+func (m *MsgRequestAudit) GetGpuUuid() string {
 	if m != nil {
 		return m.GpuUuid
 	}
 	return ""
 }
 
-func (m *MsgOpenAudit) GetWorkload() string {
-	if m != nil {
-		return m.Workload
-	}
-	return ""
-}
-
-func (m *MsgOpenAudit) GetSeed() []byte {
-	if m != nil {
-		return m.Seed
-	}
-	return nil
-}
-
-func (m *MsgOpenAudit) GetWorkUnits() uint64 {
-	if m != nil {
-		return m.WorkUnits
-	}
-	return 0
-}
-
-func (m *MsgOpenAudit) GetCommitment() []byte {
-	if m != nil {
-		return m.Commitment
-	}
-	return nil
-}
-
-func (m *MsgOpenAudit) GetDeadline() time.Time {
-	if m != nil {
-		return m.Deadline
-	}
-	return time.Time{}
-}
-
-func (m *MsgOpenAudit) GetFee() types.Coin {
+func (m *MsgRequestAudit) GetFee() types.Coin {
 	if m != nil {
 		return m.Fee
 	}
 	return types.Coin{}
 }
 
-// MsgOpenAuditResponse names the audit.
-type MsgOpenAuditResponse struct {
+// MsgRequestAuditResponse names the audit.
+type MsgRequestAuditResponse struct {
 	// audit_id is the new audit's id.
 	AuditId uint64 `protobuf:"varint,1,opt,name=audit_id,json=auditId,proto3" json:"audit_id,omitempty"`
 }
 
-func (m *MsgOpenAuditResponse) Reset()         { *m = MsgOpenAuditResponse{} }
-func (m *MsgOpenAuditResponse) String() string { return proto.CompactTextString(m) }
-func (*MsgOpenAuditResponse) ProtoMessage()    {}
-func (*MsgOpenAuditResponse) Descriptor() ([]byte, []int) {
+func (m *MsgRequestAuditResponse) Reset()         { *m = MsgRequestAuditResponse{} }
+func (m *MsgRequestAuditResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgRequestAuditResponse) ProtoMessage()    {}
+func (*MsgRequestAuditResponse) Descriptor() ([]byte, []int) {
 	return fileDescriptor_ec61c5c783ce2c92, []int{1}
 }
-func (m *MsgOpenAuditResponse) XXX_Unmarshal(b []byte) error {
+func (m *MsgRequestAuditResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
 }
-func (m *MsgOpenAuditResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+func (m *MsgRequestAuditResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
 	if deterministic {
-		return xxx_messageInfo_MsgOpenAuditResponse.Marshal(b, m, deterministic)
+		return xxx_messageInfo_MsgRequestAuditResponse.Marshal(b, m, deterministic)
 	} else {
 		b = b[:cap(b)]
 		n, err := m.MarshalToSizedBuffer(b)
@@ -184,33 +129,33 @@ func (m *MsgOpenAuditResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte
 		return b[:n], nil
 	}
 }
-func (m *MsgOpenAuditResponse) XXX_Merge(src proto.Message) {
-	xxx_messageInfo_MsgOpenAuditResponse.Merge(m, src)
+func (m *MsgRequestAuditResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgRequestAuditResponse.Merge(m, src)
 }
-func (m *MsgOpenAuditResponse) XXX_Size() int {
+func (m *MsgRequestAuditResponse) XXX_Size() int {
 	return m.Size()
 }
-func (m *MsgOpenAuditResponse) XXX_DiscardUnknown() {
-	xxx_messageInfo_MsgOpenAuditResponse.DiscardUnknown(m)
+func (m *MsgRequestAuditResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgRequestAuditResponse.DiscardUnknown(m)
 }
 
-var xxx_messageInfo_MsgOpenAuditResponse proto.InternalMessageInfo
+var xxx_messageInfo_MsgRequestAuditResponse proto.InternalMessageInfo
 
-func (m *MsgOpenAuditResponse) GetAuditId() uint64 {
+func (m *MsgRequestAuditResponse) GetAuditId() uint64 {
 	if m != nil {
 		return m.AuditId
 	}
 	return 0
 }
 
-// MsgAnswerAudit is the provider's result.
+// MsgAnswerAudit commits the provider to its transcript.
 type MsgAnswerAudit struct {
 	// signer is the provider's operator or one of its agents.
 	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
 	// audit_id is the audit answered.
 	AuditId uint64 `protobuf:"varint,2,opt,name=audit_id,json=auditId,proto3" json:"audit_id,omitempty"`
-	// result is the workload's 32-byte output.
-	Result []byte `protobuf:"bytes,3,opt,name=result,proto3" json:"result,omitempty"`
+	// root is the 32-byte RFC 6962 Merkle root over the transcript's leaves.
+	Root []byte `protobuf:"bytes,3,opt,name=root,proto3" json:"root,omitempty"`
 }
 
 func (m *MsgAnswerAudit) Reset()         { *m = MsgAnswerAudit{} }
@@ -260,14 +205,14 @@ func (m *MsgAnswerAudit) GetAuditId() uint64 {
 	return 0
 }
 
-func (m *MsgAnswerAudit) GetResult() []byte {
+func (m *MsgAnswerAudit) GetRoot() []byte {
 	if m != nil {
-		return m.Result
+		return m.Root
 	}
 	return nil
 }
 
-// MsgAnswerAuditResponse is empty: the verdict comes with the reveal.
+// MsgAnswerAuditResponse is empty: the verdict comes with the proof.
 type MsgAnswerAuditResponse struct {
 }
 
@@ -304,30 +249,29 @@ func (m *MsgAnswerAuditResponse) XXX_DiscardUnknown() {
 
 var xxx_messageInfo_MsgAnswerAuditResponse proto.InternalMessageInfo
 
-// MsgRevealAudit opens the auditor's commitment after the answer.
-type MsgRevealAudit struct {
-	// auditor is the audit's auditor.
-	Auditor string `protobuf:"bytes,1,opt,name=auditor,proto3" json:"auditor,omitempty"`
-	// audit_id is the audit revealed.
+// MsgProveAudit opens every sampled leaf of an answered audit, in the
+// order Query/AuditSamples lists them.
+type MsgProveAudit struct {
+	// signer is the provider's operator or one of its agents.
+	Signer string `protobuf:"bytes,1,opt,name=signer,proto3" json:"signer,omitempty"`
+	// audit_id is the audit proved.
 	AuditId uint64 `protobuf:"varint,2,opt,name=audit_id,json=auditId,proto3" json:"audit_id,omitempty"`
-	// salt is the 32-byte salt of the commitment.
-	Salt []byte `protobuf:"bytes,3,opt,name=salt,proto3" json:"salt,omitempty"`
-	// expected is the 32-byte result the auditor committed to.
-	Expected []byte `protobuf:"bytes,4,opt,name=expected,proto3" json:"expected,omitempty"`
+	// openings are the sampled leaves, in sample order.
+	Openings []AuditOpening `protobuf:"bytes,3,rep,name=openings,proto3" json:"openings"`
 }
 
-func (m *MsgRevealAudit) Reset()         { *m = MsgRevealAudit{} }
-func (m *MsgRevealAudit) String() string { return proto.CompactTextString(m) }
-func (*MsgRevealAudit) ProtoMessage()    {}
-func (*MsgRevealAudit) Descriptor() ([]byte, []int) {
+func (m *MsgProveAudit) Reset()         { *m = MsgProveAudit{} }
+func (m *MsgProveAudit) String() string { return proto.CompactTextString(m) }
+func (*MsgProveAudit) ProtoMessage()    {}
+func (*MsgProveAudit) Descriptor() ([]byte, []int) {
 	return fileDescriptor_ec61c5c783ce2c92, []int{4}
 }
-func (m *MsgRevealAudit) XXX_Unmarshal(b []byte) error {
+func (m *MsgProveAudit) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
 }
-func (m *MsgRevealAudit) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+func (m *MsgProveAudit) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
 	if deterministic {
-		return xxx_messageInfo_MsgRevealAudit.Marshal(b, m, deterministic)
+		return xxx_messageInfo_MsgProveAudit.Marshal(b, m, deterministic)
 	} else {
 		b = b[:cap(b)]
 		n, err := m.MarshalToSizedBuffer(b)
@@ -337,66 +281,59 @@ func (m *MsgRevealAudit) XXX_Marshal(b []byte, deterministic bool) ([]byte, erro
 		return b[:n], nil
 	}
 }
-func (m *MsgRevealAudit) XXX_Merge(src proto.Message) {
-	xxx_messageInfo_MsgRevealAudit.Merge(m, src)
+func (m *MsgProveAudit) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgProveAudit.Merge(m, src)
 }
-func (m *MsgRevealAudit) XXX_Size() int {
+func (m *MsgProveAudit) XXX_Size() int {
 	return m.Size()
 }
-func (m *MsgRevealAudit) XXX_DiscardUnknown() {
-	xxx_messageInfo_MsgRevealAudit.DiscardUnknown(m)
+func (m *MsgProveAudit) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgProveAudit.DiscardUnknown(m)
 }
 
-var xxx_messageInfo_MsgRevealAudit proto.InternalMessageInfo
+var xxx_messageInfo_MsgProveAudit proto.InternalMessageInfo
 
-func (m *MsgRevealAudit) GetAuditor() string {
+func (m *MsgProveAudit) GetSigner() string {
 	if m != nil {
-		return m.Auditor
+		return m.Signer
 	}
 	return ""
 }
 
-func (m *MsgRevealAudit) GetAuditId() uint64 {
+func (m *MsgProveAudit) GetAuditId() uint64 {
 	if m != nil {
 		return m.AuditId
 	}
 	return 0
 }
 
-func (m *MsgRevealAudit) GetSalt() []byte {
+func (m *MsgProveAudit) GetOpenings() []AuditOpening {
 	if m != nil {
-		return m.Salt
+		return m.Openings
 	}
 	return nil
 }
 
-func (m *MsgRevealAudit) GetExpected() []byte {
-	if m != nil {
-		return m.Expected
-	}
-	return nil
-}
-
-// MsgRevealAuditResponse gives the verdict.
-type MsgRevealAuditResponse struct {
-	// status is the verdict.
+// MsgProveAuditResponse gives the verdict.
+type MsgProveAuditResponse struct {
+	// status is the verdict: CORRECT or WRONG.
 	Status AuditStatus `protobuf:"varint,1,opt,name=status,proto3,enum=idlegpu.settlement.v1.AuditStatus" json:"status,omitempty"`
 	// slashed is the provider's stake taken on a WRONG verdict.
 	Slashed types.Coin `protobuf:"bytes,2,opt,name=slashed,proto3" json:"slashed"`
 }
 
-func (m *MsgRevealAuditResponse) Reset()         { *m = MsgRevealAuditResponse{} }
-func (m *MsgRevealAuditResponse) String() string { return proto.CompactTextString(m) }
-func (*MsgRevealAuditResponse) ProtoMessage()    {}
-func (*MsgRevealAuditResponse) Descriptor() ([]byte, []int) {
+func (m *MsgProveAuditResponse) Reset()         { *m = MsgProveAuditResponse{} }
+func (m *MsgProveAuditResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgProveAuditResponse) ProtoMessage()    {}
+func (*MsgProveAuditResponse) Descriptor() ([]byte, []int) {
 	return fileDescriptor_ec61c5c783ce2c92, []int{5}
 }
-func (m *MsgRevealAuditResponse) XXX_Unmarshal(b []byte) error {
+func (m *MsgProveAuditResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
 }
-func (m *MsgRevealAuditResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+func (m *MsgProveAuditResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
 	if deterministic {
-		return xxx_messageInfo_MsgRevealAuditResponse.Marshal(b, m, deterministic)
+		return xxx_messageInfo_MsgProveAuditResponse.Marshal(b, m, deterministic)
 	} else {
 		b = b[:cap(b)]
 		n, err := m.MarshalToSizedBuffer(b)
@@ -406,26 +343,26 @@ func (m *MsgRevealAuditResponse) XXX_Marshal(b []byte, deterministic bool) ([]by
 		return b[:n], nil
 	}
 }
-func (m *MsgRevealAuditResponse) XXX_Merge(src proto.Message) {
-	xxx_messageInfo_MsgRevealAuditResponse.Merge(m, src)
+func (m *MsgProveAuditResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgProveAuditResponse.Merge(m, src)
 }
-func (m *MsgRevealAuditResponse) XXX_Size() int {
+func (m *MsgProveAuditResponse) XXX_Size() int {
 	return m.Size()
 }
-func (m *MsgRevealAuditResponse) XXX_DiscardUnknown() {
-	xxx_messageInfo_MsgRevealAuditResponse.DiscardUnknown(m)
+func (m *MsgProveAuditResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgProveAuditResponse.DiscardUnknown(m)
 }
 
-var xxx_messageInfo_MsgRevealAuditResponse proto.InternalMessageInfo
+var xxx_messageInfo_MsgProveAuditResponse proto.InternalMessageInfo
 
-func (m *MsgRevealAuditResponse) GetStatus() AuditStatus {
+func (m *MsgProveAuditResponse) GetStatus() AuditStatus {
 	if m != nil {
 		return m.Status
 	}
 	return AUDIT_STATUS_UNSPECIFIED
 }
 
-func (m *MsgRevealAuditResponse) GetSlashed() types.Coin {
+func (m *MsgProveAuditResponse) GetSlashed() types.Coin {
 	if m != nil {
 		return m.Slashed
 	}
@@ -884,12 +821,12 @@ func (m *MsgUpdateParamsResponse) XXX_DiscardUnknown() {
 var xxx_messageInfo_MsgUpdateParamsResponse proto.InternalMessageInfo
 
 func init() {
-	proto.RegisterType((*MsgOpenAudit)(nil), "idlegpu.settlement.v1.MsgOpenAudit")
-	proto.RegisterType((*MsgOpenAuditResponse)(nil), "idlegpu.settlement.v1.MsgOpenAuditResponse")
+	proto.RegisterType((*MsgRequestAudit)(nil), "idlegpu.settlement.v1.MsgRequestAudit")
+	proto.RegisterType((*MsgRequestAuditResponse)(nil), "idlegpu.settlement.v1.MsgRequestAuditResponse")
 	proto.RegisterType((*MsgAnswerAudit)(nil), "idlegpu.settlement.v1.MsgAnswerAudit")
 	proto.RegisterType((*MsgAnswerAuditResponse)(nil), "idlegpu.settlement.v1.MsgAnswerAuditResponse")
-	proto.RegisterType((*MsgRevealAudit)(nil), "idlegpu.settlement.v1.MsgRevealAudit")
-	proto.RegisterType((*MsgRevealAuditResponse)(nil), "idlegpu.settlement.v1.MsgRevealAuditResponse")
+	proto.RegisterType((*MsgProveAudit)(nil), "idlegpu.settlement.v1.MsgProveAudit")
+	proto.RegisterType((*MsgProveAuditResponse)(nil), "idlegpu.settlement.v1.MsgProveAuditResponse")
 	proto.RegisterType((*MsgReportFraud)(nil), "idlegpu.settlement.v1.MsgReportFraud")
 	proto.RegisterType((*MsgReportFraudResponse)(nil), "idlegpu.settlement.v1.MsgReportFraudResponse")
 	proto.RegisterType((*MsgSubmitProofs)(nil), "idlegpu.settlement.v1.MsgSubmitProofs")
@@ -903,82 +840,76 @@ func init() {
 func init() { proto.RegisterFile("idlegpu/settlement/v1/tx.proto", fileDescriptor_ec61c5c783ce2c92) }
 
 var fileDescriptor_ec61c5c783ce2c92 = []byte{
-	// 1188 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xb4, 0x56, 0xcf, 0x6f, 0x1b, 0xc5,
-	0x17, 0xcf, 0xc6, 0x8e, 0x13, 0x4f, 0xdc, 0x7e, 0xf5, 0x5d, 0x85, 0x76, 0x63, 0xa9, 0x8e, 0xd9,
-	0x50, 0x64, 0x05, 0x65, 0x97, 0xb8, 0x6d, 0x90, 0x7c, 0x40, 0x24, 0x55, 0x0b, 0x39, 0x44, 0x54,
-	0x1b, 0x72, 0x41, 0x42, 0xd6, 0xd8, 0x3b, 0xde, 0x0c, 0xdd, 0xdd, 0x59, 0xed, 0xcc, 0x26, 0xe9,
-	0x01, 0x81, 0x90, 0xb8, 0x70, 0xea, 0x01, 0x89, 0x3f, 0x80, 0x0b, 0xea, 0x29, 0x07, 0xf8, 0x0f,
-	0x40, 0xea, 0xb1, 0xea, 0x89, 0x13, 0x45, 0xc9, 0x21, 0x7f, 0x03, 0x37, 0x34, 0x3f, 0xbc, 0x19,
-	0x07, 0x7b, 0x63, 0x45, 0xe2, 0x92, 0xec, 0x7b, 0xf3, 0x79, 0x33, 0xef, 0x7d, 0x3e, 0x6f, 0x9e,
-	0x07, 0x34, 0xb0, 0x1f, 0xa2, 0x20, 0xc9, 0x5c, 0x8a, 0x18, 0x0b, 0x51, 0x84, 0x62, 0xe6, 0x1e,
-	0x6e, 0xb8, 0xec, 0xd8, 0x49, 0x52, 0xc2, 0x88, 0xf9, 0x96, 0x5a, 0x77, 0x2e, 0xd6, 0x9d, 0xc3,
-	0x8d, 0xfa, 0xff, 0x61, 0x84, 0x63, 0xe2, 0x8a, 0xbf, 0x12, 0x59, 0x6f, 0xf4, 0x09, 0x8d, 0x08,
-	0x75, 0x7b, 0x90, 0x22, 0xf7, 0x70, 0xa3, 0x87, 0x18, 0xdc, 0x70, 0xfb, 0x04, 0xc7, 0x6a, 0xfd,
-	0xb6, 0x5a, 0x8f, 0x68, 0xc0, 0x4f, 0x88, 0x68, 0xa0, 0x16, 0x96, 0xe5, 0x42, 0x57, 0x58, 0xae,
-	0x34, 0xd4, 0xd2, 0x52, 0x40, 0x02, 0x22, 0xfd, 0xfc, 0x4b, 0x79, 0x57, 0x02, 0x42, 0x82, 0x10,
-	0xb9, 0xc2, 0xea, 0x65, 0x03, 0x97, 0xe1, 0x08, 0x51, 0x06, 0xa3, 0x44, 0x01, 0xde, 0x1e, 0x5f,
-	0x14, 0xcc, 0x7c, 0xcc, 0x14, 0xc4, 0x1e, 0x0f, 0x49, 0x60, 0x0a, 0x23, 0x5a, 0xbc, 0x4d, 0x92,
-	0x12, 0x32, 0x90, 0x10, 0xfb, 0xd7, 0x12, 0xa8, 0xed, 0xd2, 0xe0, 0xd3, 0x04, 0xc5, 0x5b, 0x7c,
-	0x77, 0xb3, 0x0d, 0xe6, 0xc5, 0x31, 0x24, 0xb5, 0x8c, 0xa6, 0xd1, 0xaa, 0x6e, 0x5b, 0xaf, 0x7f,
-	0x59, 0x5f, 0x52, 0x45, 0x6d, 0xf9, 0x7e, 0x8a, 0x28, 0xdd, 0x63, 0x29, 0x8e, 0x03, 0x6f, 0x08,
-	0x34, 0xef, 0x83, 0x85, 0x24, 0x25, 0x87, 0xd8, 0x47, 0xa9, 0x35, 0x7b, 0x45, 0x50, 0x8e, 0x34,
-	0x97, 0xc1, 0x42, 0x90, 0x64, 0xdd, 0x2c, 0xc3, 0xbe, 0x55, 0xe2, 0x51, 0xde, 0x7c, 0x90, 0x64,
-	0xfb, 0x19, 0xf6, 0xcd, 0x3a, 0x58, 0x38, 0x22, 0xe9, 0xd3, 0x90, 0x40, 0xdf, 0x2a, 0x8b, 0xa5,
-	0xdc, 0x36, 0x4d, 0x50, 0xa6, 0x08, 0xf9, 0xd6, 0x5c, 0xd3, 0x68, 0xd5, 0x3c, 0xf1, 0x6d, 0xde,
-	0x01, 0x80, 0xaf, 0x77, 0xb3, 0x18, 0x33, 0x6a, 0x55, 0x9a, 0x46, 0xab, 0xec, 0x55, 0xb9, 0x67,
-	0x9f, 0x3b, 0xcc, 0x06, 0x00, 0x7d, 0x12, 0x45, 0x98, 0x71, 0x06, 0xac, 0x79, 0x11, 0xa8, 0x79,
-	0xcc, 0x47, 0x60, 0xc1, 0x47, 0xd0, 0x0f, 0x71, 0x8c, 0xac, 0x85, 0xa6, 0xd1, 0x5a, 0x6c, 0xd7,
-	0x1d, 0x29, 0x91, 0x33, 0x94, 0xc8, 0xf9, 0x6c, 0x28, 0xd1, 0xf6, 0x8d, 0x97, 0x7f, 0xae, 0xcc,
-	0x3c, 0x7f, 0xb3, 0x62, 0xfc, 0x7c, 0x7e, 0xb2, 0x66, 0x78, 0x79, 0xa8, 0xb9, 0x09, 0x4a, 0x03,
-	0x84, 0xac, 0xaa, 0xd8, 0x61, 0xd9, 0x51, 0xe5, 0xf3, 0x76, 0x72, 0x54, 0x3b, 0x39, 0x0f, 0x09,
-	0x8e, 0xb7, 0xab, 0x7c, 0x03, 0x19, 0xcc, 0x03, 0x3a, 0xed, 0x6f, 0xcf, 0x4f, 0xd6, 0x86, 0x64,
-	0x7e, 0x7f, 0x7e, 0xb2, 0x96, 0xeb, 0x76, 0xac, 0x2b, 0xa7, 0xcb, 0x64, 0x6f, 0x80, 0x25, 0xdd,
-	0xf6, 0x10, 0x4d, 0x48, 0x4c, 0x11, 0x27, 0x55, 0x6c, 0xd4, 0xc5, 0xbe, 0xd0, 0xaf, 0xac, 0x54,
-	0xda, 0xf1, 0xed, 0x17, 0x06, 0xb8, 0xb9, 0x4b, 0x83, 0xad, 0x98, 0x1e, 0xa1, 0x54, 0x8a, 0xfd,
-	0x3e, 0xa8, 0x50, 0x1c, 0xc4, 0xe8, 0x6a, 0xad, 0x15, 0x6e, 0x64, 0xff, 0xd9, 0x91, 0xfd, 0xcd,
-	0x5b, 0xa0, 0x92, 0x22, 0x9a, 0x85, 0x4c, 0xa8, 0x59, 0xf3, 0x94, 0xd5, 0xb9, 0xc7, 0xcb, 0x53,
-	0xf1, 0xbc, 0xba, 0xd5, 0x49, 0xd5, 0x69, 0x99, 0xd9, 0x16, 0xb8, 0x35, 0xea, 0x19, 0x56, 0x68,
-	0xff, 0x2e, 0xcb, 0xf0, 0xd0, 0x21, 0x82, 0xe1, 0xf5, 0x7b, 0xb6, 0xa0, 0x10, 0xde, 0x61, 0x30,
-	0x2f, 0x43, 0x7c, 0xf3, 0x8e, 0x44, 0xc7, 0x09, 0xea, 0x33, 0x24, 0x3b, 0xb2, 0xe6, 0xe5, 0x76,
-	0xe7, 0xfe, 0x65, 0xfd, 0x26, 0x56, 0xa8, 0x25, 0x6d, 0xff, 0x60, 0x88, 0x12, 0x35, 0x57, 0x2e,
-	0x62, 0x07, 0x54, 0x28, 0x83, 0x2c, 0xa3, 0xa2, 0x9c, 0x9b, 0x6d, 0xdb, 0x19, 0x3b, 0xc4, 0x1c,
-	0x11, 0xb5, 0x27, 0x90, 0x9e, 0x8a, 0x30, 0x3f, 0x04, 0xf3, 0x34, 0x84, 0xf4, 0x00, 0xc9, 0xb2,
-	0xa6, 0x6d, 0xc4, 0x61, 0x90, 0xfd, 0xd3, 0xac, 0xa2, 0x37, 0x21, 0x29, 0x7b, 0x9c, 0xc2, 0xcc,
-	0xe7, 0xd7, 0x3b, 0x15, 0xe6, 0x14, 0x7d, 0x92, 0x23, 0x39, 0xc1, 0x21, 0x82, 0x14, 0x69, 0x04,
-	0x0b, 0x7b, 0xc7, 0x37, 0x97, 0xc0, 0x1c, 0x4a, 0x48, 0xff, 0x40, 0x30, 0x5c, 0xf6, 0xa4, 0x61,
-	0x7e, 0x04, 0x2a, 0x14, 0x46, 0x49, 0x88, 0x04, 0xc1, 0x8b, 0xed, 0x3b, 0x13, 0xaa, 0xde, 0x13,
-	0x20, 0x3d, 0x79, 0x15, 0xc7, 0xc7, 0x40, 0x88, 0xe0, 0xa0, 0x8b, 0x63, 0x1f, 0x1d, 0x8b, 0x01,
-	0x51, 0xf6, 0xaa, 0xdc, 0xb3, 0xc3, 0x1d, 0x5c, 0xd7, 0x04, 0xb2, 0x03, 0xab, 0xd2, 0x2c, 0x71,
-	0x5d, 0xf9, 0x77, 0xe7, 0x01, 0xd7, 0x2e, 0x4f, 0xfa, 0x0a, 0xf1, 0x72, 0x4a, 0xec, 0xaf, 0x94,
-	0x76, 0xb9, 0x27, 0xd7, 0x4e, 0xe3, 0xdf, 0xb8, 0x06, 0xff, 0xe6, 0x2a, 0xb8, 0x21, 0x68, 0xa2,
-	0xdd, 0x01, 0xc4, 0xa1, 0x52, 0xf1, 0x86, 0x57, 0x93, 0xce, 0xc7, 0xc2, 0x67, 0xff, 0x6d, 0x80,
-	0xff, 0xed, 0xd2, 0x60, 0x2f, 0xeb, 0x45, 0x98, 0x3d, 0xe1, 0xe3, 0x9c, 0x5e, 0xe3, 0x2e, 0x5f,
-	0x6f, 0x6c, 0x7f, 0x02, 0x2a, 0xe2, 0x07, 0x84, 0x5a, 0xa5, 0x66, 0xa9, 0xb5, 0xd8, 0xbe, 0x3b,
-	0x41, 0xa6, 0x47, 0xc7, 0xa8, 0x9f, 0x31, 0x4c, 0x62, 0x91, 0xdf, 0x88, 0x5c, 0x32, 0x5e, 0xde,
-	0x1b, 0x6d, 0x30, 0xbc, 0x33, 0x89, 0x79, 0xbd, 0x4e, 0xfb, 0x6b, 0x70, 0xfb, 0x92, 0x2b, 0xe7,
-	0xde, 0xe7, 0x02, 0x8b, 0xc1, 0x57, 0x2a, 0x26, 0xfe, 0x01, 0x4f, 0xe6, 0xc5, 0x9b, 0x95, 0x56,
-	0x80, 0xd9, 0x41, 0xd6, 0x73, 0xfa, 0x24, 0x52, 0xbf, 0xdb, 0xea, 0xdf, 0x3a, 0xf5, 0x9f, 0xba,
-	0xec, 0x59, 0x82, 0xa8, 0x08, 0xa0, 0x32, 0x71, 0xb1, 0xbb, 0xfd, 0xa3, 0x24, 0xff, 0x61, 0x08,
-	0x71, 0xe4, 0xa1, 0x23, 0x98, 0xfa, 0x94, 0x53, 0x49, 0x12, 0x94, 0xc2, 0x69, 0x46, 0x50, 0x8e,
-	0xe4, 0x13, 0xd3, 0x47, 0x31, 0x89, 0xa8, 0x35, 0xdb, 0x2c, 0xb5, 0xaa, 0x9e, 0xb2, 0x3a, 0x9b,
-	0xa2, 0x29, 0x87, 0xb0, 0x42, 0x6a, 0xf4, 0x2c, 0xec, 0xef, 0x0c, 0xc1, 0x8d, 0xee, 0xcb, 0xb9,
-	0xf9, 0x12, 0xcc, 0xf7, 0xb9, 0x1f, 0xfd, 0x77, 0xf4, 0x0c, 0x0f, 0xb0, 0x7f, 0x93, 0x0c, 0xed,
-	0x27, 0x3e, 0x64, 0xe8, 0x89, 0x78, 0x91, 0x98, 0x9b, 0xa0, 0x0a, 0x33, 0x76, 0x40, 0x52, 0xcc,
-	0x9e, 0x5d, 0x49, 0xd1, 0x05, 0x94, 0x4f, 0x05, 0xf9, 0xa6, 0x51, 0xe3, 0x6c, 0xd2, 0x54, 0x90,
-	0xc7, 0x8c, 0xb6, 0x99, 0x70, 0x75, 0x3e, 0xe0, 0x6c, 0x5e, 0xec, 0x58, 0x48, 0xa7, 0x9e, 0xb2,
-	0xbd, 0x2c, 0xd8, 0xd4, 0x5d, 0x43, 0x36, 0xdb, 0xaf, 0xe7, 0x40, 0x69, 0x97, 0x06, 0xe6, 0x00,
-	0xd4, 0x46, 0xaa, 0x7c, 0x77, 0x42, 0x76, 0x97, 0xf6, 0xa9, 0x3b, 0xd3, 0xe1, 0x72, 0xf5, 0x06,
-	0xa0, 0x36, 0x72, 0xd9, 0x0b, 0xce, 0xd1, 0x71, 0x45, 0xe7, 0x8c, 0xbd, 0x41, 0x03, 0x50, 0x1b,
-	0xe9, 0xeb, 0x82, 0x73, 0x74, 0x5c, 0xd1, 0x39, 0x63, 0xbb, 0xb1, 0x0f, 0x16, 0xf5, 0x5f, 0x98,
-	0xbb, 0x93, 0xc3, 0x35, 0x58, 0x7d, 0x7d, 0x2a, 0x58, 0x7e, 0xc8, 0x17, 0xa0, 0x7a, 0xf1, 0xae,
-	0x5d, 0x9d, 0x1c, 0x9b, 0x83, 0xea, 0xef, 0x4d, 0x01, 0xd2, 0x6b, 0xd0, 0xdf, 0x52, 0x05, 0x35,
-	0x68, 0xb0, 0xa2, 0x1a, 0xc6, 0xbc, 0x76, 0x24, 0x51, 0x17, 0x2f, 0x9d, 0x42, 0xa2, 0x72, 0x58,
-	0x31, 0x51, 0xff, 0x7a, 0x6f, 0xd4, 0xe7, 0xbe, 0xe1, 0x17, 0x66, 0xfb, 0xe3, 0x97, 0xa7, 0x0d,
-	0xe3, 0xd5, 0x69, 0xc3, 0xf8, 0xeb, 0xb4, 0x61, 0x3c, 0x3f, 0x6b, 0xcc, 0xbc, 0x3a, 0x6b, 0xcc,
-	0xfc, 0x71, 0xd6, 0x98, 0xf9, 0x7c, 0x5d, 0x1b, 0x04, 0xc3, 0xab, 0x33, 0xf6, 0x0a, 0x89, 0x99,
-	0xd0, 0xab, 0x88, 0x57, 0xf3, 0xbd, 0x7f, 0x02, 0x00, 0x00, 0xff, 0xff, 0x04, 0x94, 0xca, 0x5f,
-	0x9c, 0x0d, 0x00, 0x00,
+	// 1096 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xb4, 0x56, 0x41, 0x6f, 0x1b, 0x45,
+	0x14, 0xce, 0xc6, 0x89, 0x13, 0x4f, 0xdc, 0x22, 0x56, 0x69, 0xbb, 0xb1, 0x54, 0xc7, 0x6c, 0xda,
+	0xca, 0x8a, 0xc8, 0x2e, 0x71, 0xd3, 0x20, 0xf9, 0x80, 0x48, 0x2a, 0x0a, 0x41, 0x8a, 0x88, 0x36,
+	0xea, 0x85, 0x8b, 0x19, 0x7b, 0xc7, 0xeb, 0x01, 0xef, 0xce, 0xb2, 0x33, 0xeb, 0xa6, 0x07, 0x04,
+	0x42, 0xe2, 0xc2, 0x09, 0x89, 0x03, 0x3f, 0x00, 0x09, 0x21, 0x4e, 0x39, 0xf0, 0x13, 0x38, 0xf4,
+	0x58, 0x21, 0x21, 0xf5, 0x80, 0x00, 0x25, 0x87, 0xfc, 0x06, 0x6e, 0x68, 0x66, 0x67, 0xd7, 0xb3,
+	0x96, 0xbd, 0x58, 0x95, 0x7a, 0xb1, 0x77, 0xde, 0x7c, 0x6f, 0xde, 0xfb, 0xbe, 0x79, 0xf3, 0x66,
+	0x40, 0x1d, 0xbb, 0x43, 0xe4, 0x85, 0xb1, 0x4d, 0x11, 0x63, 0x43, 0xe4, 0xa3, 0x80, 0xd9, 0xa3,
+	0x5d, 0x9b, 0x9d, 0x59, 0x61, 0x44, 0x18, 0xd1, 0x6f, 0xc8, 0x79, 0x6b, 0x3c, 0x6f, 0x8d, 0x76,
+	0x6b, 0xaf, 0x43, 0x1f, 0x07, 0xc4, 0x16, 0xbf, 0x09, 0xb2, 0x56, 0xef, 0x11, 0xea, 0x13, 0x6a,
+	0x77, 0x21, 0x45, 0xf6, 0x68, 0xb7, 0x8b, 0x18, 0xdc, 0xb5, 0x7b, 0x04, 0x07, 0x72, 0xfe, 0x96,
+	0x9c, 0xf7, 0xa9, 0xc7, 0x23, 0xf8, 0xd4, 0x93, 0x13, 0x1b, 0xc9, 0x44, 0x47, 0x8c, 0xec, 0x64,
+	0x20, 0xa7, 0xd6, 0x3d, 0xe2, 0x91, 0xc4, 0xce, 0xbf, 0xa4, 0x75, 0xd3, 0x23, 0xc4, 0x1b, 0x22,
+	0x5b, 0x8c, 0xba, 0x71, 0xdf, 0x66, 0xd8, 0x47, 0x94, 0x41, 0x3f, 0x94, 0x80, 0x37, 0xa6, 0x93,
+	0x82, 0xb1, 0x8b, 0x99, 0x84, 0x98, 0xd3, 0x21, 0x21, 0x8c, 0xa0, 0x4f, 0x8b, 0x97, 0x09, 0x23,
+	0x42, 0xfa, 0x09, 0xc4, 0xfc, 0x43, 0x03, 0xaf, 0x1d, 0x53, 0xcf, 0x41, 0x9f, 0xc7, 0x88, 0xb2,
+	0x03, 0x1e, 0x40, 0xdf, 0x07, 0x95, 0x28, 0x19, 0xa3, 0xc8, 0xd0, 0x1a, 0x5a, 0xb3, 0x72, 0x68,
+	0xfc, 0xfe, 0xeb, 0xce, 0xba, 0x64, 0x76, 0xe0, 0xba, 0x11, 0xa2, 0xf4, 0x94, 0x45, 0x38, 0xf0,
+	0x9c, 0x31, 0x54, 0xdf, 0x00, 0xab, 0x5e, 0x18, 0x77, 0xe2, 0x18, 0xbb, 0xc6, 0x22, 0x77, 0x73,
+	0x56, 0xbc, 0x30, 0x7e, 0x1c, 0x63, 0x57, 0xdf, 0x07, 0xa5, 0x3e, 0x42, 0x46, 0xa9, 0xa1, 0x35,
+	0xd7, 0x5a, 0x1b, 0x96, 0x5c, 0x89, 0x2b, 0x6d, 0x49, 0xa5, 0xad, 0x87, 0x04, 0x07, 0x87, 0x95,
+	0x67, 0x7f, 0x6d, 0x2e, 0xfc, 0x7c, 0x75, 0xbe, 0xad, 0x39, 0xdc, 0xa1, 0xfd, 0xf6, 0xd7, 0x57,
+	0xe7, 0xdb, 0xe3, 0x10, 0xdf, 0x5e, 0x9d, 0x6f, 0xdf, 0x49, 0x49, 0x9d, 0xa9, 0xb4, 0x26, 0x38,
+	0x98, 0x7b, 0xe0, 0xd6, 0x84, 0xc9, 0x41, 0x34, 0x24, 0x01, 0x45, 0x3c, 0x4d, 0x21, 0x64, 0x07,
+	0xbb, 0x82, 0xdd, 0x92, 0xb3, 0x22, 0xc6, 0x47, 0xae, 0xf9, 0x93, 0x06, 0xae, 0x1f, 0x53, 0xef,
+	0x20, 0xa0, 0x4f, 0x50, 0x94, 0x88, 0xf1, 0x16, 0x28, 0x53, 0xec, 0x05, 0x73, 0x28, 0x21, 0x71,
+	0xb9, 0xf5, 0x17, 0x73, 0xeb, 0xeb, 0x3a, 0x58, 0x8a, 0x08, 0x61, 0x42, 0x87, 0xaa, 0x23, 0xbe,
+	0xdb, 0xf7, 0x39, 0x45, 0xe9, 0xcb, 0xf9, 0x6d, 0xcd, 0xe2, 0xa7, 0x64, 0x65, 0x1a, 0xe0, 0x66,
+	0xde, 0x92, 0xb2, 0x33, 0xff, 0xd4, 0xc0, 0xb5, 0x63, 0xea, 0x9d, 0x44, 0x64, 0x84, 0x5e, 0x01,
+	0x83, 0x0f, 0xc1, 0x2a, 0x09, 0x51, 0x80, 0x03, 0x8f, 0x1a, 0xa5, 0x46, 0xa9, 0xb9, 0xd6, 0xda,
+	0xb2, 0xa6, 0x9e, 0x30, 0x4b, 0x04, 0xff, 0x28, 0xc1, 0xaa, 0xfb, 0x9a, 0xf9, 0xb7, 0x5b, 0x13,
+	0xcc, 0xcd, 0x59, 0xcc, 0xc7, 0x64, 0xcc, 0xef, 0x35, 0x70, 0x23, 0x67, 0xc9, 0xb6, 0xb5, 0x0d,
+	0xca, 0x94, 0x41, 0x16, 0x53, 0x41, 0xf3, 0x7a, 0xcb, 0x2c, 0xca, 0xeb, 0x54, 0x20, 0x1d, 0xe9,
+	0xa1, 0xbf, 0x03, 0x56, 0xe8, 0x10, 0xd2, 0x01, 0x4a, 0xf8, 0xce, 0x5b, 0xa2, 0xa9, 0x93, 0xf9,
+	0xe3, 0xa2, 0xa8, 0x1b, 0x07, 0x85, 0x24, 0x62, 0x8f, 0x22, 0x18, 0xbb, 0xfa, 0x1e, 0x58, 0x8d,
+	0xc4, 0x70, 0x0e, 0xdd, 0x33, 0x24, 0x57, 0x7e, 0x88, 0x20, 0x45, 0x8a, 0xf2, 0x62, 0x7c, 0xe4,
+	0xea, 0xeb, 0x60, 0x19, 0x85, 0xa4, 0x37, 0x10, 0xc5, 0xb3, 0xe4, 0x24, 0x03, 0xfd, 0x5d, 0x50,
+	0xa6, 0xd0, 0x0f, 0x87, 0xc8, 0x58, 0x12, 0x89, 0xdf, 0x9e, 0xc1, 0xfa, 0x54, 0x80, 0xd4, 0xe4,
+	0xa5, 0x9f, 0x7e, 0x1b, 0x80, 0x21, 0x82, 0xfd, 0x0e, 0x0e, 0x5c, 0x74, 0x66, 0x2c, 0x8b, 0xc5,
+	0x2b, 0xdc, 0x72, 0xc4, 0x0d, 0xbc, 0x64, 0x43, 0xc8, 0x06, 0x46, 0xb9, 0x51, 0xe2, 0x25, 0xcb,
+	0xbf, 0xdb, 0x0f, 0xf8, 0xc6, 0x65, 0x49, 0x17, 0x16, 0xad, 0x22, 0x89, 0xf9, 0x85, 0x28, 0x5a,
+	0xc5, 0x92, 0xed, 0x9d, 0xa2, 0xbf, 0xf6, 0x12, 0xfa, 0xeb, 0x5b, 0xe0, 0x9a, 0x90, 0x89, 0x76,
+	0xfa, 0x10, 0x0f, 0xe5, 0x2e, 0x5e, 0x73, 0xaa, 0x89, 0xf1, 0x91, 0xb0, 0x99, 0xff, 0x26, 0xad,
+	0xee, 0x34, 0xee, 0xfa, 0x98, 0x9d, 0xf0, 0x1e, 0x48, 0x5f, 0xe2, 0x6c, 0xec, 0x81, 0xd5, 0x30,
+	0x22, 0x23, 0xec, 0xa2, 0x28, 0x69, 0x72, 0x45, 0xfb, 0x9a, 0x22, 0xf5, 0x0f, 0x40, 0x59, 0x74,
+	0xdd, 0xf4, 0xd0, 0xdc, 0x9d, 0xb1, 0x4d, 0xef, 0x9d, 0xa1, 0x5e, 0xcc, 0x30, 0x09, 0x44, 0x7e,
+	0xb9, 0xed, 0x4a, 0xfc, 0xdb, 0x7b, 0x13, 0x87, 0x66, 0x66, 0x3b, 0x54, 0x79, 0x9a, 0x5f, 0x8a,
+	0x76, 0xa8, 0x9a, 0x32, 0xed, 0x5d, 0xbe, 0xc1, 0xa2, 0x15, 0x96, 0x8a, 0x85, 0x7f, 0xc0, 0x93,
+	0xf9, 0xe5, 0xef, 0xcd, 0xa6, 0x87, 0xd9, 0x20, 0xee, 0x5a, 0x3d, 0xe2, 0xcb, 0xcb, 0x4e, 0xfe,
+	0xed, 0x50, 0xf7, 0x33, 0x9b, 0x3d, 0x0d, 0x11, 0x15, 0x0e, 0x34, 0x49, 0x5c, 0xac, 0x6e, 0xfe,
+	0x90, 0x88, 0xff, 0x70, 0x08, 0xb1, 0xef, 0xa0, 0x27, 0x30, 0x72, 0x29, 0x97, 0x92, 0x84, 0x28,
+	0x82, 0x8c, 0xcc, 0x71, 0x44, 0x52, 0xa4, 0x7e, 0x13, 0x94, 0x5d, 0x14, 0x10, 0x9f, 0x1a, 0x8b,
+	0x8d, 0x52, 0xb3, 0xe2, 0xc8, 0x51, 0x7b, 0x5f, 0x14, 0x65, 0x0a, 0x2b, 0x94, 0x46, 0xcd, 0xc2,
+	0xfc, 0x46, 0x13, 0xda, 0xa8, 0xb6, 0x4c, 0x9b, 0x4f, 0xc1, 0x4a, 0x8f, 0xdb, 0xd1, 0xab, 0x93,
+	0x27, 0x0d, 0x60, 0xfe, 0x96, 0x28, 0xf4, 0x38, 0x74, 0x21, 0x43, 0x27, 0xe2, 0x1a, 0xe7, 0x37,
+	0x31, 0x8c, 0xd9, 0x80, 0x44, 0x98, 0x3d, 0xfd, 0xff, 0x9b, 0x38, 0x83, 0xf2, 0xae, 0x90, 0x3c,
+	0x04, 0x64, 0x3b, 0x9b, 0xd5, 0x15, 0x92, 0x30, 0xf9, 0x32, 0x13, 0x26, 0x79, 0xf1, 0x66, 0x2b,
+	0x16, 0xca, 0xa9, 0xa6, 0x6c, 0x6e, 0x08, 0x35, 0x55, 0x53, 0xaa, 0x66, 0xeb, 0xc5, 0x32, 0x28,
+	0x1d, 0x53, 0x4f, 0xef, 0x83, 0x6a, 0x8e, 0xe5, 0xbd, 0x19, 0xd9, 0x4d, 0xac, 0x53, 0xb3, 0xe6,
+	0xc3, 0x65, 0xbb, 0xd7, 0x07, 0xd5, 0xdc, 0x61, 0x2f, 0x88, 0xa3, 0xe2, 0x8a, 0xe2, 0x4c, 0x3d,
+	0x41, 0x7d, 0x50, 0xcd, 0xd5, 0x75, 0x41, 0x1c, 0x15, 0x57, 0x14, 0x67, 0x6a, 0x35, 0xf6, 0xc0,
+	0x9a, 0x7a, 0xc3, 0xdc, 0x9d, 0xed, 0xae, 0xc0, 0x6a, 0x3b, 0x73, 0xc1, 0x54, 0x32, 0xb9, 0xc7,
+	0xe0, 0xbd, 0x22, 0xf7, 0x31, 0xae, 0x88, 0xcc, 0xd4, 0x57, 0x58, 0x0f, 0xac, 0xa9, 0xcf, 0xac,
+	0x02, 0x32, 0x0a, 0xac, 0x88, 0xcc, 0x94, 0xc7, 0x90, 0xfe, 0x09, 0x00, 0xca, 0x43, 0xe8, 0xce,
+	0x6c, 0xe7, 0x31, 0xaa, 0xf6, 0xe6, 0x3c, 0xa8, 0x34, 0x42, 0x6d, 0xf9, 0x2b, 0x7e, 0x6c, 0x0e,
+	0xdf, 0x7f, 0x76, 0x51, 0xd7, 0x9e, 0x5f, 0xd4, 0xb5, 0x7f, 0x2e, 0xea, 0xda, 0x77, 0x97, 0xf5,
+	0x85, 0xe7, 0x97, 0xf5, 0x85, 0x17, 0x97, 0xf5, 0x85, 0x8f, 0x77, 0x94, 0x76, 0x90, 0x1e, 0xa0,
+	0xa9, 0x07, 0x49, 0x74, 0x86, 0x6e, 0x59, 0x3c, 0xcb, 0xef, 0xff, 0x17, 0x00, 0x00, 0xff, 0xff,
+	0xff, 0x32, 0xe0, 0x70, 0xd7, 0x0c, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -1002,12 +933,14 @@ type MsgClient interface {
 	ClaimRewards(ctx context.Context, in *MsgClaimRewards, opts ...grpc.CallOption) (*MsgClaimRewardsResponse, error)
 	// ReportFraud proves a stored proof false with one of its own samples.
 	ReportFraud(ctx context.Context, in *MsgReportFraud, opts ...grpc.CallOption) (*MsgReportFraudResponse, error)
-	// OpenAudit escrows a fee and challenges one GPU with the audit workload.
-	OpenAudit(ctx context.Context, in *MsgOpenAudit, opts ...grpc.CallOption) (*MsgOpenAuditResponse, error)
-	// AnswerAudit gives the provider's result before the deadline.
+	// RequestAudit opens an audit of one idle GPU: its provider's required
+	// audit, or anyone's for audit_request_fee, paid to the provider.
+	RequestAudit(ctx context.Context, in *MsgRequestAudit, opts ...grpc.CallOption) (*MsgRequestAuditResponse, error)
+	// AnswerAudit commits the provider to its transcript's Merkle root.
 	AnswerAudit(ctx context.Context, in *MsgAnswerAudit, opts ...grpc.CallOption) (*MsgAnswerAuditResponse, error)
-	// RevealAudit opens the auditor's commitment and gives the verdict.
-	RevealAudit(ctx context.Context, in *MsgRevealAudit, opts ...grpc.CallOption) (*MsgRevealAuditResponse, error)
+	// ProveAudit opens the sampled leaves; the chain recomputes them and
+	// gives the verdict.
+	ProveAudit(ctx context.Context, in *MsgProveAudit, opts ...grpc.CallOption) (*MsgProveAuditResponse, error)
 }
 
 type msgClient struct {
@@ -1054,9 +987,9 @@ func (c *msgClient) ReportFraud(ctx context.Context, in *MsgReportFraud, opts ..
 	return out, nil
 }
 
-func (c *msgClient) OpenAudit(ctx context.Context, in *MsgOpenAudit, opts ...grpc.CallOption) (*MsgOpenAuditResponse, error) {
-	out := new(MsgOpenAuditResponse)
-	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Msg/OpenAudit", in, out, opts...)
+func (c *msgClient) RequestAudit(ctx context.Context, in *MsgRequestAudit, opts ...grpc.CallOption) (*MsgRequestAuditResponse, error) {
+	out := new(MsgRequestAuditResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Msg/RequestAudit", in, out, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -1072,9 +1005,9 @@ func (c *msgClient) AnswerAudit(ctx context.Context, in *MsgAnswerAudit, opts ..
 	return out, nil
 }
 
-func (c *msgClient) RevealAudit(ctx context.Context, in *MsgRevealAudit, opts ...grpc.CallOption) (*MsgRevealAuditResponse, error) {
-	out := new(MsgRevealAuditResponse)
-	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Msg/RevealAudit", in, out, opts...)
+func (c *msgClient) ProveAudit(ctx context.Context, in *MsgProveAudit, opts ...grpc.CallOption) (*MsgProveAuditResponse, error) {
+	out := new(MsgProveAuditResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.settlement.v1.Msg/ProveAudit", in, out, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -1092,12 +1025,14 @@ type MsgServer interface {
 	ClaimRewards(context.Context, *MsgClaimRewards) (*MsgClaimRewardsResponse, error)
 	// ReportFraud proves a stored proof false with one of its own samples.
 	ReportFraud(context.Context, *MsgReportFraud) (*MsgReportFraudResponse, error)
-	// OpenAudit escrows a fee and challenges one GPU with the audit workload.
-	OpenAudit(context.Context, *MsgOpenAudit) (*MsgOpenAuditResponse, error)
-	// AnswerAudit gives the provider's result before the deadline.
+	// RequestAudit opens an audit of one idle GPU: its provider's required
+	// audit, or anyone's for audit_request_fee, paid to the provider.
+	RequestAudit(context.Context, *MsgRequestAudit) (*MsgRequestAuditResponse, error)
+	// AnswerAudit commits the provider to its transcript's Merkle root.
 	AnswerAudit(context.Context, *MsgAnswerAudit) (*MsgAnswerAuditResponse, error)
-	// RevealAudit opens the auditor's commitment and gives the verdict.
-	RevealAudit(context.Context, *MsgRevealAudit) (*MsgRevealAuditResponse, error)
+	// ProveAudit opens the sampled leaves; the chain recomputes them and
+	// gives the verdict.
+	ProveAudit(context.Context, *MsgProveAudit) (*MsgProveAuditResponse, error)
 }
 
 // UnimplementedMsgServer can be embedded to have forward compatible implementations.
@@ -1116,14 +1051,14 @@ func (*UnimplementedMsgServer) ClaimRewards(ctx context.Context, req *MsgClaimRe
 func (*UnimplementedMsgServer) ReportFraud(ctx context.Context, req *MsgReportFraud) (*MsgReportFraudResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ReportFraud not implemented")
 }
-func (*UnimplementedMsgServer) OpenAudit(ctx context.Context, req *MsgOpenAudit) (*MsgOpenAuditResponse, error) {
-	return nil, status.Errorf(codes.Unimplemented, "method OpenAudit not implemented")
+func (*UnimplementedMsgServer) RequestAudit(ctx context.Context, req *MsgRequestAudit) (*MsgRequestAuditResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RequestAudit not implemented")
 }
 func (*UnimplementedMsgServer) AnswerAudit(ctx context.Context, req *MsgAnswerAudit) (*MsgAnswerAuditResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method AnswerAudit not implemented")
 }
-func (*UnimplementedMsgServer) RevealAudit(ctx context.Context, req *MsgRevealAudit) (*MsgRevealAuditResponse, error) {
-	return nil, status.Errorf(codes.Unimplemented, "method RevealAudit not implemented")
+func (*UnimplementedMsgServer) ProveAudit(ctx context.Context, req *MsgProveAudit) (*MsgProveAuditResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ProveAudit not implemented")
 }
 
 func RegisterMsgServer(s grpc1.Server, srv MsgServer) {
@@ -1202,20 +1137,20 @@ func _Msg_ReportFraud_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Msg_OpenAudit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(MsgOpenAudit)
+func _Msg_RequestAudit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgRequestAudit)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(MsgServer).OpenAudit(ctx, in)
+		return srv.(MsgServer).RequestAudit(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: "/idlegpu.settlement.v1.Msg/OpenAudit",
+		FullMethod: "/idlegpu.settlement.v1.Msg/RequestAudit",
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(MsgServer).OpenAudit(ctx, req.(*MsgOpenAudit))
+		return srv.(MsgServer).RequestAudit(ctx, req.(*MsgRequestAudit))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1238,20 +1173,20 @@ func _Msg_AnswerAudit_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Msg_RevealAudit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(MsgRevealAudit)
+func _Msg_ProveAudit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgProveAudit)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(MsgServer).RevealAudit(ctx, in)
+		return srv.(MsgServer).ProveAudit(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: "/idlegpu.settlement.v1.Msg/RevealAudit",
+		FullMethod: "/idlegpu.settlement.v1.Msg/ProveAudit",
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(MsgServer).RevealAudit(ctx, req.(*MsgRevealAudit))
+		return srv.(MsgServer).ProveAudit(ctx, req.(*MsgProveAudit))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1278,23 +1213,23 @@ var _Msg_serviceDesc = grpc.ServiceDesc{
 			Handler:    _Msg_ReportFraud_Handler,
 		},
 		{
-			MethodName: "OpenAudit",
-			Handler:    _Msg_OpenAudit_Handler,
+			MethodName: "RequestAudit",
+			Handler:    _Msg_RequestAudit_Handler,
 		},
 		{
 			MethodName: "AnswerAudit",
 			Handler:    _Msg_AnswerAudit_Handler,
 		},
 		{
-			MethodName: "RevealAudit",
-			Handler:    _Msg_RevealAudit_Handler,
+			MethodName: "ProveAudit",
+			Handler:    _Msg_ProveAudit_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "idlegpu/settlement/v1/tx.proto",
 }
 
-func (m *MsgOpenAudit) Marshal() (dAtA []byte, err error) {
+func (m *MsgRequestAudit) Marshal() (dAtA []byte, err error) {
 	size := m.Size()
 	dAtA = make([]byte, size)
 	n, err := m.MarshalToSizedBuffer(dAtA[:size])
@@ -1304,12 +1239,12 @@ func (m *MsgOpenAudit) Marshal() (dAtA []byte, err error) {
 	return dAtA[:n], nil
 }
 
-func (m *MsgOpenAudit) MarshalTo(dAtA []byte) (int, error) {
+func (m *MsgRequestAudit) MarshalTo(dAtA []byte) (int, error) {
 	size := m.Size()
 	return m.MarshalToSizedBuffer(dAtA[:size])
 }
 
-func (m *MsgOpenAudit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+func (m *MsgRequestAudit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	i := len(dAtA)
 	_ = i
 	var l int
@@ -1323,66 +1258,25 @@ func (m *MsgOpenAudit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 		i = encodeVarintTx(dAtA, i, uint64(size))
 	}
 	i--
-	dAtA[i] = 0x4a
-	n2, err2 := github_com_cosmos_gogoproto_types.StdTimeMarshalTo(m.Deadline, dAtA[i-github_com_cosmos_gogoproto_types.SizeOfStdTime(m.Deadline):])
-	if err2 != nil {
-		return 0, err2
-	}
-	i -= n2
-	i = encodeVarintTx(dAtA, i, uint64(n2))
-	i--
-	dAtA[i] = 0x42
-	if len(m.Commitment) > 0 {
-		i -= len(m.Commitment)
-		copy(dAtA[i:], m.Commitment)
-		i = encodeVarintTx(dAtA, i, uint64(len(m.Commitment)))
-		i--
-		dAtA[i] = 0x3a
-	}
-	if m.WorkUnits != 0 {
-		i = encodeVarintTx(dAtA, i, uint64(m.WorkUnits))
-		i--
-		dAtA[i] = 0x30
-	}
-	if len(m.Seed) > 0 {
-		i -= len(m.Seed)
-		copy(dAtA[i:], m.Seed)
-		i = encodeVarintTx(dAtA, i, uint64(len(m.Seed)))
-		i--
-		dAtA[i] = 0x2a
-	}
-	if len(m.Workload) > 0 {
-		i -= len(m.Workload)
-		copy(dAtA[i:], m.Workload)
-		i = encodeVarintTx(dAtA, i, uint64(len(m.Workload)))
-		i--
-		dAtA[i] = 0x22
-	}
+	dAtA[i] = 0x1a
 	if len(m.GpuUuid) > 0 {
 		i -= len(m.GpuUuid)
 		copy(dAtA[i:], m.GpuUuid)
 		i = encodeVarintTx(dAtA, i, uint64(len(m.GpuUuid)))
 		i--
-		dAtA[i] = 0x1a
-	}
-	if len(m.Provider) > 0 {
-		i -= len(m.Provider)
-		copy(dAtA[i:], m.Provider)
-		i = encodeVarintTx(dAtA, i, uint64(len(m.Provider)))
-		i--
 		dAtA[i] = 0x12
 	}
-	if len(m.Auditor) > 0 {
-		i -= len(m.Auditor)
-		copy(dAtA[i:], m.Auditor)
-		i = encodeVarintTx(dAtA, i, uint64(len(m.Auditor)))
+	if len(m.Requester) > 0 {
+		i -= len(m.Requester)
+		copy(dAtA[i:], m.Requester)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Requester)))
 		i--
 		dAtA[i] = 0xa
 	}
 	return len(dAtA) - i, nil
 }
 
-func (m *MsgOpenAuditResponse) Marshal() (dAtA []byte, err error) {
+func (m *MsgRequestAuditResponse) Marshal() (dAtA []byte, err error) {
 	size := m.Size()
 	dAtA = make([]byte, size)
 	n, err := m.MarshalToSizedBuffer(dAtA[:size])
@@ -1392,12 +1286,12 @@ func (m *MsgOpenAuditResponse) Marshal() (dAtA []byte, err error) {
 	return dAtA[:n], nil
 }
 
-func (m *MsgOpenAuditResponse) MarshalTo(dAtA []byte) (int, error) {
+func (m *MsgRequestAuditResponse) MarshalTo(dAtA []byte) (int, error) {
 	size := m.Size()
 	return m.MarshalToSizedBuffer(dAtA[:size])
 }
 
-func (m *MsgOpenAuditResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+func (m *MsgRequestAuditResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	i := len(dAtA)
 	_ = i
 	var l int
@@ -1430,10 +1324,10 @@ func (m *MsgAnswerAudit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
-	if len(m.Result) > 0 {
-		i -= len(m.Result)
-		copy(dAtA[i:], m.Result)
-		i = encodeVarintTx(dAtA, i, uint64(len(m.Result)))
+	if len(m.Root) > 0 {
+		i -= len(m.Root)
+		copy(dAtA[i:], m.Root)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Root)))
 		i--
 		dAtA[i] = 0x1a
 	}
@@ -1475,7 +1369,7 @@ func (m *MsgAnswerAuditResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) 
 	return len(dAtA) - i, nil
 }
 
-func (m *MsgRevealAudit) Marshal() (dAtA []byte, err error) {
+func (m *MsgProveAudit) Marshal() (dAtA []byte, err error) {
 	size := m.Size()
 	dAtA = make([]byte, size)
 	n, err := m.MarshalToSizedBuffer(dAtA[:size])
@@ -1485,46 +1379,46 @@ func (m *MsgRevealAudit) Marshal() (dAtA []byte, err error) {
 	return dAtA[:n], nil
 }
 
-func (m *MsgRevealAudit) MarshalTo(dAtA []byte) (int, error) {
+func (m *MsgProveAudit) MarshalTo(dAtA []byte) (int, error) {
 	size := m.Size()
 	return m.MarshalToSizedBuffer(dAtA[:size])
 }
 
-func (m *MsgRevealAudit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+func (m *MsgProveAudit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	i := len(dAtA)
 	_ = i
 	var l int
 	_ = l
-	if len(m.Expected) > 0 {
-		i -= len(m.Expected)
-		copy(dAtA[i:], m.Expected)
-		i = encodeVarintTx(dAtA, i, uint64(len(m.Expected)))
-		i--
-		dAtA[i] = 0x22
-	}
-	if len(m.Salt) > 0 {
-		i -= len(m.Salt)
-		copy(dAtA[i:], m.Salt)
-		i = encodeVarintTx(dAtA, i, uint64(len(m.Salt)))
-		i--
-		dAtA[i] = 0x1a
+	if len(m.Openings) > 0 {
+		for iNdEx := len(m.Openings) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Openings[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintTx(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0x1a
+		}
 	}
 	if m.AuditId != 0 {
 		i = encodeVarintTx(dAtA, i, uint64(m.AuditId))
 		i--
 		dAtA[i] = 0x10
 	}
-	if len(m.Auditor) > 0 {
-		i -= len(m.Auditor)
-		copy(dAtA[i:], m.Auditor)
-		i = encodeVarintTx(dAtA, i, uint64(len(m.Auditor)))
+	if len(m.Signer) > 0 {
+		i -= len(m.Signer)
+		copy(dAtA[i:], m.Signer)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signer)))
 		i--
 		dAtA[i] = 0xa
 	}
 	return len(dAtA) - i, nil
 }
 
-func (m *MsgRevealAuditResponse) Marshal() (dAtA []byte, err error) {
+func (m *MsgProveAuditResponse) Marshal() (dAtA []byte, err error) {
 	size := m.Size()
 	dAtA = make([]byte, size)
 	n, err := m.MarshalToSizedBuffer(dAtA[:size])
@@ -1534,12 +1428,12 @@ func (m *MsgRevealAuditResponse) Marshal() (dAtA []byte, err error) {
 	return dAtA[:n], nil
 }
 
-func (m *MsgRevealAuditResponse) MarshalTo(dAtA []byte) (int, error) {
+func (m *MsgProveAuditResponse) MarshalTo(dAtA []byte) (int, error) {
 	size := m.Size()
 	return m.MarshalToSizedBuffer(dAtA[:size])
 }
 
-func (m *MsgRevealAuditResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+func (m *MsgProveAuditResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	i := len(dAtA)
 	_ = i
 	var l int
@@ -1902,17 +1796,13 @@ func encodeVarintTx(dAtA []byte, offset int, v uint64) int {
 	dAtA[offset] = uint8(v)
 	return base
 }
-func (m *MsgOpenAudit) Size() (n int) {
+func (m *MsgRequestAudit) Size() (n int) {
 	if m == nil {
 		return 0
 	}
 	var l int
 	_ = l
-	l = len(m.Auditor)
-	if l > 0 {
-		n += 1 + l + sovTx(uint64(l))
-	}
-	l = len(m.Provider)
+	l = len(m.Requester)
 	if l > 0 {
 		n += 1 + l + sovTx(uint64(l))
 	}
@@ -1920,29 +1810,12 @@ func (m *MsgOpenAudit) Size() (n int) {
 	if l > 0 {
 		n += 1 + l + sovTx(uint64(l))
 	}
-	l = len(m.Workload)
-	if l > 0 {
-		n += 1 + l + sovTx(uint64(l))
-	}
-	l = len(m.Seed)
-	if l > 0 {
-		n += 1 + l + sovTx(uint64(l))
-	}
-	if m.WorkUnits != 0 {
-		n += 1 + sovTx(uint64(m.WorkUnits))
-	}
-	l = len(m.Commitment)
-	if l > 0 {
-		n += 1 + l + sovTx(uint64(l))
-	}
-	l = github_com_cosmos_gogoproto_types.SizeOfStdTime(m.Deadline)
-	n += 1 + l + sovTx(uint64(l))
 	l = m.Fee.Size()
 	n += 1 + l + sovTx(uint64(l))
 	return n
 }
 
-func (m *MsgOpenAuditResponse) Size() (n int) {
+func (m *MsgRequestAuditResponse) Size() (n int) {
 	if m == nil {
 		return 0
 	}
@@ -1967,7 +1840,7 @@ func (m *MsgAnswerAudit) Size() (n int) {
 	if m.AuditId != 0 {
 		n += 1 + sovTx(uint64(m.AuditId))
 	}
-	l = len(m.Result)
+	l = len(m.Root)
 	if l > 0 {
 		n += 1 + l + sovTx(uint64(l))
 	}
@@ -1983,31 +1856,29 @@ func (m *MsgAnswerAuditResponse) Size() (n int) {
 	return n
 }
 
-func (m *MsgRevealAudit) Size() (n int) {
+func (m *MsgProveAudit) Size() (n int) {
 	if m == nil {
 		return 0
 	}
 	var l int
 	_ = l
-	l = len(m.Auditor)
+	l = len(m.Signer)
 	if l > 0 {
 		n += 1 + l + sovTx(uint64(l))
 	}
 	if m.AuditId != 0 {
 		n += 1 + sovTx(uint64(m.AuditId))
 	}
-	l = len(m.Salt)
-	if l > 0 {
-		n += 1 + l + sovTx(uint64(l))
-	}
-	l = len(m.Expected)
-	if l > 0 {
-		n += 1 + l + sovTx(uint64(l))
+	if len(m.Openings) > 0 {
+		for _, e := range m.Openings {
+			l = e.Size()
+			n += 1 + l + sovTx(uint64(l))
+		}
 	}
 	return n
 }
 
-func (m *MsgRevealAuditResponse) Size() (n int) {
+func (m *MsgProveAuditResponse) Size() (n int) {
 	if m == nil {
 		return 0
 	}
@@ -2167,7 +2038,7 @@ func sovTx(x uint64) (n int) {
 func sozTx(x uint64) (n int) {
 	return sovTx(uint64((x << 1) ^ uint64((int64(x) >> 63))))
 }
-func (m *MsgOpenAudit) Unmarshal(dAtA []byte) error {
+func (m *MsgRequestAudit) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)
 	iNdEx := 0
 	for iNdEx < l {
@@ -2190,15 +2061,15 @@ func (m *MsgOpenAudit) Unmarshal(dAtA []byte) error {
 		fieldNum := int32(wire >> 3)
 		wireType := int(wire & 0x7)
 		if wireType == 4 {
-			return fmt.Errorf("proto: MsgOpenAudit: wiretype end group for non-group")
+			return fmt.Errorf("proto: MsgRequestAudit: wiretype end group for non-group")
 		}
 		if fieldNum <= 0 {
-			return fmt.Errorf("proto: MsgOpenAudit: illegal tag %d (wire type %d)", fieldNum, wire)
+			return fmt.Errorf("proto: MsgRequestAudit: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
 		case 1:
 			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Auditor", wireType)
+				return fmt.Errorf("proto: wrong wireType = %d for field Requester", wireType)
 			}
 			var stringLen uint64
 			for shift := uint(0); ; shift += 7 {
@@ -2226,41 +2097,9 @@ func (m *MsgOpenAudit) Unmarshal(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			m.Auditor = string(dAtA[iNdEx:postIndex])
+			m.Requester = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		case 2:
-			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Provider", wireType)
-			}
-			var stringLen uint64
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return ErrIntOverflowTx
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				stringLen |= uint64(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
-			intStringLen := int(stringLen)
-			if intStringLen < 0 {
-				return ErrInvalidLengthTx
-			}
-			postIndex := iNdEx + intStringLen
-			if postIndex < 0 {
-				return ErrInvalidLengthTx
-			}
-			if postIndex > l {
-				return io.ErrUnexpectedEOF
-			}
-			m.Provider = string(dAtA[iNdEx:postIndex])
-			iNdEx = postIndex
-		case 3:
 			if wireType != 2 {
 				return fmt.Errorf("proto: wrong wireType = %d for field GpuUuid", wireType)
 			}
@@ -2292,159 +2131,7 @@ func (m *MsgOpenAudit) Unmarshal(dAtA []byte) error {
 			}
 			m.GpuUuid = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
-		case 4:
-			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Workload", wireType)
-			}
-			var stringLen uint64
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return ErrIntOverflowTx
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				stringLen |= uint64(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
-			intStringLen := int(stringLen)
-			if intStringLen < 0 {
-				return ErrInvalidLengthTx
-			}
-			postIndex := iNdEx + intStringLen
-			if postIndex < 0 {
-				return ErrInvalidLengthTx
-			}
-			if postIndex > l {
-				return io.ErrUnexpectedEOF
-			}
-			m.Workload = string(dAtA[iNdEx:postIndex])
-			iNdEx = postIndex
-		case 5:
-			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Seed", wireType)
-			}
-			var byteLen int
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return ErrIntOverflowTx
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				byteLen |= int(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
-			if byteLen < 0 {
-				return ErrInvalidLengthTx
-			}
-			postIndex := iNdEx + byteLen
-			if postIndex < 0 {
-				return ErrInvalidLengthTx
-			}
-			if postIndex > l {
-				return io.ErrUnexpectedEOF
-			}
-			m.Seed = append(m.Seed[:0], dAtA[iNdEx:postIndex]...)
-			if m.Seed == nil {
-				m.Seed = []byte{}
-			}
-			iNdEx = postIndex
-		case 6:
-			if wireType != 0 {
-				return fmt.Errorf("proto: wrong wireType = %d for field WorkUnits", wireType)
-			}
-			m.WorkUnits = 0
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return ErrIntOverflowTx
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				m.WorkUnits |= uint64(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
-		case 7:
-			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Commitment", wireType)
-			}
-			var byteLen int
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return ErrIntOverflowTx
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				byteLen |= int(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
-			if byteLen < 0 {
-				return ErrInvalidLengthTx
-			}
-			postIndex := iNdEx + byteLen
-			if postIndex < 0 {
-				return ErrInvalidLengthTx
-			}
-			if postIndex > l {
-				return io.ErrUnexpectedEOF
-			}
-			m.Commitment = append(m.Commitment[:0], dAtA[iNdEx:postIndex]...)
-			if m.Commitment == nil {
-				m.Commitment = []byte{}
-			}
-			iNdEx = postIndex
-		case 8:
-			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Deadline", wireType)
-			}
-			var msglen int
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return ErrIntOverflowTx
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				msglen |= int(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
-			if msglen < 0 {
-				return ErrInvalidLengthTx
-			}
-			postIndex := iNdEx + msglen
-			if postIndex < 0 {
-				return ErrInvalidLengthTx
-			}
-			if postIndex > l {
-				return io.ErrUnexpectedEOF
-			}
-			if err := github_com_cosmos_gogoproto_types.StdTimeUnmarshal(&m.Deadline, dAtA[iNdEx:postIndex]); err != nil {
-				return err
-			}
-			iNdEx = postIndex
-		case 9:
+		case 3:
 			if wireType != 2 {
 				return fmt.Errorf("proto: wrong wireType = %d for field Fee", wireType)
 			}
@@ -2498,7 +2185,7 @@ func (m *MsgOpenAudit) Unmarshal(dAtA []byte) error {
 	}
 	return nil
 }
-func (m *MsgOpenAuditResponse) Unmarshal(dAtA []byte) error {
+func (m *MsgRequestAuditResponse) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)
 	iNdEx := 0
 	for iNdEx < l {
@@ -2521,10 +2208,10 @@ func (m *MsgOpenAuditResponse) Unmarshal(dAtA []byte) error {
 		fieldNum := int32(wire >> 3)
 		wireType := int(wire & 0x7)
 		if wireType == 4 {
-			return fmt.Errorf("proto: MsgOpenAuditResponse: wiretype end group for non-group")
+			return fmt.Errorf("proto: MsgRequestAuditResponse: wiretype end group for non-group")
 		}
 		if fieldNum <= 0 {
-			return fmt.Errorf("proto: MsgOpenAuditResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+			return fmt.Errorf("proto: MsgRequestAuditResponse: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
 		case 1:
@@ -2649,7 +2336,7 @@ func (m *MsgAnswerAudit) Unmarshal(dAtA []byte) error {
 			}
 		case 3:
 			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Result", wireType)
+				return fmt.Errorf("proto: wrong wireType = %d for field Root", wireType)
 			}
 			var byteLen int
 			for shift := uint(0); ; shift += 7 {
@@ -2676,9 +2363,9 @@ func (m *MsgAnswerAudit) Unmarshal(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			m.Result = append(m.Result[:0], dAtA[iNdEx:postIndex]...)
-			if m.Result == nil {
-				m.Result = []byte{}
+			m.Root = append(m.Root[:0], dAtA[iNdEx:postIndex]...)
+			if m.Root == nil {
+				m.Root = []byte{}
 			}
 			iNdEx = postIndex
 		default:
@@ -2752,7 +2439,7 @@ func (m *MsgAnswerAuditResponse) Unmarshal(dAtA []byte) error {
 	}
 	return nil
 }
-func (m *MsgRevealAudit) Unmarshal(dAtA []byte) error {
+func (m *MsgProveAudit) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)
 	iNdEx := 0
 	for iNdEx < l {
@@ -2775,15 +2462,15 @@ func (m *MsgRevealAudit) Unmarshal(dAtA []byte) error {
 		fieldNum := int32(wire >> 3)
 		wireType := int(wire & 0x7)
 		if wireType == 4 {
-			return fmt.Errorf("proto: MsgRevealAudit: wiretype end group for non-group")
+			return fmt.Errorf("proto: MsgProveAudit: wiretype end group for non-group")
 		}
 		if fieldNum <= 0 {
-			return fmt.Errorf("proto: MsgRevealAudit: illegal tag %d (wire type %d)", fieldNum, wire)
+			return fmt.Errorf("proto: MsgProveAudit: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
 		case 1:
 			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Auditor", wireType)
+				return fmt.Errorf("proto: wrong wireType = %d for field Signer", wireType)
 			}
 			var stringLen uint64
 			for shift := uint(0); ; shift += 7 {
@@ -2811,7 +2498,7 @@ func (m *MsgRevealAudit) Unmarshal(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			m.Auditor = string(dAtA[iNdEx:postIndex])
+			m.Signer = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		case 2:
 			if wireType != 0 {
@@ -2834,9 +2521,9 @@ func (m *MsgRevealAudit) Unmarshal(dAtA []byte) error {
 			}
 		case 3:
 			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Salt", wireType)
+				return fmt.Errorf("proto: wrong wireType = %d for field Openings", wireType)
 			}
-			var byteLen int
+			var msglen int
 			for shift := uint(0); ; shift += 7 {
 				if shift >= 64 {
 					return ErrIntOverflowTx
@@ -2846,58 +2533,24 @@ func (m *MsgRevealAudit) Unmarshal(dAtA []byte) error {
 				}
 				b := dAtA[iNdEx]
 				iNdEx++
-				byteLen |= int(b&0x7F) << shift
+				msglen |= int(b&0x7F) << shift
 				if b < 0x80 {
 					break
 				}
 			}
-			if byteLen < 0 {
+			if msglen < 0 {
 				return ErrInvalidLengthTx
 			}
-			postIndex := iNdEx + byteLen
+			postIndex := iNdEx + msglen
 			if postIndex < 0 {
 				return ErrInvalidLengthTx
 			}
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			m.Salt = append(m.Salt[:0], dAtA[iNdEx:postIndex]...)
-			if m.Salt == nil {
-				m.Salt = []byte{}
-			}
-			iNdEx = postIndex
-		case 4:
-			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Expected", wireType)
-			}
-			var byteLen int
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return ErrIntOverflowTx
-				}
-				if iNdEx >= l {
-					return io.ErrUnexpectedEOF
-				}
-				b := dAtA[iNdEx]
-				iNdEx++
-				byteLen |= int(b&0x7F) << shift
-				if b < 0x80 {
-					break
-				}
-			}
-			if byteLen < 0 {
-				return ErrInvalidLengthTx
-			}
-			postIndex := iNdEx + byteLen
-			if postIndex < 0 {
-				return ErrInvalidLengthTx
-			}
-			if postIndex > l {
-				return io.ErrUnexpectedEOF
-			}
-			m.Expected = append(m.Expected[:0], dAtA[iNdEx:postIndex]...)
-			if m.Expected == nil {
-				m.Expected = []byte{}
+			m.Openings = append(m.Openings, AuditOpening{})
+			if err := m.Openings[len(m.Openings)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
 			}
 			iNdEx = postIndex
 		default:
@@ -2921,7 +2574,7 @@ func (m *MsgRevealAudit) Unmarshal(dAtA []byte) error {
 	}
 	return nil
 }
-func (m *MsgRevealAuditResponse) Unmarshal(dAtA []byte) error {
+func (m *MsgProveAuditResponse) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)
 	iNdEx := 0
 	for iNdEx < l {
@@ -2944,10 +2597,10 @@ func (m *MsgRevealAuditResponse) Unmarshal(dAtA []byte) error {
 		fieldNum := int32(wire >> 3)
 		wireType := int(wire & 0x7)
 		if wireType == 4 {
-			return fmt.Errorf("proto: MsgRevealAuditResponse: wiretype end group for non-group")
+			return fmt.Errorf("proto: MsgProveAuditResponse: wiretype end group for non-group")
 		}
 		if fieldNum <= 0 {
-			return fmt.Errorf("proto: MsgRevealAuditResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+			return fmt.Errorf("proto: MsgProveAuditResponse: illegal tag %d (wire type %d)", fieldNum, wire)
 		}
 		switch fieldNum {
 		case 1:

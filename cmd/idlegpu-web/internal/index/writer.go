@@ -446,7 +446,7 @@ func (w *writer) auditOpened(e *settlementtypes.EventAuditOpened) error {
 	}
 	return w.exec(`INSERT INTO audits (id, provider, auditor, gpu_uuid, workload, work_units, deadline, denom, fee, status,
 		opened_height, opened_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)`,
-		e.AuditId, e.Provider, e.Auditor, e.GpuUuid, e.Workload, e.WorkUnits, unix(e.Deadline), e.Fee.Denom, fee, w.height, w.time)
+		e.AuditId, e.Provider, e.Requester, e.GpuUuid, e.Workload, e.Shape.Shape().Reads(), unix(e.Deadline), e.Fee.Denom, fee, w.height, w.time)
 }
 
 func (w *writer) auditResolved(e *settlementtypes.EventAuditResolved) error {

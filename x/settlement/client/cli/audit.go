@@ -1,77 +1,67 @@
 // Package cli holds the x/settlement commands autocli cannot build: the
-// offline audit tools an auditor and a provider run next to their txs.
+// offline audit tools governance and providers use to size and check the
+// memwalk workload.
 package cli
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/idlegpu/idlegpu/x/settlement/audit"
+	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
-
-// Plan is what an auditor keeps between MsgOpenAudit and MsgRevealAudit.
-// The salt and expected result stay secret until the reveal.
-type Plan struct {
-	Workload   string `json:"workload"`
-	WorkUnits  uint64 `json:"work_units"`
-	Seed       string `json:"seed"`
-	Salt       string `json:"salt"`
-	Expected   string `json:"expected"`
-	Commitment string `json:"commitment"`
-}
 
 // AuditCmd is `idlegpud audit`: offline tools, no node needed.
 func AuditCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit",
-		Short: "Prepare and compute GPU audits offline (x/settlement audit workloads)",
+		Short: "Size and compute GPU audits offline (x/settlement's memwalk/v1 workload)",
 	}
-	cmd.AddCommand(planCmd(), runCmd())
+	cmd.AddCommand(planCmd(), rootCmd())
 	return cmd
 }
 
+// Plan is what the chain asks of a board: the shape, the expected time
+// and the answer deadline (x/settlement types.Params.AuditPlan).
+type Plan struct {
+	Shape        audit.Shape `json:"shape"`
+	TableBytes   uint64      `json:"table_bytes"`
+	Reads        uint64      `json:"reads"`
+	BuildSeconds float64     `json:"build_seconds"`
+	WalkSeconds  float64     `json:"walk_seconds"`
+	Expected     string      `json:"expected"`
+	Deadline     string      `json:"deadline"`
+}
+
 func planCmd() *cobra.Command {
-	var seedHex string
-	cmd := &cobra.Command{
-		Use:   "plan <work-units>",
-		Short: "Draw a seed and salt, compute the expected result with the CPU reference, print the plan as JSON",
-		Long: `Prints the plan an auditor keeps secret until the reveal. The CPU reference takes about
-12 ms per unit on one core; for large audits compute the result on your own GPU and
-build the commitment as sha256(salt ‖ expected).`,
-		Example: `idlegpud audit plan 2000 > plan.json
-idlegpud tx settlement open-audit <provider> <gpu-uuid> idlegpu/matmul-u32/v1 $(jq -r .seed plan.json) 2000 \
-  $(jq -r .commitment plan.json) 2026-12-03T12:00:00Z 5000000uusdc --from auditor
-idlegpud tx settlement reveal-audit <audit-id> $(jq -r .salt plan.json) $(jq -r .expected plan.json) --from auditor`,
-		Args: cobra.ExactArgs(1),
+	return &cobra.Command{
+		Use:   "plan <memory-mib> <bandwidth-gbps>",
+		Short: "Print the audit the chain would give a board with this memory and peak bandwidth (default params)",
+		Example: `idlegpud audit plan 81559 3350   # an H100 80GB HBM3
+idlegpud audit plan 2 1          # the development chains' simulated GPU`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			units, err := strconv.ParseUint(args[0], 10, 64)
+			mib, err := strconv.ParseUint(args[0], 10, 64)
 			if err != nil {
-				return fmt.Errorf("work units: %w", err)
+				return fmt.Errorf("memory MiB: %w", err)
 			}
-			var seed, salt [32]byte
-			if seedHex != "" {
-				if err := decode32(seedHex, &seed); err != nil {
-					return fmt.Errorf("--seed: %w", err)
-				}
-			} else if _, err := rand.Read(seed[:]); err != nil {
-				return err
+			bw, err := strconv.ParseUint(args[1], 10, 64)
+			if err != nil {
+				return fmt.Errorf("bandwidth GB/s: %w", err)
 			}
-			if _, err := rand.Read(salt[:]); err != nil {
-				return err
-			}
-			expected, err := audit.MatMulV1{}.Run(cmd.Context(), seed[:], units)
+			p, err := types.DefaultParams().AuditPlan(types.GPUModel{Model: "board", MemoryMib: mib, MemoryBandwidthGbps: bw})
 			if err != nil {
 				return err
 			}
-			c := audit.Commitment(salt, expected)
+			t := audit.TimingFor(p.Shape, bw)
 			out, err := json.MarshalIndent(Plan{
-				Workload: audit.MatMulV1Name, WorkUnits: units, Seed: hex.EncodeToString(seed[:]), Salt: hex.EncodeToString(salt[:]),
-				Expected: hex.EncodeToString(expected[:]), Commitment: hex.EncodeToString(c[:]),
+				Shape: p.Shape, TableBytes: p.Shape.TableBytes(), Reads: p.Shape.Reads(),
+				BuildSeconds: t.BuildSeconds, WalkSeconds: t.WalkSeconds, Expected: p.Expected.String(), Deadline: p.Allowance.String(),
 			}, "", "  ")
 			if err != nil {
 				return err
@@ -80,42 +70,35 @@ idlegpud tx settlement reveal-audit <audit-id> $(jq -r .salt plan.json) $(jq -r 
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&seedHex, "seed", "", "use this 32-byte hex seed instead of a random one")
-	return cmd
 }
 
-func runCmd() *cobra.Command {
+func rootCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "run <seed-hex> <work-units>",
-		Short: "Compute an audit's result with the CPU reference (what a provider answers)",
-		Args:  cobra.ExactArgs(2),
+		Use:   "root <seed-hex> <table-items> <lanes> <segments> <segment-steps>",
+		Short: "Compute a transcript's Merkle root with the CPU reference (small shapes: it holds the whole table in memory)",
+		Args:  cobra.ExactArgs(5),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var seed [32]byte
-			if err := decode32(args[0], &seed); err != nil {
-				return fmt.Errorf("seed: %w", err)
+			seed, err := hex.DecodeString(args[0])
+			if err != nil || len(seed) != audit.SeedSize {
+				return fmt.Errorf("seed: want %d hex bytes", audit.SeedSize)
 			}
-			units, err := strconv.ParseUint(args[1], 10, 64)
-			if err != nil {
-				return fmt.Errorf("work units: %w", err)
+			var dims [4]uint32
+			for i := range dims {
+				v, err := strconv.ParseUint(args[i+1], 10, 32)
+				if err != nil {
+					return fmt.Errorf("argument %d: %w", i+2, err)
+				}
+				dims[i] = uint32(v)
 			}
-			res, err := audit.MatMulV1{}.Run(cmd.Context(), seed[:], units)
+			s := audit.Shape{TableItems: dims[0], Lanes: dims[1], Segments: dims[2], SegmentSteps: dims[3]}
+			start := time.Now()
+			states, err := audit.Run(cmd.Context(), seed, s)
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), hex.EncodeToString(res[:]))
+			root := types.NewAuditTranscript(states).Root()
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\t(%s on the CPU)\n", hex.EncodeToString(root), time.Since(start).Round(time.Millisecond))
 			return err
 		},
 	}
-}
-
-func decode32(s string, out *[32]byte) error {
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		return err
-	}
-	if len(b) != 32 {
-		return fmt.Errorf("want 32 bytes, got %d", len(b))
-	}
-	copy(out[:], b)
-	return nil
 }

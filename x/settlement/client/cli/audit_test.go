@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,32 +24,51 @@ func execute(t *testing.T, args ...string) string {
 	return out.String()
 }
 
-// TestPlanThenRun: a plan's commitment opens with its salt and expected
-// result, and `audit run` (the provider's side) computes that same result.
-func TestPlanThenRun(t *testing.T) {
-	seed := "0101010101010101010101010101010101010101010101010101010101010101"
-	var plan Plan
-	require.NoError(t, json.Unmarshal([]byte(execute(t, "plan", "2", "--seed", seed)), &plan))
-	require.Equal(t, seed, plan.Seed)
-	require.Equal(t, audit.MatMulV1Name, plan.Workload)
-	commitment, _ := hex.DecodeString(plan.Commitment)
-	salt, _ := hex.DecodeString(plan.Salt)
-	expected, _ := hex.DecodeString(plan.Expected)
-	require.True(t, types.Opens(commitment, salt, expected))
-	require.Equal(t, plan.Expected+"\n", execute(t, "run", seed, "2"))
-
-	var again Plan
-	require.NoError(t, json.Unmarshal([]byte(execute(t, "plan", "2", "--seed", seed)), &again))
-	require.Equal(t, plan.Expected, again.Expected)
-	require.NotEqual(t, plan.Salt, again.Salt, "a fresh salt every time")
+// TestPlanIsTheChainsPlan: `audit plan` prints what the chain derives for a
+// board (types.Params.AuditPlan), here an H100's and the simulated GPU's.
+func TestPlanIsTheChainsPlan(t *testing.T) {
+	for _, m := range []types.GPUModel{
+		{Model: "board", MemoryMib: 81559, MemoryBandwidthGbps: 3350},
+		{Model: "board", MemoryMib: 2, MemoryBandwidthGbps: 1},
+	} {
+		var plan Plan
+		require.NoError(t, json.Unmarshal([]byte(execute(t, "plan", itoa(m.MemoryMib), itoa(m.MemoryBandwidthGbps))), &plan))
+		want, err := types.DefaultParams().AuditPlan(m)
+		require.NoError(t, err)
+		require.Equal(t, want.Shape, plan.Shape)
+		require.Equal(t, want.Expected.String(), plan.Expected)
+		require.Equal(t, want.Allowance.String(), plan.Deadline)
+		require.Equal(t, want.Shape.Reads(), plan.Reads)
+	}
 }
 
-func TestRunRejectsBadInput(t *testing.T) {
-	for _, args := range [][]string{{"run", "abcd", "1"}, {"run", "zz", "1"}, {"run", hex.EncodeToString(make([]byte, 32)), "x"}, {"plan", "-1"}} {
+// TestRootIsTheTranscriptsRoot: `audit root` prints the root of the CPU
+// reference's transcript.
+func TestRootIsTheTranscriptsRoot(t *testing.T) {
+	seed := strings.Repeat("01", 32)
+	s := audit.Shape{TableItems: audit.CacheItems, Lanes: 4, Segments: 2, SegmentSteps: 3}
+	b, _ := hex.DecodeString(seed)
+	states, err := audit.Run(context.Background(), b, s)
+	require.NoError(t, err)
+	out := execute(t, "root", seed, itoa(uint64(s.TableItems)), "4", "2", "3")
+	require.True(t, strings.HasPrefix(out, hex.EncodeToString(types.NewAuditTranscript(states).Root())+"\t"), out)
+}
+
+func TestAuditCmdRejectsBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"root", "abcd", "16384", "4", "2", "3"}, {"root", strings.Repeat("00", 32), "10", "4", "2", "3"},
+		{"root", strings.Repeat("00", 32), "16384", "3", "2", "3"}, {"plan", "-1", "10"}, {"plan", "81559", "0"},
+	} {
 		cmd := AuditCmd()
 		cmd.SetOut(&bytes.Buffer{})
 		cmd.SetErr(&bytes.Buffer{})
 		cmd.SetArgs(args)
+		cmd.SetContext(context.Background())
 		require.Error(t, cmd.Execute(), "%v", args)
 	}
+}
+
+func itoa(v uint64) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -1,0 +1,80 @@
+package types
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/idlegpu/idlegpu/x/settlement/audit"
+)
+
+// AuditTranscript is a provider's memwalk transcript with its Merkle tree:
+// the RFC 6962 tree (merkle.go) over the lane states, a perfect binary tree
+// since the leaf count is a power of two. The agent builds it once per
+// audit and opens the sampled leaves from it; the chain never builds one.
+type AuditTranscript struct {
+	states audit.States
+	// levels[0] holds the leaf hashes' parents, levels[len-1] the root;
+	// leaf hashes themselves are recomputed on demand (half the memory).
+	levels [][]byte
+}
+
+// NewAuditTranscript hashes the states (Leaves() of them, a power of two,
+// at least 2) into their tree, on all CPUs.
+func NewAuditTranscript(states audit.States) *AuditTranscript {
+	n := len(states) / audit.StateBytes
+	t := &AuditTranscript{states: states}
+	level := make([]byte, n/2*HashSize)
+	parallel(n/2, func(i int) {
+		copy(level[i*HashSize:], nodeHash(leafHash(states.Leaf(uint64(2*i))), leafHash(states.Leaf(uint64(2*i+1)))))
+	})
+	t.levels = append(t.levels, level)
+	for len(level) > HashSize {
+		prev := level
+		level = make([]byte, len(prev)/2)
+		parallel(len(level)/HashSize, func(i int) {
+			copy(level[i*HashSize:], nodeHash(prev[2*i*HashSize:(2*i+1)*HashSize], prev[(2*i+1)*HashSize:(2*i+2)*HashSize]))
+		})
+		t.levels = append(t.levels, level)
+	}
+	return t
+}
+
+// parallel runs f(0..n-1) on all CPUs in contiguous chunks.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/4096))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w * n / workers; i < (w+1)*n/workers; i++ {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Root is the transcript's Merkle root, the audit's answer.
+func (t *AuditTranscript) Root() []byte { return t.levels[len(t.levels)-1] }
+
+// Path is leaf i's audit path, leaf side first.
+func (t *AuditTranscript) Path(i uint64) [][]byte {
+	path := [][]byte{leafHash(t.states.Leaf(i ^ 1))}
+	for _, level := range t.levels[:len(t.levels)-1] {
+		i >>= 1
+		sib := i ^ 1
+		path = append(path, level[sib*HashSize:(sib+1)*HashSize])
+	}
+	return path
+}
+
+// Opening opens leaf i for the chain: its state and path and, unless it is
+// its lane's first segment, its predecessor's.
+func (t *AuditTranscript) Opening(s audit.Shape, i uint64) AuditOpening {
+	o := AuditOpening{LeafIndex: i, State: t.states.Leaf(i), Path: t.Path(i)}
+	if s.NeedsPrev(i) {
+		o.PrevState, o.PrevPath = t.states.Leaf(i-1), t.Path(i-1)
+	}
+	return o
+}
