@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,8 +30,10 @@ type Chain struct {
 type GenesisEdits map[string]map[string]any
 
 // NewChain prepares a home with scripts/node.sh under root, applies the
-// edits, starts the node and waits for its first blocks.
-func NewChain(t T, bin Binaries, root string, edits GenesisEdits) *Chain {
+// edits, starts the node and waits for its first blocks. passes are GPU
+// UUIDs the genesis lists with an x/settlement audit pass (a network that
+// starts with them verified: the load benchmark's thousands of GPUs).
+func NewChain(t T, bin Binaries, root string, edits GenesisEdits, passes ...string) *Chain {
 	t.Helper()
 	home := t.TempDir()
 	setup := exec.Command(filepath.Join(root, "scripts", "node.sh"))
@@ -39,6 +42,9 @@ func NewChain(t T, bin Binaries, root string, edits GenesisEdits) *Chain {
 	noError(t, err, "node.sh: %s", out)
 
 	editGenesis(t, filepath.Join(home, "config", "genesis.json"), edits)
+	if len(passes) > 0 {
+		grantPasses(t, filepath.Join(home, "config", "genesis.json"), passes)
+	}
 
 	c := &Chain{t: t, bin: bin, Home: home, ChainID: "idlegpu-local", ports: FreePorts(t, 5)}
 	c.RPC = fmt.Sprintf("tcp://127.0.0.1:%d", c.ports[0])
@@ -65,6 +71,26 @@ func editGenesis(t T, path string, edits GenesisEdits) {
 			params[k] = v
 		}
 	}
+	raw, err = json.MarshalIndent(gen, "", "  ")
+	noError(t, err, "encode %s", path)
+	noError(t, os.WriteFile(path, raw, 0o600), "write %s", path)
+}
+
+// grantPasses lists the GPUs in x/settlement's genesis verifications with
+// a pass until 2100, sorted as genesis validation requires.
+func grantPasses(t T, path string, uuids []string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	noError(t, err, "read %s", path)
+	var gen map[string]any
+	noError(t, decodeJSON(raw, &gen), "decode %s", path)
+	settlement := gen["app_state"].(map[string]any)["settlement"].(map[string]any)
+	sorted := slices.Sorted(slices.Values(uuids))
+	list := make([]any, 0, len(sorted))
+	for _, u := range slices.Compact(sorted) {
+		list = append(list, map[string]any{"gpu_uuid": u, "verified_until": "2100-01-01T00:00:00Z", "misses_in_row": 0})
+	}
+	settlement["verifications"] = list
 	raw, err = json.MarshalIndent(gen, "", "  ")
 	noError(t, err, "encode %s", path)
 	noError(t, os.WriteFile(path, raw, 0o600), "write %s", path)

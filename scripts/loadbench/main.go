@@ -91,7 +91,7 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 	logf("starting idlegpud: one validator, 1 s blocks, 2 s epochs of 1 s samples (bench genesis)")
 	c := harness.NewChain(prog, bins, root, harness.GenesisEdits{
 		"settlement": {"epoch_seconds": "2", "sample_interval_seconds": "1", "proof_grace_seconds": "7200"},
-	})
+	}, benchGPUs()...)
 	node, err := newRPC(c.RPC)
 	if err != nil {
 		return nil, err

@@ -86,6 +86,22 @@ func aliceKey(home string, c *chainClient) (*account, error) {
 	return &account{priv: priv, addr: sdk.AccAddress(priv.PubKey().Address())}, nil
 }
 
+// benchGPUs are the UUIDs of every GPU the benchmark registers: the genesis
+// gives them an audit pass, as a network that started with them verified
+// (measuring the market, not thousands of audits).
+func benchGPUs() []string {
+	var out []string
+	for p := range numProviders {
+		for _, g := range gpuInfos(p, h100, 81559, leaseGPUs+bidGPUs) {
+			out = append(out, g.Uuid)
+		}
+	}
+	for _, g := range gpuInfos(numProviders, a100, 81920, probeGPUs) {
+		out = append(out, g.Uuid)
+	}
+	return out
+}
+
 func gpuInfos(p int, model string, mem uint64, n int) []providertypes.GPUInfo {
 	out := make([]providertypes.GPUInfo, n)
 	for i := range out {

@@ -112,11 +112,12 @@ func fixture() []index.BlockData {
 		{Height: 6, Time: at(6), Proposer: "BB", Txs: []index.TxData{
 			{Hash: "T6", Events: []proto.Message{
 				&settlementtypes.EventRewardsClaimed{Operator: provider, Claimed: sdk.NewCoins(usdc(4_950), sdk.NewInt64Coin("ugpu", 3))},
-				&settlementtypes.EventAuditOpened{AuditId: 4, Auditor: auditor, Provider: provider, GpuUuid: "GPU-a",
-					Workload: "matmul", WorkUnits: 10, Deadline: at(6).Add(time.Minute), Fee: usdc(100_000)},
+				&settlementtypes.EventAuditOpened{AuditId: 4, Requester: auditor, Provider: provider, GpuUuid: "GPU-a",
+					Workload: "idlegpu/memwalk/v1", Shape: settlementtypes.AuditShape{TableItems: 16384, Lanes: 2, Segments: 1, SegmentSteps: 5},
+					Deadline: at(6).Add(time.Minute), Fee: usdc(100_000)},
 				&settlementtypes.EventAuditAnswered{AuditId: 4},
 				&settlementtypes.EventAuditResolved{AuditId: 4, Status: settlementtypes.AUDIT_STATUS_CORRECT, Provider: provider,
-					Auditor: auditor, FeePaidTo: provider, Slashed: usdc(0)},
+					Requester: auditor, FeePaidTo: provider, Slashed: usdc(0)},
 				&offertypes.EventOfferClosed{OfferId: 1, Provider: provider},
 				&offertypes.EventOfferRemoved{OfferId: 1},
 			}},
@@ -232,7 +233,7 @@ func TestIndexBlockRows(t *testing.T) {
 
 	audits, err := db.Audits(ctx, provider, 0, 0)
 	require.NoError(t, err)
-	require.Equal(t, []index.Audit{{ID: 4, Provider: provider, Auditor: auditor, GPUUUID: "GPU-a", Workload: "matmul", WorkUnits: 10,
+	require.Equal(t, []index.Audit{{ID: 4, Provider: provider, Auditor: auditor, GPUUUID: "GPU-a", Workload: "idlegpu/memwalk/v1", WorkUnits: 10,
 		Deadline: at(6).Add(time.Minute), Denom: "uusdc", Fee: 100_000, Status: "correct", OpenedHeight: 6, OpenedAt: at(6),
 		AnsweredHeight: 6, ResolvedHeight: 6, ResolvedAt: at(6), FeePaidTo: provider}}, audits)
 

@@ -193,9 +193,12 @@ type Slash struct {
 type Audit struct {
 	ID             uint64
 	Provider       string
-	Auditor        string
-	GPUUUID        string
-	Workload       string
+	// Auditor is who requested the audit: the provider for its required
+	// audit, a paying account, or empty for the chain's random draw.
+	Auditor  string
+	GPUUUID  string
+	Workload string
+	// WorkUnits is the audit's size in table reads (its shape's Reads).
 	WorkUnits      uint64
 	Deadline       time.Time
 	Denom          string
