@@ -259,16 +259,16 @@ func (m Market) PostJob(renter string, spec auctiontypes.JobSpec) uint64 {
 	return res.JobId
 }
 
-// PassesInGenesis gives the GPUs an audit pass in the genesis, as a
+// PassesInGenesis gives provider's GPUs an audit pass in the genesis, as a
 // network whose genesis lists already-verified GPUs does, so tests that
 // register them by tx can offer them at once.
-func PassesInGenesis(tb testing.TB, a *app.App, gen map[string]json.RawMessage, uuids ...string) {
+func PassesInGenesis(tb testing.TB, a *app.App, gen map[string]json.RawMessage, provider string, uuids ...string) {
 	tb.Helper()
 	var gs settlementtypes.GenesisState
 	a.AppCodec().MustUnmarshalJSON(gen[settlementtypes.ModuleName], &gs)
 	until := time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, u := range uuids {
-		gs.Verifications = append(gs.Verifications, settlementtypes.GPUVerification{GpuUuid: u, VerifiedUntil: until})
+		gs.Verifications = append(gs.Verifications, settlementtypes.GPUVerification{GpuUuid: u, VerifiedUntil: until, Provider: provider})
 	}
 	slices.SortFunc(gs.Verifications, func(x, y settlementtypes.GPUVerification) int { return strings.Compare(x.GpuUuid, y.GpuUuid) })
 	gen[settlementtypes.ModuleName] = a.AppCodec().MustMarshalJSON(&gs)

@@ -29,11 +29,14 @@ type Chain struct {
 // JSON strings, uint32 ones numbers).
 type GenesisEdits map[string]map[string]any
 
+// Pass is a GPU the genesis lists as verified for its provider.
+type Pass struct{ GPU, Provider string }
+
 // NewChain prepares a home with scripts/node.sh under root, applies the
-// edits, starts the node and waits for its first blocks. passes are GPU
-// UUIDs the genesis lists with an x/settlement audit pass (a network that
-// starts with them verified: the load benchmark's thousands of GPUs).
-func NewChain(t T, bin Binaries, root string, edits GenesisEdits, passes ...string) *Chain {
+// edits, starts the node and waits for its first blocks. passes are GPUs
+// the genesis lists with an x/settlement audit pass (a network that starts
+// with them verified: the load benchmark's thousands of GPUs).
+func NewChain(t T, bin Binaries, root string, edits GenesisEdits, passes ...Pass) *Chain {
 	t.Helper()
 	home := t.TempDir()
 	setup := exec.Command(filepath.Join(root, "scripts", "node.sh"))
@@ -78,17 +81,17 @@ func editGenesis(t T, path string, edits GenesisEdits) {
 
 // grantPasses lists the GPUs in x/settlement's genesis verifications with
 // a pass until 2100, sorted as genesis validation requires.
-func grantPasses(t T, path string, uuids []string) {
+func grantPasses(t T, path string, passes []Pass) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	noError(t, err, "read %s", path)
 	var gen map[string]any
 	noError(t, decodeJSON(raw, &gen), "decode %s", path)
 	settlement := gen["app_state"].(map[string]any)["settlement"].(map[string]any)
-	sorted := slices.Sorted(slices.Values(uuids))
+	sorted := slices.SortedFunc(slices.Values(passes), func(a, b Pass) int { return strings.Compare(a.GPU, b.GPU) })
 	list := make([]any, 0, len(sorted))
-	for _, u := range slices.Compact(sorted) {
-		list = append(list, map[string]any{"gpu_uuid": u, "verified_until": "2100-01-01T00:00:00Z", "misses_in_row": 0})
+	for _, p := range slices.CompactFunc(sorted, func(a, b Pass) bool { return a.GPU == b.GPU }) {
+		list = append(list, map[string]any{"gpu_uuid": p.GPU, "verified_until": "2100-01-01T00:00:00Z", "misses_in_row": 0, "provider": p.Provider})
 	}
 	settlement["verifications"] = list
 	raw, err = json.MarshalIndent(gen, "", "  ")

@@ -13,6 +13,7 @@ import (
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/scripts/harness"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
@@ -89,15 +90,17 @@ func aliceKey(home string, c *chainClient) (*account, error) {
 // benchGPUs are the UUIDs of every GPU the benchmark registers: the genesis
 // gives them an audit pass, as a network that started with them verified
 // (measuring the market, not thousands of audits).
-func benchGPUs() []string {
-	var out []string
+func benchGPUs() []harness.Pass {
+	var out []harness.Pass
 	for p := range numProviders {
+		op := newAccount(fmt.Sprintf("bench-provider-%d", p)).String()
 		for _, g := range gpuInfos(p, h100, 81559, leaseGPUs+bidGPUs) {
-			out = append(out, g.Uuid)
+			out = append(out, harness.Pass{GPU: g.Uuid, Provider: op})
 		}
 	}
+	probe := newAccount("bench-probe-provider").String()
 	for _, g := range gpuInfos(numProviders, a100, 81920, probeGPUs) {
-		out = append(out, g.Uuid)
+		out = append(out, harness.Pass{GPU: g.Uuid, Provider: probe})
 	}
 	return out
 }

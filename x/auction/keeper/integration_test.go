@@ -31,7 +31,7 @@ func TestSignedMarketTransactions(t *testing.T) {
 	og.Params.PaymentDenoms = []string{chaincfg.BondDenom, chaincfg.USDCDenom}
 	gen[offertypes.ModuleName] = a.AppCodec().MustMarshalJSON(og)
 	gpu := apptesting.GPU(1, h100, 81559)
-	apptesting.PassesInGenesis(t, a, gen, gpu.Uuid)
+	apptesting.PassesInGenesis(t, a, gen, accs[0].Address.String(), gpu.Uuid)
 	apptesting.InitChain(t, a, gen)
 	apptesting.NextBlock(t, a)
 

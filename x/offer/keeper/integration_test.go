@@ -24,7 +24,7 @@ func TestSignedOffersSurviveExportAndImport(t *testing.T) {
 	gen[types.ModuleName] = a.AppCodec().MustMarshalJSON(offerGen)
 	infos := apptesting.GPUs(0, 3, h100, 81559)
 	uuids := apptesting.UUIDs(infos)
-	apptesting.PassesInGenesis(t, a, gen, uuids...)
+	apptesting.PassesInGenesis(t, a, gen, accs[0].Address.String(), uuids...)
 	apptesting.InitChain(t, a, gen)
 	apptesting.NextBlock(t, a)
 

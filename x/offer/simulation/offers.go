@@ -118,6 +118,9 @@ func freeGPUs(ctx context.Context, k keeper.Keeper, pk types.ProviderKeeper, add
 		if has, _ := k.GPUOffers.Has(ctx, g.Uuid); has {
 			continue
 		}
+		if held, err := k.GPUHeld(ctx, g.Uuid); err != nil || held {
+			continue // no audit pass yet (x/settlement)
+		}
 		model = g.Model
 		out = append(out, g.Uuid)
 	}

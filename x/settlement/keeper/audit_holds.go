@@ -94,10 +94,20 @@ func (k Keeper) verification(ctx context.Context, uuid string) (types.GPUVerific
 	return v, err
 }
 
-// verified reports whether a GPU's last pass still counts at now.
+// verified reports whether a GPU's last pass still counts at now: not
+// expired, and earned by the provider the GPU is registered to now (a
+// UUID another provider registers after its owner let it go starts
+// without a pass).
 func (k Keeper) verified(ctx context.Context, uuid string, now time.Time) (bool, error) {
 	v, err := k.verification(ctx, uuid)
-	return err == nil && v.VerifiedUntil.After(now), err
+	if err != nil || !v.VerifiedUntil.After(now) {
+		return false, err
+	}
+	g, err := k.providers.GPU(ctx, uuid)
+	if err != nil {
+		return false, nil // not registered: nothing to verify
+	}
+	return g.Provider == v.Provider, nil
 }
 
 // setVerification stores a record and keeps its expiry entry in step.
@@ -151,7 +161,11 @@ func (k Keeper) GrantPass(ctx context.Context, uuid string, until time.Time) err
 	if err != nil || !before.VerifiedUntil.Before(until) {
 		return err
 	}
+	g, err := k.providers.GPU(ctx, uuid)
+	if err != nil {
+		return err
+	}
 	after := before
-	after.VerifiedUntil = until
+	after.VerifiedUntil, after.Provider = until, g.Provider
 	return k.setVerification(ctx, before, after)
 }

@@ -559,3 +559,31 @@ func (s *KeeperTestSuite) TestNoMessageMovesHonestStake() {
 	}
 	s.Require().True(s.rewards(0).AmountOf(chaincfg.USDCDenom).GT(sdkmath.ZeroInt()), "the provider was paid for its time")
 }
+
+// TestPassFollowsTheProvider: a pass counts only for the provider that
+// earned it; a UUID someone else registers after its owner let it go
+// starts without one, and re-registering never resets a GPU's misses.
+func (s *KeeperTestSuite) TestPassFollowsTheProvider() {
+	s.devChain()
+	gpu := s.simProvider(0, 1)[0]
+	s.passAudit(s.requestRequired(gpu))
+	s.Require().True(s.verification(gpu).Verified)
+	_, err := providerkeeper.NewMsgServerImpl(s.app.ProviderKeeper).DeregisterGPU(s.ctx,
+		&providertypes.MsgDeregisterGPU{Signer: s.operator(0), Provider: s.operator(0), Uuid: gpu})
+	s.Require().NoError(err)
+
+	m := s.fixture()
+	m.RegisterProvider(s.operator(1), "taker", "eu-de", s.operator(agent))
+	g := apptesting.GPU(1, h100, apptesting.H100MemoryMib) // the same UUID
+	g.Simulated = true
+	s.Require().Equal(gpu, m.RegisterUnverifiedGPUs(s.operator(1), []providertypes.GPUInfo{g})[0])
+	m.Bond(s.operator(1), m.RequiredStake(1))
+	s.Require().False(s.verification(gpu).Verified, "the pass was provider 0's")
+	_, err = s.createOffer(1, []string{gpu})
+	s.Require().ErrorIs(err, offertypes.ErrGPUHeld)
+	_, err = s.msgServer.RequestAudit(s.ctx, &types.MsgRequestAudit{Requester: s.operator(3), GpuUuid: gpu, Fee: sdk.NewInt64Coin(chaincfg.USDCDenom, 100_000)})
+	s.Require().ErrorIs(err, types.ErrNotAuditable, "no pass to check for a fee")
+	s.passAudit(s.requestRequired(gpu))
+	_, err = s.createOffer(1, []string{gpu})
+	s.Require().NoError(err, "its own pass")
+}

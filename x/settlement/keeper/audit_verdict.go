@@ -47,7 +47,7 @@ func (k Keeper) resolve(ctx context.Context, a types.Audit, verdict types.AuditS
 	}
 	switch verdict {
 	case types.AUDIT_STATUS_CORRECT:
-		after.VerifiedUntil, after.MissesInRow = now.Add(params.AuditValidity()), 0
+		after.VerifiedUntil, after.MissesInRow, after.Provider = now.Add(params.AuditValidity()), 0, a.Provider
 		if err := k.release(ctx, provider, a.GpuUuid); err != nil {
 			return sdk.Coin{}, err
 		}

@@ -154,5 +154,9 @@ func (q querier) GPUVerification(ctx context.Context, req *types.QueryGPUVerific
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	return &types.QueryGPUVerificationResponse{Verification: v, Verified: v.VerifiedUntil.After(sdk.UnwrapSDKContext(ctx).BlockTime())}, nil
+	ok, err := q.verified(ctx, req.GpuUuid, sdk.UnwrapSDKContext(ctx).BlockTime())
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &types.QueryGPUVerificationResponse{Verification: v, Verified: ok}, nil
 }

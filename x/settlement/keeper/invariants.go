@@ -29,6 +29,9 @@ func (k Keeper) CheckInvariants(ctx context.Context) error {
 	if err := k.HeldInvariant(ctx); err != nil {
 		return err
 	}
+	if err := k.ExpiryIndexInvariant(ctx); err != nil {
+		return err
+	}
 	return k.PruneIndexInvariant(ctx)
 }
 
@@ -193,5 +196,31 @@ func (k Keeper) HeldInvariant(ctx context.Context) error {
 			return true, fmt.Errorf("held GPU %s is free in offer %d", uuid, offerID)
 		}
 		return false, nil
+	})
+}
+
+// ExpiryIndexInvariant: every expiry entry is its GPU's current pass end,
+// and every pass still running has its entry (so each pass ends on time).
+func (k Keeper) ExpiryIndexInvariant(ctx context.Context) error {
+	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	err := k.Expiry.Walk(ctx, nil, func(key collections.Pair[time.Time, string]) (bool, error) {
+		v, err := k.Verifications.Get(ctx, key.K2())
+		if err != nil || !v.VerifiedUntil.Equal(key.K1()) {
+			return true, fmt.Errorf("expiry entry (%s, %s) is not the GPU's pass end (%v)", key.K1(), key.K2(), err)
+		}
+		return false, nil
+	})
+	if err != nil {
+		return err
+	}
+	return k.Verifications.Walk(ctx, nil, func(uuid string, v types.GPUVerification) (bool, error) {
+		if !v.VerifiedUntil.After(now) {
+			return false, nil
+		}
+		has, err := k.Expiry.Has(ctx, collections.Join(v.VerifiedUntil, uuid))
+		if err == nil && !has {
+			err = fmt.Errorf("GPU %s's pass until %s has no expiry entry", uuid, v.VerifiedUntil)
+		}
+		return err != nil, err
 	})
 }

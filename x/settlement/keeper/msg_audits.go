@@ -50,7 +50,11 @@ func (m msgServer) RequestAudit(ctx context.Context, msg *types.MsgRequestAudit)
 		if ok, err := m.providers.IsAuthorized(ctx, provider, requester); err != nil || !ok {
 			return nil, errorsmod.Wrapf(errorsWith(err, types.ErrAuditFee), "only %s's operator or agents ask for its required audit without a fee", g.Provider)
 		}
-		if renewFrom := v.VerifiedUntil.Add(-params.AuditValidity() / 4); now.Before(renewFrom) {
+		ok, err := m.verified(ctx, g.Uuid, now)
+		if err != nil {
+			return nil, err
+		}
+		if renewFrom := v.VerifiedUntil.Add(-params.AuditValidity() / 4); ok && now.Before(renewFrom) {
 			return nil, errorsmod.Wrapf(types.ErrNotAuditable, "GPU %s is verified until %s: its required audit opens from %s",
 				g.Uuid, v.VerifiedUntil, renewFrom)
 		}
@@ -59,8 +63,8 @@ func (m msgServer) RequestAudit(ctx context.Context, msg *types.MsgRequestAudit)
 		if !least.IsPositive() || msg.Fee.Amount.LT(least) {
 			return nil, errorsmod.Wrapf(types.ErrAuditFee, "fee %s; audit_request_fee is %s", msg.Fee, params.AuditRequestFee)
 		}
-		if !v.VerifiedUntil.After(now) {
-			return nil, errorsmod.Wrapf(types.ErrNotAuditable, "GPU %s has no valid pass: it is out of the market until its provider's audit", g.Uuid)
+		if ok, err := m.verified(ctx, g.Uuid, now); err != nil || !ok {
+			return nil, errorsmod.Wrapf(errorsWith(err, types.ErrNotAuditable), "GPU %s has no valid pass: it is out of the market until its provider's audit", g.Uuid)
 		}
 		last, err := m.Cooldowns.Get(ctx, g.Uuid)
 		switch {

@@ -19,10 +19,9 @@ import (
 func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 	epoch := uint64(r.Intn(3600) + 60)
 	sample := uint64(r.Intn(int(epoch/4)) + 1)
-	// Sim providers register simulated H100s; their audits use the
-	// simulated model, which a development chain's table carries.
-	models := append(types.DefaultGPUModels(), types.SimulatedModel())
-	slices.SortFunc(models, func(a, b types.GPUModel) int { return strings.Compare(a.Model, b.Model) })
+	// The draws keep the order and number they had before audits changed,
+	// so every module's random stream after this one is unchanged.
+	defaults := types.DefaultGPUModels()
 	p := types.Params{
 		EpochSeconds:          epoch,
 		SampleIntervalSeconds: sample,
@@ -31,13 +30,16 @@ func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 		MaxMissedEpochs:       uint32(r.Intn(10) + 1),
 		TakeRateBps:           uint32(r.Intn(2_000)),
 		ProofRetention:        uint64(r.Intn(5000) + 1),
-		GpuModels:             models,
-		AuditLatencySeconds:   uint64(r.Intn(600) + 1),
-		AuditCooldownSeconds:  uint64(r.Intn(72*3600) + 1),
-		MaxMissesPerBlock:     uint32(r.Intn(1000) + 1),
-		MaxPrunesPerBlock:     uint32(r.Intn(1000) + 1),
-		AuditMaxSeconds:       uint64(r.Intn(7200) + 601),
-		AuditProveSeconds:     uint64(r.Intn(3600) + 1),
+		// Always through the H100, and the simulated model sim providers'
+		// simulated GPUs are audited with.
+		GpuModels:            append(slices.Clone(defaults[:3+r.Intn(len(defaults)-2)]), types.SimulatedModel()),
+		AuditSamples:         uint32(r.Intn(10) + 1),
+		AuditLatencySeconds:  uint64(r.Intn(600) + 1),
+		AuditCooldownSeconds: uint64(r.Intn(72*3600) + 1),
+		MaxMissesPerBlock:    uint32(r.Intn(1000) + 1),
+		MaxPrunesPerBlock:    uint32(r.Intn(1000) + 1),
+		AuditMaxSeconds:      uint64(r.Intn(7200) + 601),
+		AuditProveSeconds:    uint64(r.Intn(3600) + 1),
 		// Short enough that the simulator's block gaps (minutes to hours)
 		// count as halts, so excused epochs and moved deadlines are
 		// exercised. Derived, not drawn: a new draw would shift every
@@ -45,15 +47,15 @@ func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 		HaltGapSeconds: 30 + sample%600,
 		// Derived for the same reason.
 		MaxAuditStepsPerBlock:     uint32(1 + sample%1000),
-		AuditSamples:              uint32(1 + sample%types.MaxAuditSamples),
 		AuditValiditySeconds:      3600 + epoch*(1+sample%48),
 		AuditRequestFee:           sdk.NewCoins(sdk.NewInt64Coin(bondDenom, int64(1+sample%1000))),
 		RandomAuditsPerDraw:       uint32(sample % 3),
 		RandomAuditIntervalBlocks: 1 + sample%20,
 		ExpectedBlockMillis:       1000 * (1 + sample%6),
 	}
+	slices.SortFunc(p.GpuModels, func(a, b types.GPUModel) int { return strings.Compare(a.Model, b.Model) })
 	// Every model's audit must fit audit_max (types.Params.Validate).
-	for _, m := range models {
+	for _, m := range p.GpuModels {
 		if plan, err := p.AuditPlan(m); err == nil {
 			p.AuditMaxSeconds = max(p.AuditMaxSeconds, uint64(plan.Allowance/time.Second))
 		}
