@@ -114,8 +114,9 @@ func smokeFullShape(t *testing.T, d *CUDA, uuid, model string, memMiB uint64) {
 	bw := m.MemoryBandwidthGbps
 	exp := settlementaudit.TimingFor(shape, bw)
 	t.Logf("  expected (TimingFor at %d GB/s): build %.2fs, walk %.2fs, total %.2fs; measured/expected: build %.2f, walk %.2f, total %.2f",
-		bw, exp.BuildSeconds, exp.WalkSeconds, exp.Seconds(),
-		tm.Build.Seconds()/exp.BuildSeconds, tm.Walk.Seconds()/exp.WalkSeconds, total.Seconds()/exp.Seconds())
+		bw, float64(exp.BuildMs)/1000, float64(exp.WalkMs)/1000, float64(exp.Ms())/1000,
+		float64(tm.Build.Milliseconds())/float64(exp.BuildMs), float64(tm.Walk.Milliseconds())/float64(exp.WalkMs),
+		float64(total.Milliseconds())/float64(exp.Ms()))
 	t.Logf("  implied random-read efficiency: %.0f bps of peak bandwidth (RandomReadEfficiencyBps assumes %d)",
 		walkRate*settlementaudit.ItemBytes/(float64(bw)*1e9)*10_000, settlementaudit.RandomReadEfficiencyBps)
 }

@@ -206,8 +206,10 @@ func TestShapeFor(t *testing.T) {
 	_, err = ShapeFor(400_000)
 	require.ErrorContains(t, err, "beyond memwalk/v1's 2^32-item table")
 	tm := TimingFor(h100, 3350)
-	require.InDelta(t, 5.882, tm.BuildSeconds, 0.001)
-	require.InDelta(t, 23.53, tm.WalkSeconds, 0.01)
+	require.Equal(t, Timing{BuildMs: 5882, WalkMs: 23529}, tm)
+	require.Equal(t, Timing{}, TimingFor(h100, 0))
+	huge := Shape{TableItems: math.MaxUint32, Lanes: 1 << 14, Segments: 1 << 14, SegmentSteps: MaxSegmentSteps}
+	require.Equal(t, Timing{BuildMs: 70_368_745, WalkMs: 4_503_599_628}, TimingFor(huge, 1), "no overflow")
 }
 
 func FuzzStateFromBytes(f *testing.F) {

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/bits"
 )
 
@@ -101,15 +102,17 @@ func ShapeFor(memoryMiB uint64) (Shape, error) {
 }
 
 // Timing is what an audit of a shape costs a board, from its published
-// memory bandwidth (docs/design.md#audits shows the arithmetic per model).
+// memory bandwidth (docs/design.md#audits shows the arithmetic per model),
+// in whole milliseconds rounded up: the chain sets deadlines from it, so
+// it is integer arithmetic.
 type Timing struct {
-	// BuildSeconds is building the table: TableItems × Parents cache reads
-	// of 64 bytes, served from L2, taken at no more than the board's
-	// memory bandwidth.
-	BuildSeconds float64
-	// WalkSeconds is the walk: Reads() random 64-byte reads at
+	// BuildMs is building the table: TableItems × Parents cache reads of
+	// 64 bytes, served from L2, taken at no more than the board's memory
+	// bandwidth.
+	BuildMs uint64
+	// WalkMs is the walk: Reads() random 64-byte reads at
 	// RandomReadEfficiencyBps of the memory bandwidth.
-	WalkSeconds float64
+	WalkMs uint64
 }
 
 // RandomReadEfficiencyBps is the share of peak memory bandwidth the walk's
@@ -119,15 +122,33 @@ type Timing struct {
 // real board so the model table can be calibrated.
 const RandomReadEfficiencyBps = 2500
 
-// Seconds is the whole expected time.
-func (t Timing) Seconds() float64 { return t.BuildSeconds + t.WalkSeconds }
+// Ms is the whole expected time in milliseconds.
+func (t Timing) Ms() uint64 { return t.BuildMs + t.WalkMs }
 
 // TimingFor is the expected time of shape s on a board with bandwidthGBps
-// (10^9 bytes/s) of peak memory bandwidth.
+// (10^9 bytes/s) of peak memory bandwidth; 0 bandwidth gives 0.
+//
+//	build ms = ⌈TableItems × Parents × 64 × 1000 / (bandwidth × 10^9)⌉
+//	walk ms  = ⌈Reads × 64 × 1000 × 10^4 / (bandwidth × 10^9 × efficiency bps)⌉
 func TimingFor(s Shape, bandwidthGBps uint64) Timing {
-	bw := float64(bandwidthGBps) * 1e9
-	return Timing{
-		BuildSeconds: float64(s.TableItems) * Parents * ItemBytes / bw,
-		WalkSeconds:  float64(s.Reads()) * ItemBytes / (bw * RandomReadEfficiencyBps / 10_000),
+	if bandwidthGBps == 0 {
+		return Timing{}
 	}
+	bytesPerMs := new(big.Int).Mul(new(big.Int).SetUint64(bandwidthGBps), big.NewInt(1_000_000))
+	build := new(big.Int).Mul(new(big.Int).SetUint64(uint64(s.TableItems)), big.NewInt(Parents*ItemBytes))
+	walk := new(big.Int).Mul(new(big.Int).SetUint64(s.Reads()), big.NewInt(ItemBytes*10_000))
+	walkPerMs := new(big.Int).Mul(bytesPerMs, big.NewInt(RandomReadEfficiencyBps))
+	return Timing{BuildMs: ceilDiv(build, bytesPerMs), WalkMs: ceilDiv(walk, walkPerMs)}
+}
+
+// ceilDiv is ⌈a / b⌉ for positive b, saturating at 2^64 − 1.
+func ceilDiv(a, b *big.Int) uint64 {
+	q, r := new(big.Int).QuoRem(a, b, new(big.Int))
+	if r.Sign() != 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if !q.IsUint64() {
+		return math.MaxUint64
+	}
+	return q.Uint64()
 }

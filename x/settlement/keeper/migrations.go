@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"cosmossdk.io/collections"
 	sdkmath "cosmossdk.io/math"
@@ -88,7 +89,7 @@ func migrateParams(p types.Params) (types.Params, error) {
 	p.RandomAuditsPerDraw, p.RandomAuditIntervalBlocks, p.ExpectedBlockMillis = d.RandomAuditsPerDraw, d.RandomAuditIntervalBlocks, d.ExpectedBlockMillis
 	for _, m := range p.GpuModels {
 		if plan, err := p.AuditPlan(m); err == nil {
-			p.AuditMaxSeconds = max(p.AuditMaxSeconds, uint64(plan.Allowance.Seconds()))
+			p.AuditMaxSeconds = max(p.AuditMaxSeconds, uint64(plan.Allowance/time.Second))
 		}
 	}
 	return p, p.Validate()

@@ -66,11 +66,11 @@ func (p Params) AuditPlan(m GPUModel) (AuditPlan, error) {
 	if err != nil {
 		return AuditPlan{}, fmt.Errorf("%s: %w", m.Model, err)
 	}
-	secs := audit.TimingFor(s, m.MemoryBandwidthGbps).Seconds()
-	if secs > float64(math.MaxInt32) {
-		return AuditPlan{}, fmt.Errorf("%s: expected audit time %.0f s is out of range", m.Model, secs)
+	ms := audit.TimingFor(s, m.MemoryBandwidthGbps).Ms()
+	if ms > uint64(math.MaxInt32)*1000 {
+		return AuditPlan{}, fmt.Errorf("%s: expected audit time %d ms is out of range", m.Model, ms)
 	}
-	expected := time.Duration(math.Ceil(secs*1000)) * time.Millisecond
+	expected := time.Duration(ms) * time.Millisecond
 	allowance := max(2*expected+time.Duration(p.AuditLatencySeconds)*time.Second, p.HaltGap()+expected)
 	if r := allowance % time.Second; r != 0 {
 		allowance += time.Second - r

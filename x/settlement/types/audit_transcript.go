@@ -1,9 +1,6 @@
 package types
 
 import (
-	"runtime"
-	"sync"
-
 	"github.com/idlegpu/idlegpu/x/settlement/audit"
 )
 
@@ -18,9 +15,27 @@ type AuditTranscript struct {
 	levels [][]byte
 }
 
+// Parallel runs f(0), …, f(n−1), in any order and as concurrently as it
+// likes: the tree is the same. The agent passes one that uses all its
+// CPUs; this package, part of the state machine, starts no goroutine.
+type Parallel func(n int, f func(i int))
+
+// Sequential is the Parallel that runs f in order on the caller's goroutine.
+func Sequential(n int, f func(i int)) {
+	for i := range n {
+		f(i)
+	}
+}
+
 // NewAuditTranscript hashes the states (Leaves() of them, a power of two,
-// at least 2) into their tree, on all CPUs.
+// at least 2) into their tree, one hash after another.
 func NewAuditTranscript(states audit.States) *AuditTranscript {
+	return NewAuditTranscriptWith(states, Sequential)
+}
+
+// NewAuditTranscriptWith is NewAuditTranscript with each level's hashes
+// spread by parallel.
+func NewAuditTranscriptWith(states audit.States, parallel Parallel) *AuditTranscript {
 	n := len(states) / audit.StateBytes
 	t := &AuditTranscript{states: states}
 	level := make([]byte, n/2*HashSize)
@@ -37,22 +52,6 @@ func NewAuditTranscript(states audit.States) *AuditTranscript {
 		t.levels = append(t.levels, level)
 	}
 	return t
-}
-
-// parallel runs f(0..n-1) on all CPUs in contiguous chunks.
-func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/4096))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w * n / workers; i < (w+1)*n/workers; i++ {
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // Root is the transcript's Merkle root, the audit's answer.

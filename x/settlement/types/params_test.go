@@ -115,10 +115,10 @@ func TestAuditPlan(t *testing.T) {
 		expected, deadline time.Duration
 		steps              uint32
 	}{
-		{"NVIDIA A100-SXM4-80GB", 48_532 * time.Millisecond, 169 * time.Second, 4608},
-		{"NVIDIA GeForce RTX 4090", 29_442 * time.Millisecond, 150 * time.Second, 1382},
+		{"NVIDIA A100-SXM4-80GB", 48_533 * time.Millisecond, 169 * time.Second, 4608},
+		{"NVIDIA GeForce RTX 4090", 29_443 * time.Millisecond, 150 * time.Second, 1382},
 		{"NVIDIA H100 80GB HBM3", 29_411 * time.Millisecond, 150 * time.Second, 4588},
-		{"NVIDIA H200", 36_185 * time.Millisecond, 157 * time.Second, 8088},
+		{"NVIDIA H200", 36_186 * time.Millisecond, 157 * time.Second, 8088},
 		{"NVIDIA L40S", 64_422 * time.Millisecond, 189 * time.Second, 2592},
 	} {
 		m, ok := p.GPUModel(tc.model)

@@ -61,7 +61,7 @@ idlegpud audit plan 2 1          # the development chains' simulated GPU`,
 			t := audit.TimingFor(p.Shape, bw)
 			out, err := json.MarshalIndent(Plan{
 				Shape: p.Shape, TableBytes: p.Shape.TableBytes(), Reads: p.Shape.Reads(),
-				BuildSeconds: t.BuildSeconds, WalkSeconds: t.WalkSeconds, Expected: p.Expected.String(), Deadline: p.Allowance.String(),
+				BuildSeconds: float64(t.BuildMs) / 1000, WalkSeconds: float64(t.WalkMs) / 1000, Expected: p.Expected.String(), Deadline: p.Allowance.String(),
 			}, "", "  ")
 			if err != nil {
 				return err
