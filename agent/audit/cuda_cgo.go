@@ -126,9 +126,29 @@ const DefaultCUDALibrary = "libcuda.so.1"
 // CUDA is the CUDA driver loaded from a shared library at run time.
 type CUDA struct {
 	c *C.idlegpu_cuda
-	// mu serialises sessions: one audit at a time per agent (the chain
-	// allows one live audit per provider).
+	// mu guards busy. The chain allows one live audit per GPU, and audits
+	// of different GPUs run at once (each session on its own OS thread
+	// with its device's primary context): an 8-GPU machine's required
+	// audits all meet their deadline.
 	mu sync.Mutex
+	// busy holds the UUIDs with an open session: a second one on the same
+	// device waits for the first to close.
+	busy map[string]*sync.Mutex
+}
+
+// device is the lock of one device's sessions.
+func (d *CUDA) device(uuid string) *sync.Mutex {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.busy == nil {
+		d.busy = map[string]*sync.Mutex{}
+	}
+	m, ok := d.busy[uuid]
+	if !ok {
+		m = &sync.Mutex{}
+		d.busy[uuid] = m
+	}
+	return m
 }
 
 // LoadCUDA opens the driver library (DefaultCUDALibrary when path is
@@ -201,12 +221,14 @@ func nvmlUUID(b [16]byte) string {
 
 // Open implements Driver.
 func (d *CUDA) Open(uuid, ptx string, kernels ...string) (Session, error) {
-	d.mu.Lock()
+	lock := d.device(uuid)
+	lock.Lock()
 	s, err := d.open(uuid, ptx, kernels)
 	if err != nil {
-		d.mu.Unlock()
+		lock.Unlock()
 		return nil, err
 	}
+	s.lock = lock
 	return s, nil
 }
 
@@ -259,6 +281,7 @@ func (d *CUDA) open(uuid, ptx string, kernels []string) (*cudaSession, error) {
 // cudaSession is one audit's context on one device.
 type cudaSession struct {
 	d        *CUDA
+	lock     *sync.Mutex // the device's, held until Close
 	dev      C.CUdevice
 	ctx      C.CUcontext
 	retained bool
@@ -345,7 +368,7 @@ func (s *cudaSession) Launch(kernel string, grid, block uint32, args ...Arg) err
 func (s *cudaSession) Sync() error { return s.d.check("cuCtxSynchronize", C.c_sync(s.d.c)) }
 
 func (s *cudaSession) Close() error {
-	defer s.d.mu.Unlock()
+	defer s.lock.Unlock()
 	return s.release()
 }
 

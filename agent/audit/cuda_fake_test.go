@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -228,4 +229,51 @@ func TestCUDAErrors(t *testing.T) {
 func TestLoadCUDAWithoutDriver(t *testing.T) {
 	_, err := LoadCUDA(filepath.Join(t.TempDir(), "libcuda.so.1"))
 	require.ErrorIs(t, err, ErrUnavailable)
+}
+
+// TestSessionsPerDevice: two devices' sessions are open at once (an 8-GPU
+// machine answers its audits together), while a second session on the same
+// device waits for the first to close.
+func TestSessionsPerDevice(t *testing.T) {
+	d := fakeCUDA(t)
+	uuids, err := d.UUIDs()
+	require.NoError(t, err)
+	require.Len(t, uuids, 2)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	a, err := d.Open(uuids[0], memwalkPTX, buildKernel, walkKernel)
+	require.NoError(t, err)
+	other := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		s, err := d.Open(uuids[1], memwalkPTX, buildKernel, walkKernel)
+		if err == nil {
+			err = s.Close()
+		}
+		other <- err
+	}()
+	select {
+	case err := <-other:
+		require.NoError(t, err, "another device opens while the first is busy")
+	case <-time.After(10 * time.Second):
+		t.Fatal("a session on another device waited for the first")
+	}
+	same := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		s, err := d.Open(uuids[0], memwalkPTX, buildKernel, walkKernel)
+		if err == nil {
+			err = s.Close()
+		}
+		same <- err
+	}()
+	select {
+	case <-same:
+		t.Fatal("a second session opened on a busy device")
+	case <-time.After(200 * time.Millisecond):
+	}
+	require.NoError(t, a.Close())
+	require.NoError(t, <-same)
 }

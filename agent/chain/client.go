@@ -72,7 +72,8 @@ type Config struct {
 }
 
 // Client signs and submits the agent's transactions and follows the chain.
-// Submit is safe for concurrent use; calls are serialised.
+// Submit is safe for concurrent use: signing and broadcasting are
+// serialised, waiting for a block is not.
 type Client struct {
 	cfg       Config
 	clientCtx client.Context
@@ -80,8 +81,9 @@ type Client struct {
 	log       *slog.Logger
 	http      []*http.Client // the clients New made, closed by Close; none with NewWithContext
 
-	// sem serialises Submit: the local sequence allows one tx in flight.
-	// It is a channel, not a sync.Mutex, so waiting for it honours ctx.
+	// sem serialises signing and broadcasting: the local sequence moves
+	// one accepted tx at a time. It is a channel, not a sync.Mutex, so
+	// waiting for it honours ctx.
 	sem       chan struct{}
 	accLoaded bool
 	accNum    uint64

@@ -43,6 +43,12 @@ const (
 // response is returned with it. A node that cannot be reached is retried
 // with backoff until ctx ends. A tx not found in a block within TxTimeout
 // gives ErrNotIncluded with the broadcast response (its hash).
+//
+// Concurrent calls are serialised only while they sign and broadcast (the
+// local sequence allows one tx at a time into the mempool); each waits for
+// its block on its own. Several txs of the key are then in the mempool at
+// once, at consecutive sequences, and a block takes them in order: an
+// audit's answer never waits for a proof batch's block.
 func (c *Client) Submit(ctx context.Context, msgs ...sdk.Msg) (*sdk.TxResponse, error) {
 	if len(msgs) == 0 {
 		return nil, errors.New("chain: no messages to submit")
@@ -56,6 +62,17 @@ func (c *Client) Submit(ctx context.Context, msgs ...sdk.Msg) (*sdk.TxResponse, 
 			}
 		}
 	}
+	res, err := c.broadcast(ctx, msgs)
+	if err != nil {
+		return nil, err
+	}
+	return c.waitIncluded(ctx, res)
+}
+
+// broadcast signs msgs and broadcasts them until the node accepted the tx
+// into its mempool (CheckTx passed), holding the client's sequence while
+// it does; it returns the broadcast response.
+func (c *Client) broadcast(ctx context.Context, msgs []sdk.Msg) (*sdk.TxResponse, error) {
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -121,7 +138,7 @@ func (c *Client) Submit(ctx context.Context, msgs ...sdk.Msg) (*sdk.TxResponse, 
 		// In the mempool cache: an earlier send of these bytes arrived.
 		case txErr == nil, txErr.is(sdkerrors.ErrTxInMempoolCache):
 			c.seq++
-			return c.waitIncluded(ctx, res)
+			return res, nil
 		case txErr.is(sdkerrors.ErrMempoolIsFull):
 			if err := retry(txErr); err != nil {
 				return nil, err
@@ -130,7 +147,7 @@ func (c *Client) Submit(ctx context.Context, msgs ...sdk.Msg) (*sdk.TxResponse, 
 		// sequence is used: done, not a reason to sign again.
 		case txErr.wrongSequence() && unsure && c.included(ctx, res.TxHash):
 			c.seq++
-			return c.waitIncluded(ctx, res)
+			return res, nil
 		case txErr.wrongSequence() && seqRetries < maxSequenceRetries:
 			seqRetries++
 			c.resync(txErr.Log)

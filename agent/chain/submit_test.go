@@ -243,3 +243,42 @@ func eventAttribute(res *sdk.TxResponse, typ, key string) string {
 	}
 	return ""
 }
+
+// TestSubmitDoesNotWaitForAnotherTxsBlock: a second tx of the same client
+// is signed and broadcast while the first waits for its block, at the next
+// sequence: both land in the same block, neither refused (an audit's answer
+// never waits behind a proof batch).
+func (s *ChainSuite) TestSubmitDoesNotWaitForAnotherTxsBlock() {
+	ctx := context.Background()
+	sent := make(chan struct{})
+	node := &hookedNode{CometRPC: s.rpc, after: func() { close(sent) }}
+	c, err := chain.NewWithContext(s.val.ClientCtx.WithClient(node), s.config(s.validatorKey()))
+	s.Require().NoError(err)
+	to := testAddr("chain-test-pipelined")
+
+	s.waitNewBlock()
+	type result struct {
+		res *sdk.TxResponse
+		err error
+	}
+	first := make(chan result, 1)
+	go func() {
+		res, err := c.Submit(ctx, send(c.Address(), to, 1))
+		first <- result{res, err}
+	}()
+	select {
+	case <-sent:
+	case <-time.After(30 * time.Second):
+		s.FailNow("the first tx was never broadcast")
+	}
+	second, err := c.Submit(ctx, send(c.Address(), to, 2))
+	s.Require().NoError(err)
+	one := <-first
+	s.Require().NoError(one.err)
+
+	s.Require().Zero(one.res.Code, one.res.RawLog)
+	s.Require().Zero(second.Code, second.RawLog)
+	s.Require().Len(node.results, 2, "each accepted at its first broadcast: consecutive sequences")
+	s.Require().Equal(one.res.Height, second.Height, "the second was broadcast before the first's block")
+	s.Require().Equal(sdkmath.NewInt(3), s.balance(c, to, second.Height))
+}

@@ -9,12 +9,14 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cosmos/cosmos-sdk/client"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/agent/audit"
+	"github.com/idlegpu/idlegpu/agent/auditor"
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/endpoint"
@@ -50,7 +52,8 @@ type Deps struct {
 	Version string
 	// Audits runs audit workloads on real GPUs (the CUDA driver); nil
 	// with the sim backend, whose audits run on the CPU reference, or
-	// where the driver could not be loaded (audits then fail, logged).
+	// where the driver could not be loaded (audits then cannot run,
+	// logged, and no required audit is asked for).
 	Audits audit.Runner
 }
 
@@ -64,9 +67,10 @@ type chainClient interface {
 }
 
 // Daemon is `idlegpu-agent run`: it follows the chain, keeps the provider's
-// offers in line with the policy, runs leased jobs once their manifest
-// arrives, samples the GPUs, proves every epoch, preempts BRONZE work when a
-// GPU runs too hot, and claims rewards.
+// offers in line with the policy (GPUs with an audit pass only), runs
+// leased jobs once their manifest arrives, samples the GPUs, proves every
+// epoch, preempts BRONZE work when a GPU runs too hot, and claims rewards.
+// Its auditor (agent/auditor) answers the GPUs' audits beside it.
 type Daemon struct {
 	cfg      config.Config
 	chain    chainClient
@@ -90,7 +94,10 @@ type Daemon struct {
 	headers *Headers
 	records *Records
 	health  *Health
-	auditor *Auditor
+	// auditor follows the GPUs' audits on its own goroutines (built by
+	// Run once the GPUs and params are known; nil before).
+	auditor     *auditor.Auditor
+	auditRunner audit.Runner
 
 	// reg is the state of every lease, shared by the worker, the sampler
 	// and the endpoint's handlers.
@@ -105,6 +112,9 @@ type Daemon struct {
 	lastOffers time.Time
 	lastClaim  time.Time
 	hot        bool
+	// offersDue asks the next step to publish offers now: a GPU passed
+	// its audit.
+	offersDue atomic.Bool
 }
 
 // New prepares a daemon; Run starts it.
@@ -139,9 +149,8 @@ func New(d Deps) (*Daemon, error) {
 		prices: prices, calendar: cal, claimEvery: every,
 		limits: policy.NewLimits(d.Config.Policy.MaxTempC, d.Config.Policy.MaxPowerW, d.Config.Policy.PreemptAfter),
 		prover: prover, samples: prover, records: records, health: &Health{},
-		reg: newRegistry(), tick: make(chan struct{}, 1),
+		reg: newRegistry(), tick: make(chan struct{}, 1), auditRunner: d.Audits,
 	}
-	dm.auditor = dm.newAuditor(d.Audits)
 	return dm, nil
 }
 
@@ -181,6 +190,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Audits have their own loop and transactions: nothing the worker
+	// waits for (a proof batch, a lease) holds up an answer.
+	d.auditor = d.newAuditor()
+	run("auditor", d.auditor.Run)
 	run("chain follower", func(ctx context.Context) error { return d.chain.FollowHeaders(ctx, from, d.onHeader) })
 	run("worker", d.work)
 	for _, s := range servers {
@@ -197,7 +210,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	cancel()
 	wg.Wait()
-	d.auditor.Wait()
 	return first
 }
 
@@ -232,6 +244,7 @@ func (d *Daemon) onHeader(h chain.Header) error {
 	d.headers.Add(proof.Header(h))
 	d.m.ChainHeight.Set(float64(h.Height))
 	d.health.block(h.Height, h.Time)
+	d.auditor.Notify()
 	select {
 	case d.tick <- struct{}{}:
 	default: // a step is pending already: it will see this block
@@ -267,10 +280,7 @@ func (d *Daemon) step(ctx context.Context) {
 	if err := d.prove(ctx, now); err != nil {
 		d.fail("proofs", err)
 	}
-	if err := d.auditor.Step(ctx, d.provider); err != nil {
-		d.fail("audits", err)
-	}
-	if hot := d.limits.Hot(); now.Sub(d.lastOffers) >= offerEvery || hot != d.hot {
+	if hot := d.limits.Hot(); d.offersDue.Swap(false) || now.Sub(d.lastOffers) >= offerEvery || hot != d.hot {
 		d.hot = hot
 		if err := d.publishOffers(ctx, now); err != nil {
 			d.fail("offers", err)

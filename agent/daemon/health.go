@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/idlegpu/idlegpu/agent/auditor"
 )
 
 // Health is what /healthz reports and `idlegpu-agent status` shows: the
@@ -26,7 +28,7 @@ type HealthState struct {
 	ProofsSent  uint64    `json:"proofs_sent"`
 	// Audits are the live audits of this machine's GPUs and the last
 	// finished ones.
-	Audits []AuditState `json:"audits,omitempty"`
+	Audits []auditor.AuditState `json:"audits,omitempty"`
 }
 
 // HealthReport is the snapshot with its verdict: the JSON of /healthz.

@@ -17,6 +17,7 @@ import (
 // the registered GPUs of that model, priced by the policy (the dynamic
 // price follows how many of them are leased), available in the calendar's
 // windows, PAUSED while a GPU is over a limit. Only what differs is sent.
+// A GPU enters an offer only with a valid audit pass (offerable).
 func (d *Daemon) publishOffers(ctx context.Context, now time.Time) error {
 	prov, found, err := d.q.Provider(ctx, d.provider)
 	if err != nil {
@@ -77,7 +78,12 @@ func (d *Daemon) publishOffers(ctx context.Context, now time.Time) error {
 			msgs = append(msgs, &offertypes.MsgUpdateOffer{Signer: d.signer, OfferId: o.Id, Terms: terms, Status: status})
 		}
 		if len(fresh) > 0 && status == offertypes.OFFER_STATUS_OPEN {
-			msgs = append(msgs, &offertypes.MsgCreateOffer{Signer: d.signer, Provider: d.provider, GpuUuids: fresh, Region: prov.Region, Terms: terms})
+			if fresh, err = d.offerable(ctx, fresh); err != nil {
+				return err
+			}
+			if len(fresh) > 0 {
+				msgs = append(msgs, &offertypes.MsgCreateOffer{Signer: d.signer, Provider: d.provider, GpuUuids: fresh, Region: prov.Region, Terms: terms})
+			}
 		}
 	}
 	if len(msgs) == 0 {
@@ -89,6 +95,29 @@ func (d *Daemon) publishOffers(ctx context.Context, now time.Time) error {
 	}
 	d.log.Info("offers published", "messages", len(msgs), "status", status, "tx", res.TxHash)
 	return nil
+}
+
+// offerable keeps, of a model's GPUs in no offer, those the chain lets
+// into one: a valid audit pass (x/settlement GPUVerification) and no audit
+// under way. While one of them is under audit none is offered: GPUs that
+// pass their required audits together enter one offer together (an
+// offer's GPUs cannot be added to later). A GPU without a pass and no
+// audit (its audit missed) does not hold the others back.
+func (d *Daemon) offerable(ctx context.Context, uuids []string) ([]string, error) {
+	var ok []string
+	for _, g := range uuids {
+		if d.auditor.Auditing(g) {
+			return nil, nil
+		}
+		v, err := d.q.GPUVerification(ctx, g)
+		if err != nil {
+			return nil, fmt.Errorf("GPU %s's audit pass: %w", g, err)
+		}
+		if v.Verified {
+			ok = append(ok, g)
+		}
+	}
+	return ok, nil
 }
 
 // leasedShare is the part of the GPUs in a lease, in bps: what dynamic

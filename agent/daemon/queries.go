@@ -199,3 +199,27 @@ func (q Queries) Audit(ctx context.Context, id uint64) (settlementtypes.Audit, e
 	}
 	return res.Audit, nil
 }
+
+// AuditSamples are the leaves an ANSWERED audit must open; drawn is false
+// until the block after its root's block drew them (or when the audit no
+// longer waits for them: the chain answers both FailedPrecondition).
+func (q Queries) AuditSamples(ctx context.Context, id uint64) (settlementtypes.QueryAuditSamplesResponse, bool, error) {
+	res, err := q.settlement.AuditSamples(ctx, &settlementtypes.QueryAuditSamplesRequest{AuditId: id})
+	if status.Code(err) == codes.FailedPrecondition {
+		return settlementtypes.QueryAuditSamplesResponse{}, false, nil
+	}
+	if err != nil {
+		return settlementtypes.QueryAuditSamplesResponse{}, false, err
+	}
+	return *res, true, nil
+}
+
+// GPUVerification is a GPU's audit record and whether its pass counts at
+// the latest block (zero and false: never verified).
+func (q Queries) GPUVerification(ctx context.Context, uuid string) (settlementtypes.QueryGPUVerificationResponse, error) {
+	res, err := q.settlement.GPUVerification(ctx, &settlementtypes.QueryGPUVerificationRequest{GpuUuid: uuid})
+	if err != nil {
+		return settlementtypes.QueryGPUVerificationResponse{}, err
+	}
+	return *res, nil
+}

@@ -171,7 +171,7 @@ func leaseDaemon(t *testing.T, r runner.Runner, tx *fakeChain) (*Daemon, *fakeAu
 		q: Queries{auction: auction, settlement: fakeSettlement{}},
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
 		provider: testProvider, signer: testProvider,
-		limits: policy.NewLimits(90, 0, 3), auditor: &Auditor{}, prover: prover, samples: prover, records: records,
+		limits: policy.NewLimits(90, 0, 3), prover: prover, samples: prover, records: records,
 		devices: map[string]gpu.Info{"GPU-a": {UUID: "GPU-a", Model: "NVIDIA H100 80GB HBM3"}},
 		reg:     newRegistry(), tick: make(chan struct{}, 1),
 	}

@@ -133,7 +133,7 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 			offer: downOffer{c: c}, provider: downProvider{c: c}},
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
 		provider: testProvider, signer: testProvider,
-		limits: policy.NewLimits(90, 0, 3), auditor: &Auditor{}, prover: prover, samples: prover, records: records,
+		limits: policy.NewLimits(90, 0, 3), prover: prover, samples: prover, records: records,
 		reg: newRegistry(), tick: make(chan struct{}, 1),
 	}
 

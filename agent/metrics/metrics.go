@@ -28,10 +28,12 @@ type Metrics struct {
 	Earnings       *prometheus.GaugeVec
 	ChainHeight    prometheus.Gauge
 	SamplesDropped prometheus.Counter
-	// Audits counts the chain's audits of this provider's GPUs by what
-	// became of them: answered, failed (the workload could not run), late
-	// (no answer before the deadline), then the verdict once revealed
-	// (correct, wrong, bad_reveal, unrevealed, timed_out).
+	// Audits counts the audits of this machine's GPUs by what became of
+	// them: requested (a required audit asked for), answered (the root on
+	// chain), proved (the openings on chain), failed (the workload could
+	// not run, or a transaction was refused), late (a deadline passed
+	// first), mismatch (a restart recomputed another root), then the
+	// chain's verdict (correct, wrong, missed, unproven).
 	Audits *prometheus.CounterVec
 }
 
@@ -67,7 +69,7 @@ func New() *Metrics {
 		SamplesDropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "idlegpu_agent_gpu_read_failures_total",
 			Help: "GPU reads that failed (left out of their tick)."}),
 		Audits: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "idlegpu_audits_total",
-			Help: "Audits of the provider's GPUs by result: answered, failed, late, then the verdict."}, []string{"result"}),
+			Help: "Audits of this machine's GPUs by result: requested, answered, proved, failed, late, mismatch, then the verdict."}, []string{"result"}),
 	}
 	m.reg.MustRegister(m.util, m.memUsed, m.power, m.energy, m.temp, m.smClock, m.procs, m.xid,
 		m.Bids, m.Wins, m.Leases, m.ProofsSent, m.ProofsFailed, m.Earnings, m.ChainHeight, m.SamplesDropped, m.Audits,

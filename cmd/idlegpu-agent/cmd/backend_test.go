@@ -2,7 +2,6 @@ package cmd_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -57,23 +56,4 @@ func TestInventoryNamesTheBackend(t *testing.T) {
 	table, err := run(t, "", "inventory", "--home", home)
 	require.NoError(t, err)
 	require.Contains(t, table, "BACKEND sim"+note+"\n")
-}
-
-// TestRegisterRefusesSimOnARealChain: simulated GPUs never reach a chain
-// whose id is not a development chain's unless --dev-chain says it is one;
-// the refusal comes before any key or node is touched.
-func TestRegisterRefusesSimOnARealChain(t *testing.T) {
-	home := t.TempDir()
-	_, err := run(t, "", "init", "--home", home, "--keyring-backend", "test", "--gpu-backend", "sim", "--runner", "process", "--unsafe-process-runner",
-		"--chain-id", "idlegpu-1", "--node", "tcp://127.0.0.1:1")
-	require.NoError(t, err)
-	for _, args := range [][]string{{"register"}, {"register", "--dry-run"}} {
-		_, err = run(t, "", append(args, "--home", home)...)
-		require.EqualError(t, err, `simulated GPUs are for development chains only: gpu.backend is "sim" and chain "idlegpu-1" is not a development chain (ids ending in -local, -localnet, -devnet or -test are); register real GPUs (gpu.backend = "nvml" or "auto"), or pass --dev-chain if this chain is for development`)
-	}
-	// --dev-chain gets past the check to the node, which is not there.
-	_, err = run(t, "", "register", "--home", home, "--dev-chain", "--dry-run")
-	require.Error(t, err)
-	require.NotContains(t, err.Error(), "development chains only")
-	require.NoError(t, os.Remove(filepath.Join(home, "agent.toml")))
 }

@@ -1,28 +1,34 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/gpu"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
-// errSimOnRealChain is register's refusal to put simulated GPUs on a chain
-// that may pay for them.
+// errSimOnRealChain is the refusal to put simulated GPUs on a chain that
+// may pay for them.
 var errSimOnRealChain = errors.New("simulated GPUs are for development chains only")
 
-// devChainID matches the chain ids of local and test networks (idlegpu-local,
-// idlegpu-localnet, idlegpu-devnet, idlegpu-test). Public chains end in a
-// revision number (idlegpu-1), so they never match.
-var devChainID = regexp.MustCompile(`-(local|localnet|devnet|test)$`)
-
-// isDevChain says whether simulated GPUs may be registered on chainID:
-// --dev-chain says so explicitly, or the id follows the development pattern.
-func isDevChain(chainID string, flagged bool) bool {
-	return flagged || devChainID.MatchString(chainID)
+// requireSimAllowed refuses the sim backend unless the chain itself says it
+// is a development chain (x/provider allow_simulated_gpus, set by
+// `idlegpud genesis development`): the chain refuses simulated GPUs, and
+// their audits, everywhere else.
+func requireSimAllowed(ctx context.Context, q providertypes.QueryClient, chainID string) error {
+	res, err := q.Params(ctx, &providertypes.QueryParamsRequest{})
+	if err != nil {
+		return fmt.Errorf("query provider params: %w", err)
+	}
+	if !res.Params.AllowSimulatedGpus {
+		return fmt.Errorf(`%w: gpu.backend is "sim" and chain %q does not allow simulated GPUs (x/provider allow_simulated_gpus is false); use real GPUs (gpu.backend = "nvml" or "auto")`,
+			errSimOnRealChain, chainID)
+	}
+	return nil
 }
 
 // openGPUs opens the configured telemetry backend. "auto" means NVML and

@@ -50,7 +50,7 @@ idlegpu-agent inventory --json | idlegpud tx provider register-gpus - --from age
 				// stdout stays exactly register-gpus's input (its decoder
 				// refuses unknown fields), so the backend goes to stderr.
 				fmt.Fprintf(cmd.ErrOrStderr(), "backend %s%s\n", b.Name(), simNote(b.Name()))
-				return writeInventoryJSON(cmd, devs)
+				return writeInventoryJSON(cmd, devs, b.Name() == "sim")
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintf(w, "BACKEND %s%s\n", b.Name(), simNote(b.Name()))
@@ -76,19 +76,21 @@ func simNote(backend string) string {
 
 // gpuInfos is the inventory as x/provider registers it: both `inventory
 // --json` and `register` send exactly these fields (the CUDA version
-// describes the stack, not the GPU, so it is not registered).
-func gpuInfos(devs []gpu.Info) []providertypes.GPUInfo {
+// describes the stack, not the GPU, so it is not registered). Simulated
+// GPUs say so: the chain audits them with its simulated model, on
+// development chains only.
+func gpuInfos(devs []gpu.Info, simulated bool) []providertypes.GPUInfo {
 	infos := make([]providertypes.GPUInfo, 0, len(devs))
 	for _, d := range devs {
 		infos = append(infos, providertypes.GPUInfo{Uuid: d.UUID, Model: d.Model, MemoryMib: d.MemoryMiB,
-			PciBusId: d.PCIBusID, DriverVersion: d.DriverVersion, VbiosVersion: d.VBIOSVersion})
+			PciBusId: d.PCIBusID, DriverVersion: d.DriverVersion, VbiosVersion: d.VBIOSVersion, Simulated: simulated})
 	}
 	return infos
 }
 
 // writeInventoryJSON prints {"gpus": [...]}, each GPUInfo in the app
 // codec's proto-JSON, the shape `idlegpud tx provider register-gpus` reads.
-func writeInventoryJSON(cmd *cobra.Command, devs []gpu.Info) error {
+func writeInventoryJSON(cmd *cobra.Command, devs []gpu.Info, simulated bool) error {
 	enc, err := chain.Encoding()
 	if err != nil {
 		return err
@@ -96,7 +98,7 @@ func writeInventoryJSON(cmd *cobra.Command, devs []gpu.Info) error {
 	out := struct {
 		GPUs []json.RawMessage `json:"gpus"`
 	}{GPUs: make([]json.RawMessage, 0, len(devs))}
-	for _, g := range gpuInfos(devs) {
+	for _, g := range gpuInfos(devs, simulated) {
 		b, err := enc.Codec.MarshalJSON(&g)
 		if err != nil {
 			return err

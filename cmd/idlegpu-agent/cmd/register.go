@@ -28,7 +28,6 @@ const (
 	flagCertHash = "tls-cert-sha256"
 	flagBond     = "bond"
 	flagDryRun   = "dry-run"
-	flagDevChain = "dev-chain"
 )
 
 // registerOptions are register's flags.
@@ -36,7 +35,6 @@ type registerOptions struct {
 	moniker, region, endpoint, certHash string
 	bond                                string
 	dryRun                              bool
-	devChain                            bool
 }
 
 func registerCmd() *cobra.Command {
@@ -56,9 +54,9 @@ func registerCmd() *cobra.Command {
 Running it again when everything is registered sends nothing. A GPU registered to
 another provider is an error. --dry-run prints the messages as JSON instead.
 
-Simulated GPUs (gpu.backend = "sim") are registered only on a development chain:
-one whose id ends in -local, -localnet, -devnet or -test, or any chain with
---dev-chain.`,
+Simulated GPUs (gpu.backend = "sim") are registered, marked simulated, only on a
+chain that allows them (x/provider allow_simulated_gpus: a development chain,
+made with idlegpud genesis development); anywhere else register refuses them.`,
 		Example: `idlegpu-agent register --region eu-de-fra1 --endpoint https://gpu.example.com:9180 --tls-cert-sha256 9f86... --bond 400000000ugpu
 idlegpu-agent register            # an agent key: registers the GPUs not yet on chain
 idlegpu-agent register --dry-run  # prints what it would send`,
@@ -73,7 +71,6 @@ idlegpu-agent register --dry-run  # prints what it would send`,
 	f.StringVar(&o.certHash, flagCertHash, "", "SHA-256 of the endpoint's TLS certificate, 64 hex digits (default for an https endpoint: the pin of endpoint.tls_cert)")
 	f.StringVar(&o.bond, flagBond, "", "stake the provider should have bonded, e.g. 400000000ugpu; the difference is bonded (operator only)")
 	f.BoolVar(&o.dryRun, flagDryRun, false, "print the messages as JSON and send nothing")
-	f.BoolVar(&o.devChain, flagDevChain, false, "the chain is a development chain: register simulated GPUs on it (ids ending in -local, -localnet, -devnet or -test are without this flag)")
 	return cmd
 }
 
@@ -98,22 +95,23 @@ func runRegister(cmd *cobra.Command, o registerOptions) error {
 		return err
 	}
 	defer b.Close()
-	if b.Name() == "sim" && !isDevChain(cfg.Chain.ChainID, o.devChain) {
-		return fmt.Errorf("%w: gpu.backend is \"sim\" and chain %q is not a development chain (ids ending in -local, -localnet, -devnet or -test are); register real GPUs (gpu.backend = \"nvml\" or \"auto\"), or pass --%s if this chain is for development",
-			errSimOnRealChain, cfg.Chain.ChainID, flagDevChain)
-	}
 	cl, err := newChainClient(cmd, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
+	q := providertypes.NewQueryClient(cl.Context())
+	if b.Name() == "sim" {
+		if err := requireSimAllowed(ctx, q, cfg.Chain.ChainID); err != nil {
+			return err
+		}
+	}
 	devs, err := b.Devices(ctx)
 	if err != nil {
 		return fmt.Errorf("list GPUs: %w", err)
 	}
 
-	q := providertypes.NewQueryClient(cl.Context())
-	r, err := planRegistration(ctx, q, cl.Address(), providerAddress(cfg, cl), gpuInfos(devs), o)
+	r, err := planRegistration(ctx, q, cl.Address(), providerAddress(cfg, cl), gpuInfos(devs, b.Name() == "sim"), o)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/stretchr/testify/suite"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -36,10 +37,18 @@ import (
 const gasPrice = apptesting.GasPrice
 
 // networkConfig is a one-validator in-process network of the real idlegpu
-// app with one-second blocks; the validator funds the operators' stake.
+// app with one-second blocks; the validator funds the operators' stake. It
+// is a development chain (x/provider allow_simulated_gpus): the agents'
+// GPUs are simulated.
 func networkConfig(t *testing.T) network.Config {
 	cfg := apptesting.NetworkConfig(t, "idlegpu-agent-cmd-test", 1)
 	cfg.StakingTokens = sdk.TokensFromConsensusPower(100_000, sdk.DefaultPowerReduction)
+	var gen providertypes.GenesisState
+	require.NoError(t, cfg.Codec.UnmarshalJSON(cfg.GenesisState[providertypes.ModuleName], &gen))
+	gen.Params.AllowSimulatedGpus = true
+	raw, err := cfg.Codec.MarshalJSON(&gen)
+	require.NoError(t, err)
+	cfg.GenesisState[providertypes.ModuleName] = raw
 	return cfg
 }
 
@@ -145,7 +154,8 @@ func (s *RegisterSuite) wantGPUs(seed int64) []providertypes.GPUInfo {
 	var infos []providertypes.GPUInfo
 	for i, uuid := range s.simUUIDs(seed) {
 		infos = append(infos, providertypes.GPUInfo{Uuid: uuid, Model: "NVIDIA H100 80GB HBM3", MemoryMib: 81559,
-			PciBusId: []string{"00000000:01:00.0", "00000000:02:00.0"}[i], DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01"})
+			PciBusId: []string{"00000000:01:00.0", "00000000:02:00.0"}[i], DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01",
+			Simulated: true})
 	}
 	return infos
 }
@@ -158,7 +168,9 @@ func (s *RegisterSuite) chainGPUs(addr sdk.AccAddress) []providertypes.GPUInfo {
 	for _, g := range res.Gpus {
 		s.Require().Equal(addr.String(), g.Provider)
 		s.Require().Equal(g.Info().Fingerprint(), g.Fingerprint)
-		infos = append(infos, g.Info())
+		info := g.Info() // the inventory fields; simulated is kept beside them
+		info.Simulated = g.Simulated
+		infos = append(infos, info)
 	}
 	return infos
 }

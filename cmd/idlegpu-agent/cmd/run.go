@@ -22,6 +22,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/runner"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 func runCmd() *cobra.Command {
@@ -32,7 +33,9 @@ func runCmd() *cobra.Command {
 model in line with the policy, starts a leased job once the renter's manifest
 arrives at the endpoint, samples the GPUs every sample_interval, proves every
 epoch, preempts BRONZE leases on a GPU over a thermal or power limit, and
-claims rewards on schedule.
+claims rewards on schedule. It answers and proves the chain's audits of
+its GPUs, and asks for the audit each GPU needs before it is offered (and
+again before its pass ends).
 
 SIGINT or SIGTERM stops the agent but not the jobs: run it again (or let
 systemd restart it) and it adopts them and proves on.`,
@@ -49,6 +52,11 @@ systemd restart it) and it adopts them and proves on.`,
 			defer cl.Close()
 			if cfg.Policy.Prices, err = resolvePrices(cmd, cfg, cl); err != nil {
 				return err
+			}
+			if cfg.GPU.Backend == "sim" {
+				if err := requireSimAllowed(cmd.Context(), providertypes.NewQueryClient(cl.Context()), cfg.Chain.ChainID); err != nil {
+					return err
+				}
 			}
 			if err := os.MkdirAll(cfg.State.Dir, 0o700); err != nil {
 				return err
@@ -140,16 +148,17 @@ func resolvePrices(cmd *cobra.Command, cfg config.Config, cl *chain.Client) ([]c
 }
 
 // openAuditRunner loads the CUDA driver for audits on real GPUs. Without it
-// the agent still runs (jobs, proofs), but cannot answer audits: that is
-// said loudly, as an unanswered audit is judged fraud. The sim backend
-// answers on the CPU (nil here).
+// the agent still runs (jobs already leased, proofs), but cannot answer
+// audits: that is said loudly, as its GPUs then lose their passes and
+// leave the market, and a second missed audit in a row is slashed. The sim
+// backend answers on the CPU (nil here).
 func openAuditRunner(gpus gpu.Backend, log *slog.Logger) audit.Runner {
 	if gpus.Name() == "sim" {
 		return nil
 	}
 	d, err := audit.LoadCUDA("")
 	if err != nil {
-		log.Error("audits cannot run on this machine: an audit left unanswered is judged fraud (see `idlegpu-agent doctor`)", "err", err)
+		log.Error("audits cannot run on this machine: its GPUs cannot pass an audit, so they are not offered (see `idlegpu-agent doctor`)", "err", err)
 		return nil
 	}
 	return audit.GPU{Driver: d}

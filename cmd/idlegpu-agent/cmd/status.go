@@ -239,8 +239,11 @@ func printStatus(w io.Writer, r StatusReport) {
 	}
 	if r.Agent != nil {
 		for _, a := range r.Agent.Audits {
-			fmt.Fprintf(w, "audit %-6d %s on %s: %d units of %s by %s, answer by %s", a.ID, a.State, a.GPU, a.Units,
+			fmt.Fprintf(w, "audit %-6d %s on %s: %s %s by %s, answer by %s", a.ID, a.State, a.GPU, a.Reason,
 				a.Workload, a.Runner, a.AnswerBy.Format(time.DateTime))
+			if !a.ProveBy.IsZero() {
+				fmt.Fprintf(w, ", prove by %s", a.ProveBy.Format(time.DateTime))
+			}
 			if a.Seconds > 0 {
 				fmt.Fprintf(w, ", computed in %.1f s", a.Seconds)
 			}

@@ -151,5 +151,6 @@ func (g GPU) Info() GPUInfo {
 		PciBusId:      g.PciBusId,
 		DriverVersion: g.DriverVersion,
 		VbiosVersion:  g.VbiosVersion,
+		Simulated:     g.Simulated,
 	}
 }
