@@ -191,8 +191,8 @@ type Slash struct {
 
 // Audit is an audit of one of a provider's GPUs.
 type Audit struct {
-	ID             uint64
-	Provider       string
+	ID       uint64
+	Provider string
 	// Auditor is who requested the audit: the provider for its required
 	// audit, a paying account, or empty for the chain's random draw.
 	Auditor  string
