@@ -101,6 +101,10 @@ func run(d *harness.Program, root string, bins harness.Binaries, bin string) (st
 	a := newProvider(d, c, bins, "A", 4, 1, askA)
 	b := newProvider(d, c, bins, "B", 2, 2, askB)
 	harness.WaitFor(d, stepTimeout, "both offers open", func() bool { return offerOpen(c, a.Addr) && offerOpen(c, b.Addr) })
+	passedA, beforeA := requiredAudits(c, a.Addr)
+	passedB, beforeB := requiredAudits(c, b.Addr)
+	say("every GPU passed its required audit before its first offer: %d of provider A's, %d of provider B's, each a memwalk/v1 table of the simulated model walked on the agent's CPU and judged CORRECT on chain from %d sampled segments",
+		passedA, passedB, auditSamples(c))
 	say("provider A offers 4 GPUs at %s, provider B 2 GPUs at %s (preemptible lane, per GPU-hour)", usdc(askA), usdc(askB))
 
 	renterBefore := c.Balance(renter, "uusdc")
@@ -124,6 +128,8 @@ func run(d *harness.Program, root string, bins harness.Binaries, bin string) (st
 	say("post → lease: the job's block is at %s, the lease was created at %s (Δ %s: instant match)",
 		postTime.Format(time.StampMilli), l.CreatedAt.Format(time.StampMilli), l.CreatedAt.Sub(postTime))
 	checks := []check{
+		{"provider A's GPUs audited before the offer", 4, passedA}, {"provider B's GPUs audited before the offer", 2, passedB},
+		{"provider A's offer after its audits", 1, boolInt(beforeA)}, {"provider B's offer after its audits", 1, boolInt(beforeB)},
 		{"lease created in the post's block", postTime.UnixNano(), l.CreatedAt.UnixNano()},
 		{"winner", 1, boolInt(l.Provider == a.Addr)},
 		{"clearing price (second price)", wantPrice, l.Price.Int()},
@@ -248,6 +254,44 @@ func offerOpen(c *harness.Chain, provider string) bool {
 		} `json:"offers"`
 	}
 	return c.TryQuery(&o, "offer", "provider-offers", provider) && len(o.Offers) == 1 && o.Offers[0].Status == "OFFER_STATUS_OPEN"
+}
+
+// requiredAudits counts the provider's required audits judged CORRECT and
+// says whether its offer was created after every one of them.
+func requiredAudits(c *harness.Chain, provider string) (int64, bool) {
+	var res struct {
+		Audits []struct {
+			Status     string    `json:"status"`
+			Reason     string    `json:"reason"`
+			ResolvedAt time.Time `json:"resolved_at"`
+		} `json:"audits"`
+	}
+	c.Query(&res, "settlement", "audits", "--provider", provider)
+	var o struct {
+		Offers []struct {
+			CreatedAt time.Time `json:"created_at"`
+		} `json:"offers"`
+	}
+	c.Query(&o, "offer", "provider-offers", provider)
+	n, after := int64(0), len(o.Offers) == 1
+	for _, a := range res.Audits {
+		if a.Status == "AUDIT_STATUS_CORRECT" && a.Reason == "AUDIT_REASON_REQUIRED" {
+			n++
+			after = after && !o.Offers[0].CreatedAt.Before(a.ResolvedAt)
+		}
+	}
+	return n, after
+}
+
+// auditSamples is the chain's audit_samples param.
+func auditSamples(c *harness.Chain) int64 {
+	var p struct {
+		Params struct {
+			AuditSamples int64 `json:"audit_samples"`
+		} `json:"params"`
+	}
+	c.Query(&p, "settlement", "params")
+	return p.Params.AuditSamples
 }
 
 func reliability(c *harness.Chain, provider string) int64 {
