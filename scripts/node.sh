@@ -52,6 +52,12 @@ if [ ! -f "$home/config/genesis.json" ]; then
   # A development chain: agents may register simulated GPUs, audited with
   # the simulated model on the CPU (x/provider allow_simulated_gpus).
   d genesis development
+  # NODE_GPU_PASSES="GPU-… GPU-…": GPUs alice will register by hand (no agent
+  # to run their audits) start with an audit pass, so they can be offered.
+  if [ -n "${NODE_GPU_PASSES:-}" ]; then
+    # shellcheck disable=SC2086
+    d genesis add-gpu-pass "$alice" $NODE_GPU_PASSES
+  fi
   d genesis validate >/dev/null
 fi
 

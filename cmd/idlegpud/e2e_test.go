@@ -92,7 +92,10 @@ func TestMakeNode(t *testing.T) {
 		"--api.address", fmt.Sprintf("tcp://127.0.0.1:%d", p[3]),
 		"--rpc.pprof_laddr", fmt.Sprintf("127.0.0.1:%d", p[4]),
 	)
-	script.Env = append(os.Environ(), "IDLEGPUD="+idlegpud, "NODE_HOME="+home)
+	// alice registers two GPUs by hand below, with no agent to run their
+	// audits: the development genesis lists them as audited.
+	script.Env = append(os.Environ(), "IDLEGPUD="+idlegpud, "NODE_HOME="+home,
+		"NODE_GPU_PASSES=GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ac")
 	var logs bytes.Buffer
 	script.Stdout, script.Stderr = &logs, &logs
 	require.NoError(t, script.Start())
@@ -225,38 +228,48 @@ func TestMakeNode(t *testing.T) {
 		require.Equal(t, "epoch 0: loss 0.42\n", string(n.cli("lease", "logs", "1", "--from", "alice")))
 	})
 
-	t.Run("an audit of the idle GPU: plan, open, answer, reveal, claim the fee", func(t *testing.T) {
+	t.Run("a paid audit of the idle GPU: the chain's seed and the H100's shape, as `audit plan` says; the GPU held meanwhile", func(t *testing.T) {
 		out, err := exec.Command(idlegpud, "keys", "show", "alice", "-a", "--keyring-backend", "test", "--home", n.Home).Output()
 		require.NoError(t, err)
 		alice := strings.TrimSpace(string(out))
-		offline := func(args ...string) []byte { // no node needed
-			out, err := exec.Command(idlegpud, args...).Output()
-			require.NoError(t, err, "idlegpud %s", strings.Join(args, " "))
-			return out
+		plan, err := exec.Command(idlegpud, "audit", "plan", "81559", "3350").Output() // offline
+		require.NoError(t, err)
+		var p struct {
+			Shape    struct{ TableItems, Lanes, Segments, SegmentSteps uint32 } `json:"shape"`
+			Deadline string                                                     `json:"deadline"`
 		}
-		var plan struct{ Seed, Salt, Expected, Commitment string }
-		require.NoError(t, json.Unmarshal(offline("audit", "plan", "2"), &plan))
-		gpu := "GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ac" // registered, in no offer
-		deadline := time.Now().UTC().Add(10 * time.Minute).Format(time.RFC3339)
-		n.tx("settlement", "open-audit", alice, gpu, "idlegpu/matmul-u32/v1", plan.Seed, "2", plan.Commitment, deadline, "1000000uusdc")
+		require.NoError(t, json.Unmarshal(plan, &p))
+		require.Equal(t, "2m30s", p.Deadline)
+
+		gpu := "GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ac" // registered, in no offer, audited in genesis
+		require.Contains(t, compact(t, n.cli("q", "settlement", "verification", gpu, "-o", "json")), `"verified":true`)
+		n.tx("settlement", "request-audit", gpu, "100000uusdc")
 		a := compact(t, n.cli("q", "settlement", "audit", "1", "-o", "json"))
-		require.Contains(t, a, `"status":"AUDIT_STATUS_OPEN"`)
-		require.Contains(t, a, `"work_units":"2"`)
-		require.Contains(t, a, `"fee":{"denom":"uusdc","amount":"1000000"}`)
-
-		result := strings.TrimSpace(string(offline("audit", "run", plan.Seed, "2")))
-		require.Equal(t, plan.Expected, result)
-		n.tx("settlement", "answer-audit", "1", result)
-		n.tx("settlement", "reveal-audit", "1", plan.Salt, plan.Expected)
-		require.Contains(t, compact(t, n.cli("q", "settlement", "audit", "1", "-o", "json")), `"status":"AUDIT_STATUS_CORRECT"`)
-		require.Contains(t, compact(t, n.cli("q", "settlement", "audits", "--status", "correct", "-o", "json")), `"id":"1"`)
-		require.Contains(t, compact(t, n.cli("q", "settlement", "rewards", alice, "-o", "json")), `{"denom":"uusdc","amount":"1000000"}`)
-
-		balance := func() string { return compact(t, n.cli("q", "bank", "balance", alice, "uusdc", "-o", "json")) }
-		before := balance()
-		n.tx("settlement", "claim-rewards")
-		require.NotEqual(t, before, balance())
-		require.NotContains(t, compact(t, n.cli("q", "settlement", "rewards", alice, "-o", "json")), `"uusdc"`)
+		for _, want := range []string{`"status":"AUDIT_STATUS_OPEN"`, `"reason":"AUDIT_REASON_REQUESTED"`, `"workload":"idlegpu/memwalk/v1"`,
+			`"fee":{"denom":"uusdc","amount":"100000"}`, `"requester":"` + alice + `"`,
+			fmt.Sprintf(`"shape":{"table_items":%d,"lanes":%d,"segments":%d,"segment_steps":%d}`, p.Shape.TableItems, p.Shape.Lanes, p.Shape.Segments, p.Shape.SegmentSteps)} {
+			require.Contains(t, a, want)
+		}
+		// No root yet: no samples to open.
+		_, err = exec.Command(idlegpud, "q", "settlement", "audit-samples", "1", "--home", n.Home, "--node", n.RPC).CombinedOutput()
+		require.Error(t, err)
+		// Held out of the market until its verdict: an offer of it is
+		// refused in its block.
+		var sent struct {
+			TxHash string `json:"txhash"`
+		}
+		require.NoError(t, json.Unmarshal(n.cli("tx", "offer", "create-offer", gpu, "--price-on-demand", "2000000uusdc",
+			"--from", "alice", "--gas", "400000", "--fees", "1000ugpu", "--yes", "-o", "json"), &sent))
+		var inc struct {
+			Code   uint32 `json:"code"`
+			RawLog string `json:"raw_log"`
+		}
+		harness.WaitFor(t, 30*time.Second, "the offer's tx", func() bool {
+			out, err := exec.Command(idlegpud, "q", "tx", sent.TxHash, "-o", "json", "--home", n.Home, "--node", n.RPC).Output()
+			return err == nil && json.Unmarshal(out, &inc) == nil
+		})
+		require.EqualValues(t, 30, inc.Code, inc.RawLog)
+		require.Contains(t, inc.RawLog, "gpu held out of the market")
 	})
 
 	t.Run("a renter with only an Ethereum key posts and cancels a job by signature; alice relays both for fees", func(t *testing.T) {

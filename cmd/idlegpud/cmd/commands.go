@@ -35,7 +35,7 @@ func initRootCmd(rootCmd *cobra.Command, txConfig client.TxConfig, basics module
 	server.AddCommands(rootCmd, app.DefaultNodeHome, newApp, appExport, func(*cobra.Command) {})
 
 	genesisCmd := genutilcli.Commands(txConfig, basics, app.DefaultNodeHome)
-	genesisCmd.AddCommand(developmentGenesisCmd(app.DefaultNodeHome))
+	genesisCmd.AddCommand(developmentGenesisCmd(app.DefaultNodeHome), gpuPassGenesisCmd(app.DefaultNodeHome))
 	rootCmd.AddCommand(
 		server.StatusCommand(),
 		genesisCmd,
