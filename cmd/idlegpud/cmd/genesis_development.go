@@ -28,25 +28,28 @@ func developmentGenesisCmd(defaultHome string) *cobra.Command {
 		Use:   "development",
 		Short: "Mark the genesis as a development chain's: simulated GPUs allowed, the simulated model in the GPU table",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := cmd.Flags().GetString(flags.FlagHome)
-			if err != nil {
-				return err
-			}
-			path := filepath.Join(home, "config", "genesis.json")
-			raw, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			out, err := markDevelopment(raw)
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			return os.WriteFile(path, out, 0o600)
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return editHomeGenesis(cmd, markDevelopment) },
 	}
 	cmd.Flags().String(flags.FlagHome, defaultHome, "the node's home directory")
 	return cmd
+}
+
+// editHomeGenesis rewrites the genesis file in --home with edit.
+func editHomeGenesis(cmd *cobra.Command, edit func(raw []byte) ([]byte, error)) error {
+	home, err := cmd.Flags().GetString(flags.FlagHome)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(home, "config", "genesis.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := edit(raw)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.WriteFile(path, out, 0o600)
 }
 
 // markDevelopment edits a genesis document; numbers are kept as written.
@@ -101,20 +104,7 @@ func gpuPassGenesisCmd(defaultHome string) *cobra.Command {
 			if _, err := sdk.AccAddressFromBech32(args[0]); err != nil {
 				return fmt.Errorf("provider: %w", err)
 			}
-			home, err := cmd.Flags().GetString(flags.FlagHome)
-			if err != nil {
-				return err
-			}
-			path := filepath.Join(home, "config", "genesis.json")
-			raw, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			out, err := addPasses(raw, args[0], args[1:])
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			return os.WriteFile(path, out, 0o600)
+			return editHomeGenesis(cmd, func(raw []byte) ([]byte, error) { return addPasses(raw, args[0], args[1:]) })
 		},
 	}
 	cmd.Flags().String(flags.FlagHome, defaultHome, "the node's home directory")

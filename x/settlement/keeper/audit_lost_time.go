@@ -20,15 +20,11 @@ import (
 
 // recordLostTime adds this block's gap beyond the expected block time.
 func (k Keeper) recordLostTime(ctx context.Context, params types.Params) error {
-	sdkCtx := sdk.UnwrapSDKContext(ctx)
-	prev, err := k.Headers.Get(ctx, sdkCtx.BlockHeight()-1)
-	if errors.Is(err, collections.ErrNotFound) {
-		return nil // the first block, or a chain imported without its ring
-	}
-	if err != nil {
+	prev, ok, err := k.previousBlockTime(ctx)
+	if err != nil || !ok {
 		return err
 	}
-	gap := sdkCtx.BlockTime().Sub(prev.Time)
+	gap := sdk.UnwrapSDKContext(ctx).BlockTime().Sub(prev)
 	if gap <= params.ExpectedBlock() {
 		return nil
 	}

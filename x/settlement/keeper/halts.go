@@ -21,22 +21,28 @@ import (
 // recordGap remembers the gap between the previous block and this one when
 // it is a halt, dropping the oldest beyond MaxGaps.
 func (k Keeper) recordGap(ctx context.Context, params types.Params) error {
-	sdkCtx := sdk.UnwrapSDKContext(ctx)
-	prev, err := k.Headers.Get(ctx, sdkCtx.BlockHeight()-1)
-	if errors.Is(err, collections.ErrNotFound) {
-		return nil // the first block, or a chain imported without its ring
-	}
-	if err != nil {
+	prev, ok, err := k.previousBlockTime(ctx)
+	if err != nil || !ok {
 		return err
 	}
-	now := sdkCtx.BlockTime()
-	if now.Sub(prev.Time) <= params.HaltGap() {
+	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	if now.Sub(prev) <= params.HaltGap() {
 		return nil
 	}
-	if err := k.Gaps.Set(ctx, now, types.Gap{Start: prev.Time, End: now}); err != nil {
+	if err := k.Gaps.Set(ctx, now, types.Gap{Start: prev, End: now}); err != nil {
 		return err
 	}
 	return k.capGaps(ctx)
+}
+
+// previousBlockTime is the last block's time from the header ring; false
+// on the first block, or a chain imported without its ring.
+func (k Keeper) previousBlockTime(ctx context.Context) (time.Time, bool, error) {
+	prev, err := k.Headers.Get(ctx, sdk.UnwrapSDKContext(ctx).BlockHeight()-1)
+	if errors.Is(err, collections.ErrNotFound) {
+		return time.Time{}, false, nil
+	}
+	return prev.Time, err == nil, err
 }
 
 // capGaps drops the oldest gaps beyond MaxGaps (one per halt recorded, so
