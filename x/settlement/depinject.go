@@ -74,8 +74,10 @@ func InvokeSetAuctionHooks(auction types.AuctionHooksSetter, k keeper.Keeper) {
 	auction.SetHooks(k.Hooks())
 }
 
-// InvokeSetOfferHolds gives x/offer settlement's audit holds: a GPU under
-// audit cannot enter a new offer before its verdict.
+// InvokeSetOfferHolds gives x/offer settlement's audit holds (a GPU under
+// audit cannot enter a new offer before its verdict) and its check of new
+// payment denoms (each must have a reliability step payment).
 func InvokeSetOfferHolds(offers types.OfferHoldsSetter, k keeper.Keeper) {
 	offers.SetGPUHolds(k)
+	offers.SetPaymentDenomsGuard(k)
 }

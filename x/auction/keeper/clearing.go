@@ -232,8 +232,9 @@ func (k Keeper) clearDue(ctx context.Context, params types.Params) (int, error) 
 }
 
 // closeUnstarted expires PENDING leases past their start deadline with a
-// full refund and no reputation effect (neither side is known to be at
-// fault: the renter may never have sent the manifest), at most max_clearings_per_block.
+// full refund, at most max_clearings_per_block. The provider pays what an
+// open refusal costs (recordRefusal): silence must not be the cheaper way
+// to refuse a lease it won.
 func (k Keeper) closeUnstarted(ctx context.Context, params types.Params) (int, error) {
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	it, err := k.StartQueue.Iterate(ctx, nil)
@@ -245,7 +246,14 @@ func (k Keeper) closeUnstarted(ctx context.Context, params types.Params) (int, e
 		return 0, err
 	}
 	for _, key := range due {
-		if err := k.EndLease(ctx, key.K2(), types.LEASE_STATUS_EXPIRED, "not started before the start timeout"); err != nil {
+		l, err := k.Lease(ctx, key.K2())
+		if err != nil {
+			return 0, err
+		}
+		if err := k.EndLease(ctx, l.Id, types.LEASE_STATUS_EXPIRED, "not started before the start timeout"); err != nil {
+			return 0, err
+		}
+		if err := k.recordRefusal(ctx, l); err != nil {
 			return 0, err
 		}
 	}

@@ -30,10 +30,9 @@ func running(l types.Lease) bool {
 // PREEMPTED, EXPIRED, FAILED or SLASHED): its GPUs are freed in x/offer
 // (a CLOSING lease's already are), the unpaid rest of its escrow goes back
 // to the renter, and the outcome is recorded in x/provider (COMPLETED,
-// FAILED/SLASHED as failed, PREEMPTED; CLOSED and EXPIRED record nothing —
-// the caller decides whether a close was the provider's failure, and a
-// lease that never started is nobody's record). The job ends with its last
-// lease.
+// FAILED/SLASHED as failed, PREEMPTED; CLOSED and EXPIRED record nothing
+// here — the caller charges a provider's close or an unstarted expiry as a
+// refusal: failure_cost.go). The job ends with its last lease.
 func (k Keeper) EndLease(ctx context.Context, leaseID uint64, status types.LeaseStatus, reason string) error {
 	outcome, ok := leaseOutcome(status)
 	if !ok {
@@ -59,22 +58,27 @@ func leaseOutcome(status types.LeaseStatus) (providertypes.LeaseOutcome, bool) {
 
 // EndSettledLease ends a lease whose last epoch x/settlement has settled:
 // a CLOSING lease takes its final status; a lease that ran its term is
-// COMPLETED, and counts as a completion in the provider's record only if
-// its last epoch was proven (or excused) — one ending on a missed epoch is
-// not a completion (the miss is already in the record).
-func (k Keeper) EndSettledLease(ctx context.Context, leaseID uint64, lastSettledWell bool) error {
+// COMPLETED. What it records for the provider is settledOutcome's.
+func (k Keeper) EndSettledLease(ctx context.Context, leaseID uint64, rec types.SettledRecord) error {
 	l, err := k.Lease(ctx, leaseID)
 	if err != nil {
 		return err
 	}
-	switch {
-	case l.Status == types.LEASE_STATUS_CLOSING:
-		return k.EndLease(ctx, leaseID, l.FinalStatus, l.Reason)
-	case lastSettledWell:
-		return k.EndLease(ctx, leaseID, types.LEASE_STATUS_COMPLETED, "every epoch settled")
-	default:
-		return k.endLease(ctx, leaseID, types.LEASE_STATUS_COMPLETED, "last epoch missed", providertypes.LEASE_OUTCOME_UNSPECIFIED)
+	status, reason := types.LEASE_STATUS_COMPLETED, settledReason(rec)
+	if l.Status == types.LEASE_STATUS_CLOSING {
+		status, reason = l.FinalStatus, l.Reason
 	}
+	return k.endLease(ctx, leaseID, status, reason, settledOutcome(l, rec))
+}
+
+func settledReason(rec types.SettledRecord) string {
+	switch rec {
+	case types.SETTLED_COMPLETED:
+		return "every epoch settled"
+	case types.SETTLED_MISSED:
+		return "ran its term with missed epochs"
+	}
+	return "every epoch excused"
 }
 
 func (k Keeper) endLease(ctx context.Context, leaseID uint64, status types.LeaseStatus, reason string, outcome providertypes.LeaseOutcome) error {

@@ -263,7 +263,9 @@ func (s *KeeperTestSuite) TestProviderCloseCountsAsFailure() {
 	s.Require().ErrorIs(err, types.ErrInvalidLeaseState)
 }
 
-// TestStartTimeoutRefundsInFull: a lease never started closes by itself.
+// TestStartTimeoutRefundsInFull: a lease never started closes by itself,
+// refunding the renter in full and costing the provider what refusing it
+// openly would (one failed lease and a full reliability step).
 func (s *KeeperTestSuite) TestStartTimeoutRefundsInFull() {
 	s.provider(0, "eu-de", 1, 10000, 2_000_000)
 	renter := 3
@@ -280,7 +282,8 @@ func (s *KeeperTestSuite) TestStartTimeoutRefundsInFull() {
 	s.Require().Equal(before, s.renterUSDC(renter))
 	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
 	s.Require().NoError(err)
-	s.Require().Zero(rep.LeasesFailed, "no reputation effect")
+	s.Require().EqualValues(1, rep.LeasesFailed, "silence costs what a refusal does")
+	s.Require().EqualValues(9844, rep.ReliabilityBps, "10000 − 10000/64")
 	_, err = s.msgServer.StartLease(s.ctx, &types.MsgStartLease{Signer: s.operator(0), LeaseId: lid})
 	s.Require().ErrorIs(err, types.ErrInvalidLeaseState)
 }

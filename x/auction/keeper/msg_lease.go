@@ -9,7 +9,6 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
-	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 // StartLease moves a PENDING lease to ACTIVE: the provider's agent has the
@@ -37,10 +36,9 @@ func (m msgServer) StartLease(ctx context.Context, msg *types.MsgStartLease) (*t
 }
 
 // CloseLease ends a running lease early for its renter or provider
-// (stopLease: what ran stays payable, the rest is refunded). A provider
-// closing a lease it promised not to take back (not BRONZE) counts as a
-// failed lease and costs it reliability like a missed epoch — no slash,
-// an honest exit is allowed; a BRONZE one counts as a preemption.
+// (stopLease: what ran stays payable, the rest is refunded). A provider's
+// close is a refusal (failure_cost.go: recordRefusal) — no slash, an
+// honest exit is allowed.
 func (m msgServer) CloseLease(ctx context.Context, msg *types.MsgCloseLease) (*types.MsgCloseLeaseResponse, error) {
 	if err := types.ValidateReason(msg.Reason); err != nil {
 		return nil, err
@@ -57,26 +55,11 @@ func (m msgServer) CloseLease(ctx context.Context, msg *types.MsgCloseLease) (*t
 		return nil, err
 	}
 	if byProvider {
-		if err := m.recordProviderClose(ctx, l); err != nil {
+		if err := m.recordRefusal(ctx, l); err != nil {
 			return nil, err
 		}
 	}
 	return &types.MsgCloseLeaseResponse{}, nil
-}
-
-// recordProviderClose is the reputation cost of a provider's early close.
-func (k Keeper) recordProviderClose(ctx context.Context, l types.Lease) error {
-	provider, err := k.storedAddress(l.Provider)
-	if err != nil {
-		return err
-	}
-	if l.Tier == types.TIER_BRONZE {
-		return k.providers.RecordLeaseOutcome(ctx, provider, providertypes.LEASE_OUTCOME_PREEMPTED)
-	}
-	if err := k.providers.RecordLeaseOutcome(ctx, provider, providertypes.LEASE_OUTCOME_FAILED); err != nil {
-		return err
-	}
-	return k.providers.RecordEpoch(ctx, provider, false)
 }
 
 // PreemptLease lets a provider take back a BRONZE lease: no slash, counted

@@ -12,3 +12,18 @@ type LeaseHooks interface {
 	AfterLeaseStopped(ctx context.Context, lease Lease) error
 	AfterLeaseEnded(ctx context.Context, lease Lease) error
 }
+
+// SettledRecord is how a lease's settled epochs went, which decides what
+// its end records for its provider (docs/design.md#failure-costs-and-fees).
+type SettledRecord uint8
+
+const (
+	// SETTLED_EXCUSED: no epoch proven or missed (every one excused):
+	// nothing to record.
+	SETTLED_EXCUSED SettledRecord = iota
+	// SETTLED_COMPLETED: no epoch missed, at least one proven.
+	SETTLED_COMPLETED
+	// SETTLED_MISSED: at least one epoch missed; never a completion,
+	// whatever the others were.
+	SETTLED_MISSED
+)

@@ -21,6 +21,8 @@ type Keeper struct {
 	providers    types.ProviderKeeper
 	// holds is set once at wiring (x/settlement's audits).
 	holds *gpuHolds
+	// denoms is set once at wiring (x/settlement's step payments).
+	denoms *denomsGuard
 
 	// authority may change the params (the gov module account by default).
 	authority string
@@ -58,6 +60,7 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		addressCodec: addressCodec,
 		providers:    providers,
 		holds:        &gpuHolds{},
+		denoms:       &denomsGuard{},
 		authority:    authority,
 		Params:       collections.NewItem(sb, types.ParamsKey, "params", codec.CollValue[types.Params](cdc)),
 		Offers:       collections.NewMap(sb, types.OffersKey, "offers", collections.Uint64Key, codec.CollValue[types.Offer](cdc)),

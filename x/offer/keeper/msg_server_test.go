@@ -13,7 +13,7 @@ import (
 
 func (s *KeeperTestSuite) TestUpdateParams() {
 	changed := types.DefaultParams()
-	changed.PaymentDenoms = []string{"uatom", "ugpu", "uusdc"}
+	changed.PaymentDenoms = []string{"uusdc"}
 	changed.MaxWindows = 8
 	changed.MaxOffersPerProvider = 16
 
@@ -43,4 +43,20 @@ func (s *KeeperTestSuite) TestUpdateParams() {
 		ErrInvalidAuthority: types.ErrInvalidAuthority,
 		ErrInvalidParams:    types.ErrInvalidParams,
 	})
+}
+
+// TestPaymentDenomNeedsAStepPayment: governance cannot add a payment denom
+// x/settlement has no reliability step payment for — tiny self-paid epochs
+// in it would each move a full step — and the refused change moves nothing.
+func (s *KeeperTestSuite) TestPaymentDenomNeedsAStepPayment() {
+	before, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	p := before
+	p.PaymentDenoms = []string{"uatom", "ugpu", "uusdc"}
+	_, err = s.msgServer.UpdateParams(s.ctx, &types.MsgUpdateParams{Authority: s.authority, Params: p})
+	s.Require().ErrorIs(err, types.ErrInvalidParams)
+	s.Require().ErrorContains(err, `reliability_step_payment has no amount for payment denom "uatom"`)
+	after, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	s.Require().Equal(before, after)
 }

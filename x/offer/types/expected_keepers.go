@@ -22,6 +22,13 @@ type ProviderKeeper interface {
 	ReleaseGPUs(ctx context.Context, provider sdk.AccAddress, uuids []string) error
 }
 
+// PaymentDenomsGuard checks a new payment_denoms against the other
+// modules' params: x/settlement's reliability_step_payment must price every
+// payment denom (docs/design.md#failure-costs-and-fees).
+type PaymentDenomsGuard interface {
+	CheckPaymentDenoms(ctx context.Context, denoms []string) error
+}
+
 // GPUHolds says which GPUs x/settlement holds out of the market: under
 // audit, or not verified by a recent enough audit.
 type GPUHolds interface {

@@ -3,8 +3,8 @@ package keeper
 import "context"
 
 // BeginBlocker records this block's header hash and time, the challenge a
-// proof of an epoch running now may bind to, notes a chain halt and the
-// time lost before it, draws the samples of audits answered before it, and
+// proof of an epoch running now may bind to, with the time lost before
+// it, draws the samples of audits answered before it, and
 // drops headers older than any window a proof may still be submitted for.
 func (k Keeper) BeginBlocker(ctx context.Context) error {
 	params, err := k.Params.Get(ctx)
@@ -14,14 +14,8 @@ func (k Keeper) BeginBlocker(ctx context.Context) error {
 	if err := k.drawSamples(ctx, params.MaxAuditStepsPerBlock); err != nil {
 		return err
 	}
-	recorded, err := k.recordHeader(ctx)
+	recorded, err := k.recordHeader(ctx, params)
 	if err != nil || !recorded {
-		return err
-	}
-	if err := k.recordGap(ctx, params); err != nil {
-		return err
-	}
-	if err := k.recordLostTime(ctx, params); err != nil {
 		return err
 	}
 	cutoff, err := k.headerCutoff(ctx, params)

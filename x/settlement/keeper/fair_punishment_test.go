@@ -210,5 +210,5 @@ func (s *KeeperTestSuite) TestSelfDealingBuysNoFreeReliability() {
 	step := params.ReliabilityStepPayment.AmountOf("uusdc")
 	s.Require().Equal(uint32(10_000), params.ReliabilityWeight(sdk.NewCoin("uusdc", step)))
 	s.Require().Equal(uint32(5_000), params.ReliabilityWeight(sdk.NewCoin("uusdc", step.QuoRaw(2))))
-	s.Require().Equal(uint32(10_000), params.ReliabilityWeight(sdk.NewInt64Coin("unlisted", 1)))
+	s.Require().Zero(params.ReliabilityWeight(sdk.NewInt64Coin("unlisted", 1)), "a denom without a step payment buys nothing")
 }

@@ -19,6 +19,9 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 	if err := gs.Validate(); err != nil {
 		return err
 	}
+	if err := k.checkStepPayment(ctx, gs.Params); err != nil {
+		return err
+	}
 	if err := k.Params.Set(ctx, gs.Params); err != nil {
 		return err
 	}
@@ -42,8 +45,12 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 			}
 		}
 	}
-	for _, g := range gs.Gaps {
-		if err := k.Gaps.Set(ctx, g.End, g); err != nil {
+	for _, r := range gs.FeeRemainders {
+		provider, err := k.addressCodec.StringToBytes(r.Provider)
+		if err != nil {
+			return err
+		}
+		if err := k.FeeRemainders.Set(ctx, collections.Join(sdk.AccAddress(provider), r.Denom), r.Remainder); err != nil {
 			return err
 		}
 	}
@@ -132,7 +139,7 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 	if gs.Audits, err = collutil.Values(ctx, k.Audits); err != nil {
 		return nil, err
 	}
-	if gs.Gaps, err = collutil.Values(ctx, k.Gaps); err != nil {
+	if gs.FeeRemainders, err = k.exportFeeRemainders(ctx); err != nil {
 		return nil, err
 	}
 	if gs.NextAuditId, err = k.AuditSeq.Peek(ctx); err != nil {

@@ -43,6 +43,7 @@ func (s *KeeperTestSuite) TestGenesisRoundTrip() {
 	s.Require().Len(exported.Verifications, 2, "the pass and the provider-0 grant")
 	s.Require().Len(exported.Holds, 2, "the two live audits")
 	s.Require().NotZero(exported.LostMs)
+	s.Require().Len(exported.FeeRemainders, 1, "the proof's fee left a fraction to carry")
 	s.Require().EqualValues(4, exported.NextAuditId)
 
 	key := storetypes.NewKVStoreKey(types.StoreKey)
@@ -86,8 +87,11 @@ func (s *KeeperTestSuite) TestInitGenesisRejectsInvalidState() {
 			a.Shape.TableItems = 1
 			return a
 		}()}},
-		"verifications unsorted": {Params: types.DefaultParams(), Verifications: []types.GPUVerification{{GpuUuid: "b"}, {GpuUuid: "a"}}},
-		"cooldowns unsorted":     {Params: types.DefaultParams(), Cooldowns: []types.GPUAuditCooldown{{GpuUuid: "b"}, {GpuUuid: "a"}}},
+		"verifications unsorted":   {Params: types.DefaultParams(), Verifications: []types.GPUVerification{{GpuUuid: "b"}, {GpuUuid: "a"}}},
+		"cooldowns unsorted":       {Params: types.DefaultParams(), Cooldowns: []types.GPUAuditCooldown{{GpuUuid: "b"}, {GpuUuid: "a"}}},
+		"a whole fee unit carried": {Params: types.DefaultParams(), FeeRemainders: []types.FeeRemainder{{Provider: s.operator(0), Denom: "uusdc", Remainder: 10_000}}},
+		"fee remainders unsorted": {Params: types.DefaultParams(), FeeRemainders: []types.FeeRemainder{
+			{Provider: s.operator(0), Denom: "uusdc", Remainder: 1}, {Provider: s.operator(0), Denom: "ugpu", Remainder: 1}}},
 	} { //detlint:allow independent cases
 		s.Require().ErrorIs(gs.Validate(), types.ErrInvalidGenesis, name)
 	}

@@ -14,7 +14,7 @@ import (
 func (s *KeeperTestSuite) TestQueryParams() {
 	res, err := s.queryServer.Params(s.ctx, &types.QueryParamsRequest{})
 	s.Require().NoError(err)
-	s.Require().Equal(types.DefaultParams(), res.Params)
+	s.Require().Equal(suiteParams(), res.Params)
 
 	_, err = s.queryServer.Params(s.ctx, nil)
 	s.Require().Equal(codes.InvalidArgument, status.Code(err))
@@ -55,7 +55,7 @@ func (s *KeeperTestSuite) TestQueriesFollowSettlement() {
 	s.Require().Equal(types.LeaseProgress{
 		LeaseId: l.Id, Start: l.Start, EpochSeconds: 600, DurationSeconds: l.DurationSeconds, NextEpoch: 2, ProvenEpochs: 2, ProvenSeconds: 1200,
 		NextDue: end2.Add(300 * time.Second), SampleIntervalSeconds: 5, MinSamplesRatioBps: 9000, ProofGraceSeconds: 300,
-		MaxMissedEpochs: 2, GpuModels: []types.GPUModel{h100Model},
+		MaxMissedEpochs: 2, MissWindowEpochs: 12, GpuModels: []types.GPUModel{h100Model},
 	}, prog.Progress)
 	none, err := s.queryServer.LeaseProgress(s.ctx, &types.QueryLeaseProgressRequest{LeaseId: 99})
 	s.Require().NoError(err)

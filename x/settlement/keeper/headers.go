@@ -13,16 +13,70 @@ import (
 )
 
 // recordHeader stores this block's header hash and time, the challenge a
-// proof of an epoch running now may bind to.
-func (k Keeper) recordHeader(ctx context.Context) (bool, error) {
+// proof of an epoch running now may bind to, with the chain's lost time
+// once this block's gap is counted (lost_time.go).
+func (k Keeper) recordHeader(ctx context.Context, params types.Params) (bool, error) {
 	sdkCtx := sdk.UnwrapSDKContext(ctx)
 	hash := sdkCtx.HeaderHash()
 	if len(hash) == 0 {
 		return false, nil // no header (InitChain, or a context built without one)
 	}
+	gapMs, totalMs, err := k.recordLostTime(ctx, params)
+	if err != nil {
+		return false, err
+	}
 	return true, k.Headers.Set(ctx, sdkCtx.BlockHeight(), types.HeaderRecord{
-		Height: sdkCtx.BlockHeight(), Hash: hash, Time: sdkCtx.BlockTime(),
+		Height: sdkCtx.BlockHeight(), Hash: hash, Time: sdkCtx.BlockTime(), LostMs: totalMs, GapLostMs: gapMs,
 	})
+}
+
+// headerIn reports whether a recorded block header lies inside [from, to]:
+// a proof of that window needs one as its challenge.
+func (k Keeper) headerIn(ctx context.Context, from, to time.Time) (bool, error) {
+	h, ok, err := k.firstHeaderFrom(ctx, from)
+	return ok && !h.Time.After(to), err
+}
+
+// firstHeaderFrom is the first recorded header at or after from. Heights
+// grow with time, so a binary search over the ring finds it in O(log n)
+// reads.
+func (k Keeper) firstHeaderFrom(ctx context.Context, from time.Time) (types.HeaderRecord, bool, error) {
+	lo, hi := int64(0), sdk.UnwrapSDKContext(ctx).BlockHeight()
+	var found *types.HeaderRecord
+	for lo <= hi {
+		mid := lo + (hi-lo)/2
+		h, ok, err := k.headerAtOrAfter(ctx, mid)
+		if err != nil {
+			return types.HeaderRecord{}, false, err
+		}
+		switch {
+		case !ok:
+			hi = mid - 1
+		case h.Time.Before(from):
+			lo = h.Height + 1
+		default:
+			found = &h
+			hi = mid - 1
+		}
+	}
+	if found == nil {
+		return types.HeaderRecord{}, false, nil
+	}
+	return *found, true, nil
+}
+
+// headerAtOrAfter returns the first recorded header at height ≥ h.
+func (k Keeper) headerAtOrAfter(ctx context.Context, h int64) (types.HeaderRecord, bool, error) {
+	it, err := k.Headers.Iterate(ctx, new(collections.Range[int64]).StartInclusive(h))
+	if err != nil {
+		return types.HeaderRecord{}, false, err
+	}
+	defer it.Close()
+	if !it.Valid() {
+		return types.HeaderRecord{}, false, nil
+	}
+	v, err := it.Value()
+	return v, err == nil, err
 }
 
 // headerCutoff is the time before which no header is needed: the current

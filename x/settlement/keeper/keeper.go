@@ -74,8 +74,9 @@ type Keeper struct {
 	// Windows holds (window start, lease id) of each watched lease's next
 	// epoch: no header a pending proof may bind to is pruned.
 	Windows collections.KeySet[collections.Pair[time.Time, uint64]]
-	// Gaps maps gap end → Gap: the chain halts deadlines move by.
-	Gaps collections.Map[time.Time, types.Gap]
+	// FeeRemainders maps (provider, denom) → the fee fraction its payments
+	// carry, in 1/10000 units (fee_carry.go).
+	FeeRemainders collections.Map[collections.Pair[sdk.AccAddress, string], uint32]
 }
 
 // NewKeeper returns the x/settlement keeper. It panics on an invalid authority
@@ -121,7 +122,8 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 			collections.PairKeyCodec(collections.Int64Key, collections.Uint64Key)),
 		Cooldowns: collections.NewMap(sb, types.CooldownKey, "cooldowns", collections.StringKey, collcodec.KeyToValueCodec(sdk.TimeKey)),
 		Windows:   collections.NewKeySet(sb, types.WindowsKey, "windows", collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
-		Gaps:      collections.NewMap(sb, types.GapsKey, "gaps", sdk.TimeKey, codec.CollValue[types.Gap](cdc)),
+		FeeRemainders: collections.NewMap(sb, types.FeeRemaindersKey, "fee_remainders",
+			collections.PairKeyCodec(sdk.AccAddressKey, collections.StringKey), collections.Uint32Value),
 	}
 
 	schema, err := sb.Build()

@@ -71,9 +71,7 @@ func (s *KeeperTestSuite) SetupTest() {
 	s.Require().NoError(s.app.OfferKeeper.Params.Set(s.ctx, op))
 	// The production epoch and sampling (docs/design.md#params): 600 s epochs, a sample
 	// every 5 s, 90 % of them required, 300 s of grace.
-	sp := types.DefaultParams()
-	sp.EpochSeconds, sp.SampleIntervalSeconds, sp.MinSamplesRatioBps, sp.ProofGraceSeconds = 600, 5, 9000, 300
-	s.Require().NoError(s.keeper.Params.Set(s.ctx, sp))
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, suiteParams()))
 	s.beginBlock()
 }
 
@@ -83,6 +81,17 @@ func (s *KeeperTestSuite) TearDownTest() {
 	s.Require().NoError(s.app.AuctionKeeper.CheckInvariants(s.ctx))
 	s.Require().NoError(s.app.OfferKeeper.CheckInvariants(s.ctx))
 	s.Require().NoError(s.app.ProviderKeeper.CheckInvariants(s.ctx))
+}
+
+// suiteParams are the suite's x/settlement params: the production epoch
+// and sampling (docs/design.md#params: 600 s epochs, a sample every 5 s,
+// 90 % of them required, 300 s of grace), with the suite's blocks as the
+// chain's normal ones — only a jump beyond blockStep is lost time.
+func suiteParams() types.Params {
+	sp := types.DefaultParams()
+	sp.EpochSeconds, sp.SampleIntervalSeconds, sp.MinSamplesRatioBps, sp.ProofGraceSeconds = 600, 5, 9000, 300
+	sp.ExpectedBlockMillis = uint64(blockStep / time.Millisecond)
+	return sp
 }
 
 func (s *KeeperTestSuite) addr(bz []byte) string {

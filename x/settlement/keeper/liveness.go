@@ -56,7 +56,7 @@ func (h hooks) AfterLeaseStopped(ctx context.Context, l auctiontypes.Lease) erro
 		if err := h.k.Progress.Set(ctx, l.Id, prog); err != nil {
 			return err
 		}
-		return h.k.auction.EndSettledLease(ctx, l.Id, true)
+		return h.k.auction.EndSettledLease(ctx, l.Id, settledRecord(prog))
 	}
 	return h.k.schedule(ctx, l.Start, &prog)
 }
@@ -90,7 +90,7 @@ func (k Keeper) leaseModels(ctx context.Context, l auctiontypes.Lease) ([]string
 }
 
 // schedule puts prog's next epoch in the liveness index, due at its window
-// end + grace moved by any halt since the window began, and in the window
+// end + grace moved by the time the chain lost since the window began, and in the window
 // index that keeps its challenge headers; then saves prog. Past the last
 // epoch nothing is due.
 func (k Keeper) schedule(ctx context.Context, start time.Time, prog *types.LeaseProgress) error {
@@ -99,7 +99,7 @@ func (k Keeper) schedule(ctx context.Context, start time.Time, prog *types.Lease
 		prog.NextDue = time.Time{}
 		return k.Progress.Set(ctx, prog.LeaseId, *prog)
 	}
-	due, err := k.HaltExtended(ctx, from, to.Add(prog.Grace()))
+	due, err := k.lostMovedFrom(ctx, from, to.Add(prog.Grace()))
 	if err != nil {
 		return err
 	}
@@ -153,8 +153,8 @@ func (k Keeper) settleOverdue(ctx context.Context, limit uint32) error {
 }
 
 // overdue settles a lease's next epoch whose due time has come without a
-// proof: moved on if a halt since its window began pushes the due time
-// later; excused if no proof of it could exist; missed otherwise.
+// proof: moved on if time the chain lost since its window began pushes the
+// due time later; excused if no proof of it could exist; missed otherwise.
 func (k Keeper) overdue(ctx context.Context, leaseID uint64) error {
 	prog, err := k.Progress.Get(ctx, leaseID)
 	if err != nil {
@@ -171,12 +171,12 @@ func (k Keeper) overdue(ctx context.Context, leaseID uint64) error {
 		return k.Progress.Set(ctx, leaseID, prog) // ended without the hook: just stop watching
 	}
 	from, to, _ := prog.Window(lease.Start, prog.NextEpoch)
-	due, err := k.HaltExtended(ctx, from, to.Add(prog.Grace()))
+	due, err := k.lostMovedFrom(ctx, from, to.Add(prog.Grace()))
 	if err != nil {
 		return err
 	}
 	if due.After(sdk.UnwrapSDKContext(ctx).BlockTime()) {
-		return k.schedule(ctx, lease.Start, &prog) // a halt moved it
+		return k.schedule(ctx, lease.Start, &prog) // lost time moved it
 	}
 	reason, err := k.unprovable(ctx, prog, from, to)
 	if err != nil {
@@ -214,66 +214,73 @@ func (k Keeper) excuse(ctx context.Context, lease auctiontypes.Lease, prog types
 	excused := prog.NextEpoch
 	prog.NextEpoch++
 	prog.ExcusedEpochs++
+	prog.Settled(false, true)
 	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEpochExcused{
 		LeaseId: lease.Id, Epoch: excused, Provider: lease.Provider, Reason: reason,
 	}); err != nil {
 		return err
 	}
-	return k.advance(ctx, lease, prog, true)
+	return k.advance(ctx, lease, prog)
 }
 
-// miss declares a lease's next epoch missed: the provider's reputation
-// records it; max_missed_epochs (the lease's) in a row fail the lease (the
-// renter gets the unpaid rest) and slash and jail the provider.
+// miss declares a lease's next epoch missed (docs/design.md#failure-costs-and-fees):
+// a full reliability step whatever the epoch would have paid, never less
+// than a provider's close costs; max_missed_epochs misses among the lease's
+// last miss_window_epochs settled epochs (in a row or not) fail the lease
+// (the renter gets the unpaid rest) and slash and jail the provider.
 func (k Keeper) miss(ctx context.Context, lease auctiontypes.Lease, prog types.LeaseProgress) error {
 	provider, err := k.addressCodec.StringToBytes(lease.Provider)
 	if err != nil {
 		return err
 	}
-	params, err := k.Params.Get(ctx)
-	if err != nil {
-		return err
-	}
-	// Weighed by what the epoch would have paid, like a proven one.
-	from, to, _ := prog.Window(lease.Start, prog.NextEpoch)
-	gpus := uint32(len(lease.GpuUuids))
-	owed := auctiontypes.Due(lease.Price, gpus, uint64(to.Sub(lease.Start)/time.Second)).
-		Sub(auctiontypes.Due(lease.Price, gpus, uint64(from.Sub(lease.Start)/time.Second)))
-	if err := k.providers.RecordEpochWeighted(ctx, provider, false, params.ReliabilityWeight(owed)); err != nil {
+	if err := k.providers.RecordEpoch(ctx, provider, false); err != nil {
 		return err
 	}
 	missed := prog.NextEpoch
 	prog.NextEpoch++
 	prog.MissedEpochs++
-	prog.MissedInRow++
+	prog.Settled(true, false)
 	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEpochMissed{
 		LeaseId: lease.Id, Epoch: missed, Provider: lease.Provider, MissedInRow: prog.MissedInRow,
 	}); err != nil {
 		return err
 	}
-	if prog.MissedInRow >= prog.MaxMissedEpochs {
+	if prog.MissesFail() {
 		if err := k.Progress.Set(ctx, lease.Id, prog); err != nil {
 			return err
 		}
-		reason := fmt.Sprintf("%d epochs in a row without a proof", prog.MissedInRow)
+		reason := fmt.Sprintf("%d of the last %d epochs without a proof", prog.MissesInWindow(), prog.MissWindowEpochs)
 		if err := k.auction.EndLease(ctx, lease.Id, auctiontypes.LEASE_STATUS_FAILED, reason); err != nil {
 			return err
 		}
 		return k.providers.PunishLiveness(ctx, provider)
 	}
-	return k.advance(ctx, lease, prog, false)
+	return k.advance(ctx, lease, prog)
 }
 
 // advance saves prog after an epoch was settled: the next one is scheduled,
 // or, past the last, the lease ends — completed for a lease that ran its
-// term (a completion in the provider's record only if the last epoch was
-// not missed), its final status for a CLOSING one.
-func (k Keeper) advance(ctx context.Context, lease auctiontypes.Lease, prog types.LeaseProgress, lastSettledWell bool) error {
+// term (a completion in the provider's record only if no epoch was missed:
+// LeaseProgress.Completion), its final status for a CLOSING one.
+func (k Keeper) advance(ctx context.Context, lease auctiontypes.Lease, prog types.LeaseProgress) error {
 	if prog.NextEpoch < prog.Epochs() {
 		return k.schedule(ctx, lease.Start, &prog)
 	}
 	if err := k.Progress.Set(ctx, lease.Id, prog); err != nil {
 		return err
 	}
-	return k.auction.EndSettledLease(ctx, lease.Id, lastSettledWell)
+	return k.auction.EndSettledLease(ctx, lease.Id, settledRecord(prog))
+}
+
+// settledRecord is what a lease whose last epoch is settled records for its
+// provider: a completion, a failure (an epoch missed), or nothing (no epoch
+// proven or missed: every one excused).
+func settledRecord(prog types.LeaseProgress) auctiontypes.SettledRecord {
+	switch {
+	case prog.MissedEpochs > 0:
+		return auctiontypes.SETTLED_MISSED
+	case prog.Completion():
+		return auctiontypes.SETTLED_COMPLETED
+	}
+	return auctiontypes.SETTLED_EXCUSED
 }

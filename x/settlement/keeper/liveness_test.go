@@ -53,8 +53,9 @@ func (s *KeeperTestSuite) TestTwoMissedEpochsFailTheLease() {
 }
 
 // TestMissThenProve: a missed epoch is never paid; the next proof pays only
-// its own epoch and resets the row; a missed last epoch completes the lease
-// and refunds the unproven time.
+// its own epoch and resets the row, but not the window: a second miss two
+// epochs later fails the lease (two misses in the last twelve epochs),
+// refunds the unproven time and punishes the provider.
 func (s *KeeperTestSuite) TestMissThenProve() {
 	s.provider(0, 1, 3_600_000) // 1,000 uusdc per GPU-second
 	renterBefore := s.usdc(s.accs[3].Address)
@@ -71,13 +72,17 @@ func (s *KeeperTestSuite) TestMissThenProve() {
 
 	_, end2, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 2)
 	s.until(end2.Add(300 * time.Second))
-	s.nextBlock() // epoch 2, the last, missed: one miss in a row, so the lease completes
+	s.nextBlock() // epoch 2 missed: one in a row, but two in the window
 	final := s.getLease(l.Id)
-	s.Require().Equal(auctiontypes.LEASE_STATUS_COMPLETED, final.Status)
+	s.Require().Equal(auctiontypes.LEASE_STATUS_FAILED, final.Status)
+	s.Require().Equal("2 of the last 12 epochs without a proof", final.Reason)
 	s.Require().Equal(int64(600_000), final.Paid.Amount.Int64())
 	s.Require().Equal(renterBefore.Sub(sdkmath.NewInt(600_000)), s.usdc(s.accs[3].Address))
+	s.Require().Equal(providertypes.PROVIDER_STATUS_JAILED, s.providerState(0).Status)
 	prog := s.progress(l.Id)
 	s.Require().EqualValues(2, prog.MissedEpochs)
+	s.Require().EqualValues(1, prog.MissedInRow)
+	s.Require().EqualValues(0b101, prog.RecentMisses)
 	s.Require().EqualValues(1, prog.ProvenEpochs)
 	s.Require().Equal("588000uusdc", s.rewards(0).String(), "600,000 less 2 %")
 }

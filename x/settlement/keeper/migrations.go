@@ -92,6 +92,11 @@ func migrateParams(p types.Params) (types.Params, error) {
 			p.AuditMaxSeconds = max(p.AuditMaxSeconds, uint64(plan.Allowance/time.Second))
 		}
 	}
+	// Validated by today's rules, so the fields later versions add get their
+	// defaults here too (Migrate2to3 keeps them).
+	if p.MissWindowEpochs == 0 {
+		p.MissWindowEpochs = max(d.MissWindowEpochs, p.MaxMissedEpochs)
+	}
 	return p, p.Validate()
 }
 

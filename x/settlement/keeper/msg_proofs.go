@@ -123,16 +123,17 @@ func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAd
 	prog.ProvenSeconds += uint64(to.Sub(from) / time.Second)
 	prog.ProvenEpochs++
 	prog.NextEpoch++
-	paidBefore := lease.Paid
 	paid, err := pay(lease.Id, lease.Start.Add(time.Duration(prog.ProvenSeconds)*time.Second))
 	if err != nil {
 		return sdk.Coin{}, err
 	}
-	fee = types.EpochFee(paidBefore, paid, params.TakeRateBps)
+	if fee, err = k.feeOf(ctx, addr, paid, params.TakeRateBps); err != nil {
+		return sdk.Coin{}, err
+	}
 	if err := k.providers.RecordEpochWeighted(ctx, addr, true, params.ReliabilityWeight(paid)); err != nil {
 		return sdk.Coin{}, err
 	}
-	prog.MissedInRow = 0
+	prog.Settled(false, false)
 	if err := k.storeProof(ctx, types.ProofRecord{
 		Proof: p, Provider: provider, Paid: paid, Fee: fee, SubmittedAt: now,
 	}, prog.EpochSeconds, params); err != nil {
@@ -143,7 +144,7 @@ func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAd
 	}); err != nil {
 		return sdk.Coin{}, err
 	}
-	return fee, k.advance(ctx, lease, prog, true)
+	return fee, k.advance(ctx, lease, prog)
 }
 
 // progress returns a lease's settlement progress, which x/auction's start

@@ -42,7 +42,7 @@ func (s *KeeperTestSuite) TestUpdateParams() {
 		EventType:           proto.MessageName(&types.EventParamsUpdated{}),
 		AddrCodec:           s.addrCodec,
 		Authority:           s.authority,
-		Default:             types.DefaultParams(),
+		Default:             suiteParams(),
 		Changed:             changed,
 		Invalid:             invalid,
 		ErrInvalidAuthority: types.ErrInvalidAuthority,

@@ -52,7 +52,12 @@ func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 		RandomAuditsPerDraw:       uint32(sample % 3),
 		RandomAuditIntervalBlocks: 1 + sample%20,
 		ExpectedBlockMillis:       1000 * (1 + sample%6),
+		// Every denom x/offer's simulation may make a payment denom needs a
+		// step payment (types.StepPaymentCovers). Derived, like the rest.
+		ReliabilityStepPayment: stepPayment(bondDenom, int64(1_000+epoch*(1+sample%1000))),
 	}
+	// Derived: at least the misses that fail a lease, at most 64.
+	p.MissWindowEpochs = p.MaxMissedEpochs + uint32(sample%uint64(65-p.MaxMissedEpochs))
 	slices.SortFunc(p.GpuModels, func(a, b types.GPUModel) int { return strings.Compare(a.Model, b.Model) })
 	// Every model's audit must fit audit_max (types.Params.Validate).
 	for _, m := range p.GpuModels {
@@ -67,4 +72,14 @@ func RandomParams(r *rand.Rand, bondDenom string) types.Params {
 func RandomizedGenState(simState *module.SimulationState) {
 	gs := types.GenesisState{Params: RandomParams(simState.Rand, simState.BondDenom), NextAuditId: 1}
 	simState.GenState[types.ModuleName] = simState.Cdc.MustMarshalJSON(&gs)
+}
+
+// stepPayment prices the bond denom and uusdc, x/offer's simulated payment
+// denoms, at amount each.
+func stepPayment(bondDenom string, amount int64) sdk.Coins {
+	c := sdk.NewCoins(sdk.NewInt64Coin(bondDenom, amount))
+	if bondDenom != "uusdc" {
+		c = c.Add(sdk.NewInt64Coin("uusdc", amount))
+	}
+	return c
 }

@@ -27,8 +27,9 @@ type AuctionKeeper interface {
 	// through pay; the sum paid moves from escrow to this module at the end.
 	PayLeases(ctx context.Context, settle func(pay auctiontypes.PayFunc) error) (sdk.Coins, error)
 	EndLease(ctx context.Context, leaseID uint64, status auctiontypes.LeaseStatus, reason string) error
-	// EndSettledLease ends a lease whose last epoch was settled.
-	EndSettledLease(ctx context.Context, leaseID uint64, lastSettledWell bool) error
+	// EndSettledLease ends a lease whose last epoch was settled, recording
+	// for its provider what its epochs add up to.
+	EndSettledLease(ctx context.Context, leaseID uint64, rec auctiontypes.SettledRecord) error
 	EndProviderLeases(ctx context.Context, provider sdk.AccAddress, status auctiontypes.LeaseStatus, reason string) (int, error)
 	// RunningLeaseOfGPU is the provider's running lease holding a GPU.
 	RunningLeaseOfGPU(ctx context.Context, provider sdk.AccAddress, uuid string) (auctiontypes.Lease, bool, error)
@@ -60,6 +61,8 @@ type ProviderKeeper interface {
 type OfferKeeper interface {
 	OfferOfGPU(ctx context.Context, uuid string) (offertypes.Offer, bool, error)
 	AcceptsDenom(ctx context.Context, denom string) (bool, error)
+	// PaymentDenoms is the market's payment denoms.
+	PaymentDenoms(ctx context.Context) ([]string, error)
 	// OccupyForAudit holds GPUs of an OPEN or PAUSED offer out of the market.
 	OccupyForAudit(ctx context.Context, offerID uint64, uuids []string) error
 	VacateGPUs(ctx context.Context, offerID uint64, uuids []string) error
@@ -69,6 +72,7 @@ type OfferKeeper interface {
 // holds into it: a GPU under audit may not enter a new offer.
 type OfferHoldsSetter interface {
 	SetGPUHolds(h offertypes.GPUHolds)
+	SetPaymentDenomsGuard(g offertypes.PaymentDenomsGuard)
 }
 
 // AuctionHooksSetter is x/auction's keeper as the app wires settlement's

@@ -6,14 +6,14 @@ import (
 	"github.com/idlegpu/idlegpu/x/internal/check"
 )
 
-// EpochFee is the protocol fee of one payment to a lease that had been paid
-// paidBefore: floor((paidBefore + pay) × rate) − floor(paidBefore × rate).
-// Computed on the lease's cumulative payments, the fees of all its epochs
-// sum to floor(total paid × rate) exactly, whatever the epoch size: small
-// epochs cannot round the fee away (x/settlement/README.md, "Epochs and payment").
-func EpochFee(paidBefore, pay sdk.Coin, rateBps uint32) sdk.Coin {
-	after := paidBefore.Amount.Add(pay.Amount)
-	owed := after.MulRaw(int64(rateBps)).QuoRaw(check.MaxBps)
-	taken := paidBefore.Amount.MulRaw(int64(rateBps)).QuoRaw(check.MaxBps)
-	return sdk.NewCoin(pay.Denom, owed.Sub(taken))
+// CarriedFee is the protocol fee of one payment to a provider whose earlier
+// payments in the denom left remainder (in 1/10000 of a unit) unpaid:
+// floor((remainder + pay × rate) / 10000), carrying the new remainder. The
+// fees of all a provider's payments in a denom sum to floor(their total ×
+// rate) exactly, whatever the size of each epoch or lease: many small
+// leases pay what one large one does, to the unit (docs/design.md#failure-costs-and-fees).
+func CarriedFee(remainder uint32, pay sdk.Coin, rateBps uint32) (fee sdk.Coin, carried uint32) {
+	total := pay.Amount.MulRaw(int64(rateBps)).AddRaw(int64(remainder))
+	fee = sdk.NewCoin(pay.Denom, total.QuoRaw(check.MaxBps))
+	return fee, uint32(total.ModRaw(check.MaxBps).Uint64())
 }

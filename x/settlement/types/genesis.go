@@ -6,6 +6,8 @@ import (
 	errorsmod "cosmossdk.io/errors"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/internal/check"
 )
 
 // DefaultGenesis returns the genesis state of a new chain.
@@ -100,18 +102,36 @@ func (gs GenesisState) validateAudits() error {
 			return fmt.Errorf("verification %q: GPUs sorted and unique", v.GpuUuid)
 		}
 	}
-	if len(gs.Gaps) > MaxGaps {
-		return errorsmod.Wrapf(ErrInvalidGenesis, "%d gaps, at most %d", len(gs.Gaps), MaxGaps)
-	}
-	for i, g := range gs.Gaps {
-		if !g.Start.Before(g.End) || (i > 0 && !gs.Gaps[i-1].End.Before(g.Start)) {
-			return errorsmod.Wrapf(ErrInvalidGenesis, "gaps[%d]: gaps must be non-empty, disjoint and sorted", i)
+	for i, r := range gs.FeeRemainders {
+		if err := validateFeeRemainder(r); err != nil {
+			return errorsmod.Wrapf(ErrInvalidGenesis, "fee_remainders[%d]: %v", i, err)
+		}
+		if i > 0 {
+			prev := gs.FeeRemainders[i-1]
+			if prev.Provider > r.Provider || (prev.Provider == r.Provider && prev.Denom >= r.Denom) {
+				return errorsmod.Wrapf(ErrInvalidGenesis, "fee_remainders[%d]: sorted by provider and denom, unique", i)
+			}
 		}
 	}
 	for i, c := range gs.Cooldowns {
 		if c.GpuUuid == "" || (i > 0 && c.GpuUuid <= gs.Cooldowns[i-1].GpuUuid) {
 			return fmt.Errorf("cooldown %q: GPUs sorted and unique", c.GpuUuid)
 		}
+	}
+	return nil
+}
+
+// validateFeeRemainder checks one carried fee fraction: a named provider, a
+// valid denom, and a fraction below one unit (zero is not stored).
+func validateFeeRemainder(r FeeRemainder) error {
+	if _, err := sdk.AccAddressFromBech32(r.Provider); err != nil {
+		return fmt.Errorf("provider: %w", err)
+	}
+	if err := sdk.ValidateDenom(r.Denom); err != nil {
+		return err
+	}
+	if r.Remainder == 0 || r.Remainder >= check.MaxBps {
+		return fmt.Errorf("remainder must be in 1..%d, got %d", check.MaxBps-1, r.Remainder)
 	}
 	return nil
 }

@@ -42,7 +42,8 @@ var (
 	// WindowsKey holds (window start, lease id) of each watched lease's next
 	// unsettled epoch: headers from the oldest one on stay as challenges.
 	WindowsKey = collections.NewPrefix(12)
-	// GapsKey holds gap end → Gap: the recent chain halts (at most MaxGaps).
+	// GapsKey held gap end → Gap, the chain halts deadlines moved by;
+	// retired (lost time in the header ring replaced it). Never reuse.
 	GapsKey = collections.NewPrefix(13)
 	// HeldKey held the UUIDs of GPUs under a commit-reveal audit; retired
 	// (moved to HoldsKey by the memwalk upgrade). Never reuse.
@@ -63,12 +64,9 @@ var (
 	// AwaitingEntropyKey holds (answered height, audit id) of audits whose
 	// samples the next block's hash draws.
 	AwaitingEntropyKey = collections.NewPrefix(20)
+	// FeeRemaindersKey holds (provider, denom) → the fee fraction carried.
+	FeeRemaindersKey = collections.NewPrefix(21)
 )
-
-// MaxGaps bounds the chain halts remembered; the oldest is dropped first.
-// Halts are rare (each stops the whole chain for longer than
-// halt_gap_seconds), so a hundred covers years of them.
-const MaxGaps = 100
 
 // MaxProofsPerMsg bounds the proofs one MsgSubmitProofs carries.
 const MaxProofsPerMsg = 256

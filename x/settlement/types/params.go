@@ -18,6 +18,9 @@ const (
 	DefaultSampleIntervalSeconds uint64 = 5
 	DefaultProofGraceSeconds     uint64 = 300
 	DefaultMaxMissedEpochs       uint32 = 2
+	// DefaultMissWindowEpochs: two misses in any twelve settled epochs (two
+	// hours of 600 s epochs) fail a lease, alternate or not.
+	DefaultMissWindowEpochs      uint32 = 12
 	DefaultProofRetention        uint64 = 1000
 	DefaultAuditLatencySeconds   uint64 = 60
 	DefaultAuditCooldownSeconds  uint64 = 24 * 3600
@@ -114,6 +117,7 @@ func DefaultParams() Params {
 		ExpectedBlockMillis:       DefaultExpectedBlockMillis,
 		HaltGapSeconds:            DefaultHaltGapSeconds,
 		ReliabilityStepPayment:    DefaultReliabilityStepPayment(),
+		MissWindowEpochs:          DefaultMissWindowEpochs,
 	}
 }
 
@@ -142,6 +146,7 @@ func (p Params) Validate() error {
 		check.Positive("expected_block_millis", p.ExpectedBlockMillis),
 		check.Seconds("halt_gap_seconds", p.HaltGapSeconds),
 		validateStepPayment(p.ReliabilityStepPayment),
+		validateMissWindow(p.MissWindowEpochs, p.MaxMissedEpochs),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
@@ -304,21 +309,6 @@ func validateStepPayment(c sdk.Coins) error {
 		return fmt.Errorf("reliability_step_payment: %w", err)
 	}
 	return nil
-}
-
-// ReliabilityWeight is the share, in bps, of a full reliability step an
-// epoch paying payment moves (x/settlement/README.md, "Reliability"):
-// payment / reliability_step_payment in its denom, at most one step; a
-// denom not listed moves a full step.
-func (p Params) ReliabilityWeight(payment sdk.Coin) uint32 {
-	step := p.ReliabilityStepPayment.AmountOf(payment.Denom)
-	if !step.IsPositive() {
-		return check.MaxBps
-	}
-	if payment.Amount.GTE(step) {
-		return check.MaxBps
-	}
-	return uint32(payment.Amount.MulRaw(check.MaxBps).Quo(step).Uint64())
 }
 
 // HaltGap is the longest pause between blocks that is not a chain halt.

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math/bits"
 	"time"
 
 	"github.com/idlegpu/idlegpu/x/internal/check"
@@ -15,6 +16,7 @@ func NewLeaseProgress(leaseID uint64, start time.Time, durationSeconds uint64, m
 		LeaseId: leaseID, Start: start, EpochSeconds: p.EpochSeconds, DurationSeconds: durationSeconds,
 		SampleIntervalSeconds: p.SampleIntervalSeconds, MinSamplesRatioBps: p.MinSamplesRatioBps,
 		ProofGraceSeconds: p.ProofGraceSeconds, MaxMissedEpochs: p.MaxMissedEpochs,
+		MissWindowEpochs: p.MissWindowEpochs,
 	}
 	for _, m := range p.GpuModels { // sorted and unique, so the snapshot is too
 		for _, want := range models {
@@ -42,6 +44,9 @@ func (lp *LeaseProgress) FillUnset(p Params, leaseDuration uint64) {
 		lp.ProofGraceSeconds = p.ProofGraceSeconds
 		lp.MaxMissedEpochs = p.MaxMissedEpochs
 		lp.GpuModels = p.GpuModels
+	}
+	if lp.MissWindowEpochs == 0 {
+		lp.MissWindowEpochs = max(p.MissWindowEpochs, lp.MaxMissedEpochs)
 	}
 }
 
@@ -82,4 +87,43 @@ func (lp LeaseProgress) GPUModel(model string) (GPUModel, bool) {
 // hold no sample; it is excused).
 func (lp LeaseProgress) Provable(from, to time.Time) bool {
 	return to.Sub(from) >= lp.SampleInterval()
+}
+
+// Settled records one more settled epoch of the lease in its miss window
+// (newest in bit 0): missed or not (proven or excused). A proof resets the
+// row; an excuse neither resets it nor adds to it.
+func (lp *LeaseProgress) Settled(missed, excused bool) {
+	lp.RecentMisses <<= 1
+	switch {
+	case missed:
+		lp.RecentMisses |= 1
+		lp.MissedInRow++
+	case !excused:
+		lp.MissedInRow = 0
+	}
+}
+
+// MissesInWindow counts the misses among the lease's last
+// miss_window_epochs settled epochs.
+func (lp LeaseProgress) MissesInWindow() uint32 {
+	window := min(uint(lp.MissWindowEpochs), 64)
+	mask := uint64(1)<<window - 1
+	if window == 64 {
+		mask = ^uint64(0)
+	}
+	return uint32(bits.OnesCount64(lp.RecentMisses & mask))
+}
+
+// MissesFail reports whether the lease's misses fail it (docs/design.md#failure-costs-and-fees):
+// max_missed_epochs among its last miss_window_epochs settled epochs, in a
+// row or not.
+func (lp LeaseProgress) MissesFail() bool {
+	return lp.MissesInWindow() >= lp.MaxMissedEpochs
+}
+
+// Completion reports whether a lease that ran its term counts as a
+// completion in its provider's record: no epoch missed and at least one
+// proven. An excused epoch never turns a lease with misses into one.
+func (lp LeaseProgress) Completion() bool {
+	return lp.MissedEpochs == 0 && lp.ProvenEpochs > 0
 }
