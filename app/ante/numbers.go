@@ -5,10 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	cosmos_proto "github.com/cosmos/cosmos-proto"
-	"github.com/cosmos/gogoproto/gogoproto"
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -17,21 +14,8 @@ import (
 	errorsmod "cosmossdk.io/errors"
 
 	sdkerrors "github.com/cosmos/cosmos-sdk/types/errors"
-)
 
-// numberKind is how the chain reads a string field, and so which text of it
-// is canonical.
-type numberKind uint8
-
-const (
-	// notNumber: any text.
-	notNumber numberKind = iota
-	// integerText: a math.Int, math.Uint or math.LegacyDec custom type, or a
-	// cosmos.Int string; read as Go base-0 integer text (a LegacyDec's wire
-	// text is its integer count of 10^-18 units).
-	integerText
-	// decimalText: a cosmos.Dec string, read by math.LegacyNewDecFromStr.
-	decimalText
+	"github.com/idlegpu/idlegpu/app/canon"
 )
 
 // maxDepth bounds nesting, as the SDK's tx decoder does (so a tx that
@@ -39,24 +23,10 @@ const (
 const maxDepth = 10_000
 
 var (
-	scalarOption     = cosmos_proto.E_Scalar.TypeDescriptor().Number()
-	customTypeOption = protowire.Number(gogoproto.E_Customtype.Field)
-
 	anyName      = (&anypb.Any{}).ProtoReflect().Descriptor().FullName()
 	txBodyDesc   = (&txv1beta1.TxBody{}).ProtoReflect().Descriptor()
 	authInfoDesc = (&txv1beta1.AuthInfo{}).ProtoReflect().Descriptor()
 )
-
-// integerCustomTypes are the gogoproto custom types whose Unmarshal reads
-// base-0 integer text (math's, and the SDK's old aliases of them).
-var integerCustomTypes = map[string]bool{
-	"cosmossdk.io/math.Int":                   true,
-	"cosmossdk.io/math.Uint":                  true,
-	"cosmossdk.io/math.LegacyDec":             true,
-	"github.com/cosmos/cosmos-sdk/types.Int":  true,
-	"github.com/cosmos/cosmos-sdk/types.Uint": true,
-	"github.com/cosmos/cosmos-sdk/types.Dec":  true,
-}
 
 // NumberChecker finds amounts in a tx's bytes that are not spelled the way
 // the chain prints them. It reads the protobuf wire format of the tx body
@@ -67,14 +37,15 @@ var integerCustomTypes = map[string]bool{
 // use.
 type NumberChecker struct {
 	resolver protodesc.Resolver
-	kinds    sync.Map // protoreflect.FieldDescriptor → numberKind
+	kinds    sync.Map // protoreflect.FieldDescriptor → canon.Kind
+	json     *canon.JSONChecker
 }
 
 // NewNumberChecker returns a checker that resolves the messages packed in
 // Anys with resolver: the tx decoder's (TxConfig's signing context), so every
 // Any a decoded tx holds is found.
 func NewNumberChecker(resolver protodesc.Resolver) *NumberChecker {
-	return &NumberChecker{resolver: resolver}
+	return &NumberChecker{resolver: resolver, json: canon.NewJSONChecker(resolver)}
 }
 
 // CheckTxBytes returns ErrNonCanonicalNumber, naming the field, for the first
@@ -204,87 +175,36 @@ func (c *NumberChecker) any(bz []byte, depth int) *fieldError {
 }
 
 // number checks a field's text against its kind.
-func (c *NumberChecker) number(text []byte, kind numberKind) *fieldError {
+func (c *NumberChecker) number(text []byte, kind canon.Kind) *fieldError {
+	var err error
 	switch kind {
-	case integerText:
-		if !CanonicalInt(string(text)) {
-			return &fieldError{text: string(text), want: "a canonical decimal integer"}
-		}
-	case decimalText:
-		if !CanonicalDecimal(string(text)) {
-			return &fieldError{text: string(text), want: "a canonical decimal number"}
-		}
+	case canon.IntText:
+		err = canon.CheckInt("", string(text))
+	case canon.DecText:
+		err = canon.CheckDecimal("", string(text))
+	}
+	if err != nil {
+		return &fieldError{num: err.(*canon.NumberError)}
 	}
 	return nil
 }
 
 // kind classifies fd once by its options.
-func (c *NumberChecker) kind(fd protoreflect.FieldDescriptor) numberKind {
+func (c *NumberChecker) kind(fd protoreflect.FieldDescriptor) canon.Kind {
 	if k, ok := c.kinds.Load(fd); ok {
-		return k.(numberKind)
+		return k.(canon.Kind)
 	}
-	k := classify(fd)
+	k := canon.WireKind(fd)
 	c.kinds.Store(fd, k)
 	return k
-}
-
-// classify reads a string or bytes field's cosmos_proto.scalar and
-// gogoproto.customtype options. They are read from the options' encoding
-// so that it does not matter whether the gogoproto extension is registered
-// with the protobuf runtime that built the descriptor.
-func classify(fd protoreflect.FieldDescriptor) numberKind {
-	opts := fd.Options()
-	if opts == nil || !opts.ProtoReflect().IsValid() {
-		return notNumber
-	}
-	bz, err := proto.MarshalOptions{Deterministic: true}.Marshal(opts)
-	if err != nil {
-		return notNumber
-	}
-	var scalar, customType string
-	for len(bz) > 0 {
-		num, typ, n := protowire.ConsumeTag(bz)
-		if n < 0 {
-			return notNumber
-		}
-		bz = bz[n:]
-		if typ == protowire.BytesType && (num == scalarOption || num == customTypeOption) {
-			v, m := protowire.ConsumeBytes(bz)
-			if m < 0 {
-				return notNumber
-			}
-			if num == scalarOption {
-				scalar = string(v)
-			} else {
-				customType = string(v)
-			}
-			bz = bz[m:]
-			continue
-		}
-		if n = protowire.ConsumeFieldValue(num, typ, bz); n < 0 {
-			return notNumber
-		}
-		bz = bz[n:]
-	}
-	switch {
-	case integerCustomTypes[customType]:
-		return integerText
-	case scalar == "cosmos.Int":
-		return integerText
-	case scalar == "cosmos.Dec" && customType == "":
-		return decimalText
-	default:
-		return notNumber
-	}
 }
 
 // fieldError is a refusal on its way up from the field it names: the path is
 // built from the innermost field out.
 type fieldError struct {
-	path []string // innermost first
-	text string   // the refused text; empty for err
-	want string
-	err  error // a decode error instead of a non-canonical number
+	path []string           // innermost first
+	num  *canon.NumberError // the refused number, its Field set by finish
+	err  error              // a decode error instead of a non-canonical number
 }
 
 // in adds the field that holds the failing one (index ≥ 0 for an element of
@@ -317,7 +237,8 @@ func (e *fieldError) finish() error {
 	if e.err != nil {
 		return errorsmod.Wrap(e.err, strings.Join(path, "."))
 	}
-	return errorsmod.Wrapf(ErrNonCanonicalNumber, "%s: %q is not %s", strings.Join(path, "."), e.text, e.want)
+	e.num.Field = strings.Join(path, ".")
+	return errorsmod.Wrap(ErrNonCanonicalNumber, e.num.Error())
 }
 
 // nextField reads the first field of bz: its number and, when it is

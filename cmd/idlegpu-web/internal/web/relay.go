@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +23,7 @@ import (
 	"github.com/cosmos/gogoproto/proto"
 
 	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/app/canon"
 	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/auction/client/cli"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
@@ -93,23 +92,14 @@ type prepared struct {
 }
 
 // walletTypedData is typed data as the page hands it to the wallet: every
-// integer a decimal string. A JSON number above 2^53 (a 63-bit nonce, a
-// uint256 amount) would be rounded by the browser's JSON.parse and the
-// wallet would sign another message; EIP-712 wallets take decimal strings.
+// integer a decimal string (wallet.TypedDataJSON). A JSON number above 2^53
+// (a 63-bit nonce, a uint256 amount) would be rounded by the browser's
+// JSON.parse and the wallet would sign another message.
 type walletTypedData apitypes.TypedData
 
-// MarshalJSON writes the typed data with its big integers as strings.
+// MarshalJSON implements json.Marshaler.
 func (td walletTypedData) MarshalJSON() ([]byte, error) {
-	msg := make(apitypes.TypedDataMessage, len(td.Message))
-	for k, v := range td.Message {
-		if b, ok := v.(*big.Int); ok {
-			v = b.String()
-		}
-		msg[k] = v
-	}
-	out := apitypes.TypedData(td)
-	out.Message = msg
-	return json.Marshal(out)
+	return wallet.TypedDataJSON(apitypes.TypedData(td))
 }
 
 // walletParam is the signing wallet's 0x address from the form.
@@ -184,9 +174,9 @@ func (s *Server) prepareCancel(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := strconv.ParseUint(r.FormValue("job_id"), 10, 64)
+	id, err := canon.ParseUint64("job_id", r.FormValue("job_id"))
 	if err != nil {
-		return nil, badRequest("job_id: want a number")
+		return nil, badRequest("%v", err)
 	}
 	job, err := auctiontypes.NewQueryClient(s.conn).Job(ctx, &auctiontypes.QueryJobRequest{Id: id})
 	if err != nil {
@@ -218,9 +208,9 @@ func (s *Server) prepareClose(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := strconv.ParseUint(r.FormValue("lease_id"), 10, 64)
+	id, err := canon.ParseUint64("lease_id", r.FormValue("lease_id"))
 	if err != nil {
-		return nil, badRequest("lease_id: want a number")
+		return nil, badRequest("%v", err)
 	}
 	l, err := auctiontypes.NewQueryClient(s.conn).Lease(ctx, &auctiontypes.QueryLeaseRequest{Id: id})
 	if err != nil {
@@ -316,6 +306,62 @@ func (s *Server) relayJob(r *http.Request) (any, error)    { return s.relay(r, "
 func (s *Server) relayCancel(r *http.Request) (any, error) { return s.relay(r, "cancel") }
 func (s *Server) relayClose(r *http.Request) (any, error)  { return s.relay(r, "close") }
 
+// signedMsg is the message that relays sj's bid, cancel or close (want) for
+// submitter, at the relayer's fee. The signed message is read with
+// wallet.UnmarshalSignedJSON, so a number not in plain decimal is refused
+// (a 400 carrying auctiontypes.ErrInvalidSignedMsg, naming the field), and
+// its signature is checked off chain.
+func (s *Server) signedMsg(sj cli.SignedJob, sig []byte, want, submitter string) (sdk.Msg, sdkmath.Int, error) {
+	enc, err := chain.Encoding()
+	if err != nil {
+		return nil, sdkmath.Int{}, err
+	}
+	read := func(bz json.RawMessage, msg proto.Message) error {
+		if len(bz) == 0 {
+			return badRequest("want a signed %s", want)
+		}
+		if err := wallet.UnmarshalSignedJSON(enc.Codec, want, bz, msg); err != nil {
+			return errBadRequest{msg: err.Error(), cause: err}
+		}
+		return nil
+	}
+	switch want {
+	case "bid":
+		var bid auctiontypes.JobBid
+		if err := read(sj.Bid, &bid); err != nil {
+			return nil, sdkmath.Int{}, err
+		}
+		if bid.CosmosChainId != s.cfg.ChainID {
+			return nil, sdkmath.Int{}, badRequest("bid signed for chain %q, this is %q", bid.CosmosChainId, s.cfg.ChainID)
+		}
+		if err := checkSigner(bid.Renter, bid.VerifyingContract, bid.EvmChainId, func(rn []byte) ([]byte, error) { return auctiontypes.JobBidHash(bid, rn) }, sig); err != nil {
+			return nil, sdkmath.Int{}, err
+		}
+		fee := s.fee(bid.MaxRelayerFee)
+		return &auctiontypes.MsgSubmitSignedJob{Submitter: submitter, Bid: bid, Signature: sig, RelayerFee: fee}, fee, nil
+	case "cancel":
+		var a auctiontypes.CancelJobAuth
+		if err := read(sj.Cancel, &a); err != nil {
+			return nil, sdkmath.Int{}, err
+		}
+		if err := checkSigner(a.Renter, a.VerifyingContract, a.EvmChainId, func(rn []byte) ([]byte, error) { return auctiontypes.CancelJobHash(a, rn) }, sig); err != nil {
+			return nil, sdkmath.Int{}, err
+		}
+		fee := s.fee(a.MaxRelayerFee.Amount)
+		return &auctiontypes.MsgSubmitSignedCancel{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}, fee, nil
+	default: // "close"
+		var a auctiontypes.CloseLeaseAuth
+		if err := read(sj.Close, &a); err != nil {
+			return nil, sdkmath.Int{}, err
+		}
+		if err := checkSigner(a.Renter, a.VerifyingContract, a.EvmChainId, func(rn []byte) ([]byte, error) { return auctiontypes.CloseLeaseHash(a, rn) }, sig); err != nil {
+			return nil, sdkmath.Int{}, err
+		}
+		fee := s.fee(a.MaxRelayerFee.Amount)
+		return &auctiontypes.MsgSubmitSignedClose{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}, fee, nil
+	}
+}
+
 // relay submits a wallet-signed bid, cancel or close with the app's key
 // and answers once it is in a block.
 func (s *Server) relay(r *http.Request, want string) (any, error) {
@@ -326,49 +372,9 @@ func (s *Server) relay(r *http.Request, want string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc, err := chain.Encoding()
+	msg, fee, err := s.signedMsg(sj, sig, want, s.relayer.Address().String())
 	if err != nil {
 		return nil, err
-	}
-	submitter := s.relayer.Address().String()
-	var (
-		msg sdk.Msg
-		fee sdkmath.Int
-	)
-	switch want {
-	case "bid":
-		var bid auctiontypes.JobBid
-		if len(sj.Bid) == 0 || enc.Codec.UnmarshalJSON(sj.Bid, &bid) != nil {
-			return nil, badRequest("want a signed bid")
-		}
-		if bid.CosmosChainId != s.cfg.ChainID {
-			return nil, badRequest("bid signed for chain %q, this is %q", bid.CosmosChainId, s.cfg.ChainID)
-		}
-		if err := checkSigner(bid.Renter, bid.VerifyingContract, bid.EvmChainId, func(rn []byte) ([]byte, error) { return auctiontypes.JobBidHash(bid, rn) }, sig); err != nil {
-			return nil, err
-		}
-		fee = s.fee(bid.MaxRelayerFee)
-		msg = &auctiontypes.MsgSubmitSignedJob{Submitter: submitter, Bid: bid, Signature: sig, RelayerFee: fee}
-	case "cancel":
-		var a auctiontypes.CancelJobAuth
-		if len(sj.Cancel) == 0 || enc.Codec.UnmarshalJSON(sj.Cancel, &a) != nil {
-			return nil, badRequest("want a signed cancel")
-		}
-		if err := checkSigner(a.Renter, a.VerifyingContract, a.EvmChainId, func(rn []byte) ([]byte, error) { return auctiontypes.CancelJobHash(a, rn) }, sig); err != nil {
-			return nil, err
-		}
-		fee = s.fee(a.MaxRelayerFee.Amount)
-		msg = &auctiontypes.MsgSubmitSignedCancel{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
-	case "close":
-		var a auctiontypes.CloseLeaseAuth
-		if len(sj.Close) == 0 || enc.Codec.UnmarshalJSON(sj.Close, &a) != nil {
-			return nil, badRequest("want a signed close")
-		}
-		if err := checkSigner(a.Renter, a.VerifyingContract, a.EvmChainId, func(rn []byte) ([]byte, error) { return auctiontypes.CloseLeaseHash(a, rn) }, sig); err != nil {
-			return nil, err
-		}
-		fee = s.fee(a.MaxRelayerFee.Amount)
-		msg = &auctiontypes.MsgSubmitSignedClose{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), relayTimeout)
 	defer cancel()

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/crypto"
@@ -13,8 +14,10 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/app/apptesting"
 	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/auction/client/cli"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 )
@@ -45,6 +48,7 @@ func TestWalletTypedDataAndSignerCheck(t *testing.T) {
 
 	bz, err := json.Marshal(walletTypedData(wallet.JobBidTypedData(bid, addr)))
 	require.NoError(t, err)
+	require.Contains(t, string(bz), `"chainId":"1337"`, "every integer in decimal, the chain id too")
 	var asBrowser apitypes.TypedData
 	require.NoError(t, json.Unmarshal(bz, &asBrowser))
 	wantHash, err := auctiontypes.JobBidHash(bid, addr.Bytes())
@@ -80,4 +84,51 @@ func TestRelayerFee(t *testing.T) {
 	require.Equal(t, sdkmath.NewInt(50_000), s.fee(sdkmath.NewInt(80_000)))
 	require.Equal(t, sdkmath.NewInt(20_000), s.fee(sdkmath.NewInt(20_000)))
 	require.Equal(t, sdkmath.ZeroInt(), s.fee(sdkmath.ZeroInt()))
+}
+
+// The relay reads the signed message as the chain's JSON with
+// wallet.UnmarshalSignedJSON: a price the codec alone reads in octal
+// (001500000 is 425984) is a 400 carrying ErrInvalidSignedMsg that names
+// the field, and the canonical bid becomes exactly the message signed.
+func TestSignedMsgRefusesNonCanonicalNumbers(t *testing.T) {
+	key, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	addr := crypto.PubkeyToAddress(key.PublicKey)
+	renter := sdk.MustBech32ifyAddressBytes(chaincfg.Bech32Prefix, addr.Bytes())
+	bid := testBid(renter)
+	sig, err := wallet.SignJobBid(bid, key)
+	require.NoError(t, err)
+	enc, err := chain.Encoding()
+	require.NoError(t, err)
+	bz, err := enc.Codec.MarshalJSON(&bid)
+	require.NoError(t, err)
+	s := &Server{cfg: Config{ChainID: "idlegpu-local", RelayerFee: sdkmath.NewInt(50_000)}}
+	const submitter = "idle1submitter"
+
+	msg, fee, err := s.signedMsg(cli.SignedJob{Bid: bz}, sig, "bid", submitter)
+	require.NoError(t, err)
+	got := msg.(*auctiontypes.MsgSubmitSignedJob)
+	require.Equal(t, submitter, got.Submitter)
+	require.Equal(t, sig, got.Signature)
+	require.Equal(t, sdkmath.NewInt(50_000), got.RelayerFee)
+	require.Equal(t, got.RelayerFee, fee)
+	signed, err := auctiontypes.JobBidHash(bid, addr.Bytes())
+	require.NoError(t, err)
+	relayed, err := auctiontypes.JobBidHash(got.Bid, addr.Bytes())
+	require.NoError(t, err)
+	require.Equal(t, signed, relayed, "the relayed bid is the one signed")
+
+	octal := strings.Replace(string(bz), `"amount":"1500000"`, `"amount":"001500000"`, 1)
+	var plain auctiontypes.JobBid
+	require.NoError(t, enc.Codec.UnmarshalJSON([]byte(octal), &plain))
+	require.Equal(t, int64(425984), plain.Spec.MaxPrice.Amount.Int64())
+	_, _, err = s.signedMsg(cli.SignedJob{Bid: json.RawMessage(octal)}, sig, "bid", submitter)
+	require.ErrorIs(t, err, auctiontypes.ErrInvalidSignedMsg)
+	require.ErrorAs(t, err, new(errBadRequest))
+	require.EqualError(t, err, `bid.spec.max_price.amount: "001500000" is not a canonical decimal integer: invalid signed message`)
+
+	for _, want := range []string{"bid", "cancel", "close"} {
+		_, _, err = s.signedMsg(cli.SignedJob{}, sig, want, submitter)
+		require.EqualError(t, err, "want a signed "+want)
+	}
 }

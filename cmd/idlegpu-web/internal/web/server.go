@@ -128,12 +128,19 @@ type pageFunc func(r *http.Request) (name string, data any, err error)
 // errNotFound is a page about something the chain does not have.
 var errNotFound = errors.New("not found")
 
-// errBadRequest wraps input the page cannot read.
-type errBadRequest struct{ msg string }
+// errBadRequest wraps input the page cannot read; cause, when set, is the
+// typed error it reports.
+type errBadRequest struct {
+	msg   string
+	cause error
+}
 
 func (e errBadRequest) Error() string { return e.msg }
+func (e errBadRequest) Unwrap() error { return e.cause }
 
-func badRequest(format string, args ...any) error { return errBadRequest{fmt.Sprintf(format, args...)} }
+func badRequest(format string, args ...any) error {
+	return errBadRequest{msg: fmt.Sprintf(format, args...)}
+}
 
 func (s *Server) page(f pageFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

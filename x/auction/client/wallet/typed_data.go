@@ -1,7 +1,8 @@
 // Package wallet builds the EIP-712 typed data a renter's wallet signs
-// (eth_signTypedData_v4) and signs it with a local Ethereum key, for the
-// CLI, relayers and tests. The chain does not use it: it hashes with
-// x/auction/types (eip712.go), and the tests check the two agree.
+// (eth_signTypedData_v4), signs it with a local Ethereum key and reads the
+// signed messages back from JSON, for the CLI, relayers and tests. The
+// chain does not use it: it hashes with x/auction/types (eip712.go), and
+// the tests check the two agree.
 package wallet
 
 import (
@@ -56,7 +57,7 @@ func JobBidTypedData(bid types.JobBid, renter common.Address) apitypes.TypedData
 		PrimaryType: "JobBid",
 		Domain: apitypes.TypedDataDomain{
 			Name: types.EIP712Name, Version: types.EIP712Version,
-			ChainId:           math.NewHexOrDecimal256(int64(bid.EvmChainId)),
+			ChainId:           chainID(bid.EvmChainId),
 			VerifyingContract: bid.VerifyingContract,
 		},
 		Message: apitypes.TypedDataMessage{
@@ -117,11 +118,17 @@ var closeLeaseFields = []apitypes.Type{
 	{Name: "feeDenom", Type: "string"},
 }
 
-func domain(chainID uint64, contract string) apitypes.TypedDataDomain {
+func domain(evmChainID uint64, contract string) apitypes.TypedDataDomain {
 	return apitypes.TypedDataDomain{
 		Name: types.EIP712Name, Version: types.EIP712Version,
-		ChainId: math.NewHexOrDecimal256(int64(chainID)), VerifyingContract: contract,
+		ChainId: chainID(evmChainID), VerifyingContract: contract,
 	}
+}
+
+// chainID is an EVM chain id as apitypes holds it (all 64 bits: an int64
+// conversion would turn ids past 2^63 negative).
+func chainID(id uint64) *math.HexOrDecimal256 {
+	return (*math.HexOrDecimal256)(new(big.Int).SetUint64(id))
 }
 
 // CancelJobTypedData is a renter's cancel as eth_signTypedData_v4 takes it.
