@@ -26,6 +26,10 @@ node_tags :=
 SIM_FLAGS      ?= -NumBlocks=50 -BlockSize=50 -Seeds=1,3 -Runs=2 -Commit=true
 SIM_LONG_FLAGS ?= -NumBlocks=100 -BlockSize=200 -Seeds=1,2,3 -Runs=3 -Commit=true
 SIM_TESTS      := TestFullAppSimulation|TestAppImportExport|TestAppStateDeterminism
+# The SDK simulator forms no leases; x/settlement's market simulation runs
+# leases, proofs, misses, expiries, slow blocks and halts through the app.
+MARKET_SIM_FLAGS      ?= -MarketSeed=1 -MarketSeeds=3 -MarketBlocks=300
+MARKET_SIM_LONG_FLAGS ?= -MarketSeed=1 -MarketSeeds=20 -MarketBlocks=1000
 
 # go-nvml's cgo build warns about NVML functions NVIDIA marked deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
@@ -119,12 +123,14 @@ gpu-smoke: ## on a machine with an NVIDIA driver: inventory, 10 s of NVML teleme
 	./scripts/gpu-smoke.sh
 
 .PHONY: sim
-sim: ## short app simulation: random blocks, import/export, determinism
+sim: ## short app simulation: random blocks, import/export, determinism; the market simulation (3 seeds)
 	$(GO) test -tags sims -timeout 30m ./app -run '$(SIM_TESTS)' $(SIM_FLAGS)
+	$(GO) test -timeout 10m ./x/settlement/simulation -run '^TestMarketSimulation$$' -v $(MARKET_SIM_FLAGS)
 
 .PHONY: sim-long
-sim-long: ## app simulation at the SDK's sizes (100 blocks x 200 ops, 3 seeds x 3 runs)
+sim-long: ## app simulation at the SDK's sizes (100 blocks x 200 ops, 3 seeds x 3 runs); the market simulation (20 seeds x 1000 blocks)
 	$(GO) test -tags sims -timeout 4h ./app -run '$(SIM_TESTS)' $(SIM_LONG_FLAGS)
+	$(GO) test -timeout 1h ./x/settlement/simulation -run '^TestMarketSimulation$$' -v $(MARKET_SIM_LONG_FLAGS)
 
 .PHONY: proto-tools
 proto-tools: ## build buf and the protoc plugins pinned in scripts/tools/go.mod

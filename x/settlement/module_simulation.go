@@ -28,8 +28,12 @@ func (AppModule) ProposalMsgsX(weights simsx.WeightSource, reg simsx.Registry) {
 
 // WeightedOperationsX registers the module's messages with the simulator.
 // MsgSubmitProofs (and so MsgReportFraud) is not among them: a proof binds
-// a block header hash, and the SDK simulator's blocks carry none; keeper,
-// integration and e2e tests cover them against real headers.
+// a block header hash, and the SDK simulator's blocks carry none (they also
+// come hours apart, so no audit passes and no lease forms): it never sees
+// misses, expiries or lost time. TestMarketSimulation
+// (simulation/market_sim_test.go, in `make sim`) covers those through the
+// real app: alternating misses (MsgSubmitProofsFactory), expiries, slow
+// blocks and halts; keeper, integration and e2e tests cover the rest.
 func (am AppModule) WeightedOperationsX(weights simsx.WeightSource, reg simsx.Registry) {
 	ts := simulation.NewTranscripts()
 	reg.Add(weights.Get("msg_request_audit", 5), simulation.MsgRequestAuditFactory(am.keeper, am.providers, am.providers, am.offers))
