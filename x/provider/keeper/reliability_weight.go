@@ -11,7 +11,7 @@ import (
 
 // RecordEpochWeighted folds one epoch's outcome into the provider's
 // reliability with weightBps of a full EMA step (x/settlement weighs an
-// epoch by what it paid, or would have paid): reliability grows with paid,
+// proven epoch by what it paid; a miss is a full step): reliability grows with paid,
 // proven work, so gaining it by renting one's own GPUs costs money.
 func (k Keeper) RecordEpochWeighted(ctx context.Context, provider sdk.AccAddress, proven bool, weightBps uint32) error {
 	return k.updateReputation(ctx, provider, func(r *types.Reputation) {
