@@ -141,8 +141,9 @@ func TestResolvePricesHumanUnits(t *testing.T) {
 	}{
 		{config.Price{Model: "A", OnDemand: "2 USDC"}, `policy.prices[0].on_demand = "2 USDC": USDC is not a currency of this chain (its currencies: ugpu or gpu, uusdc or usdc)`},
 		{config.Price{Model: "A", Preemptible: "7uatom"}, `policy.prices[0].preemptible = "7uatom": uatom is not a currency of this chain (its currencies: ugpu or gpu, uusdc or usdc)`},
-		{config.Price{Model: "A", OnDemand: "0.0000001usdc"}, `policy.prices[0].on_demand = "0.0000001usdc": price "0.0000001usdc" is a fraction of a uusdc`},
-		{config.Price{Model: "A", OnDemand: "0usdc"}, `policy.prices[0].on_demand = "0usdc": must be positive`},
+		{config.Price{Model: "A", OnDemand: "0.0000001usdc"}, `policy.prices[0].on_demand = "0.0000001usdc": "0.0000001usdc" is a fraction of a uusdc`},
+		{config.Price{Model: "A", OnDemand: "0usdc"}, `policy.prices[0].on_demand = "0usdc": "0usdc" reads as 0 of denom usdc: an amount must be positive, in plain decimal digits`},
+		{config.Price{Model: "A", OnDemand: "0x10uusdc"}, `policy.prices[0].on_demand = "0x10uusdc": "0x10uusdc" reads as 0 of denom x10uusdc: an amount must be positive, in plain decimal digits`},
 	} {
 		_, err := ResolvePrices([]config.Price{tc.price}, metas)
 		var pe *PriceError

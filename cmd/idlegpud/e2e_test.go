@@ -83,7 +83,18 @@ func TestMakeNode(t *testing.T) {
 	endpointURL := fmt.Sprintf("http://127.0.0.1:%d", p[5]) // the provider's renter endpoint
 	rpc := fmt.Sprintf("tcp://127.0.0.1:%d", p[0])
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// alice registers two GPUs by hand below, with no agent to run their
+	// audits: the development genesis lists them as audited.
+	env := append(os.Environ(), "IDLEGPUD="+idlegpud, "NODE_HOME="+home,
+		"NODE_GPU_PASSES=GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ac")
+	// The home is prepared first, so the test can vote a proposal in seconds.
+	setup := exec.Command(filepath.Join(root, "scripts", "node.sh"))
+	setup.Env = append(env, "NODE_SETUP_ONLY=1")
+	out, err := setup.CombinedOutput()
+	require.NoError(t, err, "node.sh setup: %s", out)
+	shortVotingPeriod(t, home)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	script := exec.CommandContext(ctx, filepath.Join(root, "scripts", "node.sh"),
 		"--rpc.laddr", rpc,
@@ -92,10 +103,7 @@ func TestMakeNode(t *testing.T) {
 		"--api.address", fmt.Sprintf("tcp://127.0.0.1:%d", p[3]),
 		"--rpc.pprof_laddr", fmt.Sprintf("127.0.0.1:%d", p[4]),
 	)
-	// alice registers two GPUs by hand below, with no agent to run their
-	// audits: the development genesis lists them as audited.
-	script.Env = append(os.Environ(), "IDLEGPUD="+idlegpud, "NODE_HOME="+home,
-		"NODE_GPU_PASSES=GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ac")
+	script.Env = env
 	var logs bytes.Buffer
 	script.Stdout, script.Stderr = &logs, &logs
 	require.NoError(t, script.Start())
@@ -319,6 +327,14 @@ func TestMakeNode(t *testing.T) {
 		n.tx("auction", "submit-signed", cancelFile, "--relayer-fee", "20000")
 		require.Contains(t, compact(t, n.cli("q", "auction", "job", list.Jobs[0].ID, "-o", "json")), `"status":"JOB_STATUS_CANCELLED"`)
 		require.Contains(t, compact(t, n.cli("q", "bank", "balance", wallet, "uusdc", "-o", "json")), `"amount":"9930000"`, "the deposit back, two fees paid")
+	})
+
+	t.Run("bad input is refused before it is signed, or by CheckTx, and costs no fee", func(t *testing.T) {
+		badInputCostsNothing(t, n, endpointURL)
+	})
+
+	t.Run("an offer whose provider can no longer take work prints provider_can_take_work: false", func(t *testing.T) {
+		providerCannotTakeWork(t, n)
 	})
 
 	// Ctrl-C stops the node and the script cleanly.

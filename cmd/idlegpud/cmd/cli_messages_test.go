@@ -2,6 +2,7 @@ package cmd_test
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/cmd/idlegpud/cmd"
 )
@@ -36,12 +39,23 @@ func TestCLIMessages(t *testing.T) {
 	}{
 		{"tx provider bond -1ugpu --from a", `Error: amount: "-1ugpu" must be positive`, false},
 		{"tx provider bond 100 --from a", `Error: amount: "100" has no denom: write it like 100ugpu`, false},
+		{"tx provider bond 0ugpu --from a", `Error: amount: "0ugpu" reads as 0 of denom ugpu: an amount must be positive, in plain decimal digits`, false},
 		{"tx provider unbond 2.5 --from a", `Error: amount: "2.5" has no denom: write it like 2.5ugpu`, false},
 		{"tx auction close-lease -1 --from a", `Error: lease-id: "-1" must be a non-negative integer`, false},
 		{"tx auction close-lease --from a -- -1", `Error: lease-id: "-1" must be a non-negative integer`, false},
 		{"tx auction close-lease abc --from a", `Error: lease-id: "abc" is not a number`, false},
 		{"tx auction post-job --model= --duration 1h --max-price 1ugpu --image x --manifest x --from a --keyring-backend test",
 			"Error: --model: empty model name; name a GPU model exactly as NVML does, or omit --model for any model", false},
+		// Fees and amounts are read before anything is signed or sent: the
+		// SDK's factory panicked on a bare fee, and read 0x10 as 0 of x10….
+		{"tx provider bond 1ugpu --from a --fees 1000", `Error: --fees: "1000" has no denom: write it like 1000ugpu`, false},
+		{"tx provider bond 1ugpu --from a --fees 0x10ugpu",
+			`Error: --fees: "0x10ugpu" reads as 0 of denom x10ugpu: an amount must be positive, in plain decimal digits`, false},
+		{"tx provider bond 1ugpu --from a --gas-prices 0.0025", `Error: --gas-prices: "0.0025" has no denom: write it like 0.0025ugpu`, false},
+		{"tx provider bond 0x10ugpu --from a", `Error: amount: "0x10ugpu" reads as 0 of denom x10ugpu: an amount must be positive, in plain decimal digits`, false},
+		{"tx provider bond +5ugpu --from a", `Error: amount: "+5ugpu" is not an amount: write plain decimal digits, then the denom, e.g. 1000000ugpu`, false},
+		{"tx provider register-provider m eu http://127.0.0.1:1 --agents 0xabc --from a",
+			`Error: --agents: "0xabc" is neither a key name nor an account address (idle1… or 0x and 40 hex digits)`, false},
 		{"tx provider bond 1ugpu 2ugpu", `Error: accepts 1 arg(s), received 2`, true},
 		{"tx provider bond --bogus 1ugpu", `Error: unknown flag: --bogus`, true},
 		{"tx provider register-gpus " + inv + " --from a --keyring-backend test",
@@ -123,14 +137,7 @@ func TestCLILeaseFlags(t *testing.T) {
 // needs a desktop keyring) just as from --keyring-backend.
 func TestCLIKeyringDir(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
-	run := func(args ...string) (int, string) {
-		root := cmd.NewRootCmd()
-		var out bytes.Buffer
-		root.SetOut(&out)
-		root.SetErr(&out)
-		code := cmd.Execute(root, append([]string{"--home", home}, args...))
-		return code, out.String()
-	}
+	run := cliRunner(home)
 	if code, out := run("keys", "add", "a", "--keyring-backend", "test", "--keyring-dir", dir); code != 0 {
 		t.Fatalf("keys add: exit status %d: %s", code, out)
 	}
@@ -198,5 +205,45 @@ func TestCLIExitCode(t *testing.T) {
 				t.Fatalf("stderr %q, want %q", out.String(), want)
 			}
 		})
+	}
+}
+
+// TestCLIAgentsTakeEVMAddresses: a 0x address in a repeated account flag
+// becomes its account's bech32 in the message, as everywhere else on the
+// command line; autocli kept it as typed and the chain refused the tx.
+func TestCLIAgentsTakeEVMAddresses(t *testing.T) {
+	home := t.TempDir()
+	run := cliRunner(home)
+	if code, out := run("keys", "add", "a", "--keyring-backend", "test"); code != 0 {
+		t.Fatalf("keys add: exit status %d: %s", code, out)
+	}
+	code, out := run("tx", "provider", "register-provider", "m", "eu", "http://127.0.0.1:1", "--from", "a", "--keyring-backend", "test",
+		"--agents", "0x0123456789abcdef0123456789abcdef01234567", "--agents", "0x0123456789ABCDEF0123456789ABCDEF01234568",
+		"--generate-only", "--chain-id", "c")
+	if code != 0 {
+		t.Fatalf("exit status %d: %s", code, out)
+	}
+	account := func(hexAddr string) string {
+		bz, err := hex.DecodeString(hexAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sdk.MustBech32ifyAddressBytes("idle", bz)
+	}
+	want := `"agents":["` + account("0123456789abcdef0123456789abcdef01234567") + `","` + account("0123456789abcdef0123456789abcdef01234568") + `"]`
+	if !strings.Contains(out, want) {
+		t.Fatalf("the message lacks %s:\n%s", want, out)
+	}
+}
+
+// cliRunner runs the CLI in home: its exit status and everything it printed.
+func cliRunner(home string) func(args ...string) (int, string) {
+	return func(args ...string) (int, string) {
+		root := cmd.NewRootCmd()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&out)
+		code := cmd.Execute(root, append([]string{"--home", home}, args...))
+		return code, out.String()
 	}
 }

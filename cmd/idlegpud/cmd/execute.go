@@ -17,7 +17,6 @@ import (
 	svrcmd "github.com/cosmos/cosmos-sdk/server/cmd"
 
 	"github.com/idlegpu/idlegpu/app"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 )
 
 // EnvPrefix prefixes the environment variables that set idlegpud's flags.
@@ -46,7 +45,12 @@ func Execute(rootCmd *cobra.Command, args []string) int {
 
 	rootCmd.SilenceErrors = true
 	rootCmd.SilenceUsage = true
-	rootCmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	rootCmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		if strings.HasPrefix(err.Error(), "invalid argument ") {
+			return err // a bad value, not a misuse: Message names the flag
+		}
+		return usageError{err}
+	})
 	markArgErrors(rootCmd)
 	rootCmd.SetArgs(negativesAsArgs(rootCmd, args))
 
@@ -98,28 +102,27 @@ func markArgErrors(c *cobra.Command) {
 var (
 	// errorsmod's %v appends where the error was made: " [path/file.go:12]".
 	sourcePathRe = regexp.MustCompile(` ?\[[^\[\]]*\.go:\d+\]`)
-	// autocli parses positional arguments as flags named by their index.
-	positionalRe = regexp.MustCompile(`^invalid argument "(.*)" for "--(\d+)" flag: (.*)$`)
-	negativeRe   = regexp.MustCompile(`^-[0-9]`)
-	// a coin's amount written alone, without its denom ("100", "2.5").
-	bareAmountRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+	// pflag's error for a bad value; autocli parses positional arguments as
+	// flags named by their index.
+	badValueRe = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([^"]+)" flag: (.*)$`)
+	negativeRe = regexp.MustCompile(`^-[0-9]`)
 )
 
-// noDenomCause is what autocli's coin parser says of a coin that does not
-// read <amount><denom>: for a bare number, the denom is what is missing.
-const noDenomCause = "invalid input format"
-
-// Message is the one line an error prints as: no source paths, and a bad
-// positional argument named as the command's usage names it.
+// Message is the one line an error prints as: no source paths, one rpc
+// error where the node's query path wrapped it twice (rpcErrorOnce), and a
+// bad value named by its flag, or by its positional argument's name in the
+// command's usage.
 func Message(cmd *cobra.Command, err error) string {
-	msg := sourcePathRe.ReplaceAllString(err.Error(), "")
-	m := positionalRe.FindStringSubmatch(msg)
+	msg := rpcErrorOnce(sourcePathRe.ReplaceAllString(err.Error(), ""))
+	m := badValueRe.FindStringSubmatch(msg)
 	if m == nil {
 		return msg
 	}
 	value, cause := m[1], m[3]
-	i, _ := strconv.Atoi(m[2])
-	name := argName(cmd, i)
+	name := "--" + m[2]
+	if i, err := strconv.Atoi(m[2]); err == nil {
+		name = argName(cmd, i)
+	}
 	switch {
 	case strings.Contains(cause, "strconv.ParseUint") && negativeRe.MatchString(value):
 		return fmt.Sprintf("%s: %q must be a non-negative integer", name, value)
@@ -129,8 +132,8 @@ func Message(cmd *cobra.Command, err error) string {
 		return fmt.Sprintf("%s: %q is not a number", name, value)
 	case negativeRe.MatchString(value):
 		return fmt.Sprintf("%s: %q must be positive", name, value)
-	case cause == noDenomCause && bareAmountRe.MatchString(value):
-		return fmt.Sprintf("%s: %q has no denom: write it like %s%s", name, value, value, chaincfg.BondDenom)
+	case strings.HasPrefix(cause, strconv.Quote(value)+" "): // a precheck.ValueError names it
+		return fmt.Sprintf("%s: %s", name, cause)
 	}
 	return fmt.Sprintf("%s: %q: %s", name, value, cause)
 }

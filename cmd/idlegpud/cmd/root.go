@@ -66,6 +66,9 @@ func NewRootCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkFeeFlags(cmd, ctx.Viper); err != nil {
+				return err
+			}
 			ctx, err = config.ReadFromClientConfig(ctx)
 			if err != nil {
 				return err
@@ -84,15 +87,17 @@ func NewRootCmd() *cobra.Command {
 	initRootCmd(rootCmd, clientCtx.TxConfig, app.GenesisBasics(basicManager))
 
 	autoCliOpts.AddressCodec = evmOrBech32{autoCliOpts.AddressCodec}
-	if err := autoCliOpts.EnhanceRootCommand(rootCmd); err != nil {
+	if err := enhanceRootCommand(rootCmd, autoCliOpts); err != nil {
 		panic(err)
 	}
 	markEVMSide(rootCmd)
+	addStateChecks(rootCmd)
 	return rootCmd
 }
 
 // ProvideClientContext builds the client context the CLI starts from, with a
-// tx config that can render coin metadata for SIGN_MODE_TEXTUAL over gRPC.
+// tx config that can render coin metadata for SIGN_MODE_TEXTUAL over gRPC
+// and reads JSON txs only where every number is plain decimal.
 func ProvideClientContext(
 	appCodec codec.Codec,
 	interfaceRegistry codectypes.InterfaceRegistry,
@@ -116,7 +121,7 @@ func ProvideClientContext(
 	if err != nil {
 		panic(err)
 	}
-	return clientCtx.WithTxConfig(txConfig)
+	return clientCtx.WithTxConfig(withCanonicalJSON(txConfig))
 }
 
 // keyringInDirFlag opens the keyring in --keyring-dir when the flag is

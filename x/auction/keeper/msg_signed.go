@@ -106,11 +106,8 @@ func verifyWalletSignature(domain types.EIP712Domain, structHash, sig []byte, re
 // relayerFee is the fee the submitter asks, in denom, if within the
 // signed maximum.
 func relayerFee(asked, maxFee sdkmath.Int, denom string) (sdk.Coin, error) {
-	if asked.IsNil() || asked.IsNegative() {
-		return sdk.Coin{}, errorsmod.Wrap(types.ErrInvalidSignedMsg, "relayer fee must not be negative")
-	}
-	if maxFee.IsNil() || asked.GT(maxFee) {
-		return sdk.Coin{}, errorsmod.Wrapf(types.ErrRelayerFeeTooHigh, "asked %s, the renter allowed %s", asked, maxFee)
+	if err := types.ValidateRelayerFee(asked, maxFee); err != nil {
+		return sdk.Coin{}, err
 	}
 	return sdk.NewCoin(denom, asked), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/x/internal/check"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
@@ -35,9 +36,18 @@ func (t Tier) Lane() offertypes.Lane {
 	}
 }
 
-// Validate checks a job spec on its own; whether the market takes its
-// denom is the keeper's to check (x/offer holds payment_denoms).
+// Validate checks a job spec against the params; whether the market takes
+// its denom is the keeper's to check (x/offer holds payment_denoms).
 func (s JobSpec) Validate(params Params) error {
+	return s.validate(params.MaxGpusPerJob, params.MaxJobDurationSeconds)
+}
+
+// ValidateBasic is Validate without state: GPUs and duration bounded by
+// the most any params may allow (check.MaxGPUsPerLease, check.MaxSeconds).
+func (s JobSpec) ValidateBasic() error { return s.validate(check.MaxGPUsPerLease, check.MaxSeconds) }
+
+// validate checks the spec with at most maxGPUs GPUs and maxSeconds of run time.
+func (s JobSpec) validate(maxGPUs uint32, maxSeconds uint64) error {
 	if s.Image == "" || len(s.Image) > MaxImageLength || !printable(s.Image) {
 		return errorsmod.Wrapf(ErrInvalidImage, "image must be 1..%d printable bytes", MaxImageLength)
 	}
@@ -53,8 +63,8 @@ func (s JobSpec) Validate(params Params) error {
 	if !offertypes.IsSingleWorkload(s.Workload) {
 		return errorsmod.Wrapf(ErrInvalidWorkload, "%s", s.Workload)
 	}
-	if s.GpuCount == 0 || s.GpuCount > params.MaxGpusPerJob {
-		return errorsmod.Wrapf(ErrInvalidGPUCount, "%d GPUs: want 1..%d", s.GpuCount, params.MaxGpusPerJob)
+	if s.GpuCount == 0 || s.GpuCount > maxGPUs {
+		return errorsmod.Wrapf(ErrInvalidGPUCount, "%d GPUs: want 1..%d", s.GpuCount, maxGPUs)
 	}
 	if len(s.Models) > offertypes.MaxWalkModels {
 		return errorsmod.Wrapf(ErrInvalidModels, "%d models, at most %d", len(s.Models), offertypes.MaxWalkModels)
@@ -78,8 +88,8 @@ func (s JobSpec) Validate(params Params) error {
 	if s.Preemptible != (s.Tier == TIER_BRONZE) {
 		return errorsmod.Wrapf(ErrInvalidTier, "preemptible=%t with %s: BRONZE jobs, and only they, are preemptible", s.Preemptible, s.Tier)
 	}
-	if s.DurationSeconds == 0 || s.DurationSeconds > params.MaxJobDurationSeconds {
-		return errorsmod.Wrapf(ErrInvalidDuration, "%d s: want 1..%d", s.DurationSeconds, params.MaxJobDurationSeconds)
+	if s.DurationSeconds == 0 || s.DurationSeconds > maxSeconds {
+		return errorsmod.Wrapf(ErrInvalidDuration, "%d s: want 1..%d", s.DurationSeconds, maxSeconds)
 	}
 	if err := ValidatePrice(s.MaxPrice); err != nil {
 		return err

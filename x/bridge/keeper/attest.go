@@ -3,7 +3,6 @@ package keeper
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"cosmossdk.io/collections"
 	errorsmod "cosmossdk.io/errors"
@@ -44,7 +43,7 @@ func (m msgServer) AttestDeposit(ctx context.Context, msg *types.MsgAttestDeposi
 	if power <= 0 {
 		return nil, errorsmod.Wrapf(types.ErrNotValidator, "%s is not bonded", signer.Validator)
 	}
-	claim, err := claimOf(msg)
+	claim, err := msg.Claim()
 	if err != nil {
 		return nil, err
 	}
@@ -71,28 +70,6 @@ func (m msgServer) AttestDeposit(ctx context.Context, msg *types.MsgAttestDeposi
 	}
 	return &types.MsgAttestDepositResponse{}, sdkCtx.EventManager().EmitTypedEvent(
 		&types.EventDepositAttested{Validator: signer.Validator, Nonce: msg.Nonce})
-}
-
-// claimOf canonicalises a message into a claim (checksummed addresses,
-// lower-case hash), so honest orchestrators' claims are byte-identical.
-func claimOf(msg *types.MsgAttestDeposit) (types.DepositClaim, error) {
-	sender, err := types.ParseEvmAddress(msg.EvmSender)
-	if err != nil {
-		return types.DepositClaim{}, errorsmod.Wrapf(types.ErrInvalidClaim, "evm_sender: %v", err)
-	}
-	recipient, err := types.ParseEvmAddress(msg.EvmRecipient)
-	if err != nil {
-		return types.DepositClaim{}, errorsmod.Wrapf(types.ErrInvalidClaim, "evm_recipient: %v", err)
-	}
-	c := types.DepositClaim{
-		Nonce:          msg.Nonce,
-		EvmSender:      sender.Hex(),
-		Recipient:      sdk.AccAddress(recipient.Bytes()).String(),
-		Amount:         msg.Amount,
-		EvmBlockNumber: msg.EvmBlockNumber,
-		EvmTxHash:      strings.ToLower(msg.EvmTxHash),
-	}
-	return c, c.Validate()
 }
 
 // recordConflict stores and events a claim that differs from one another

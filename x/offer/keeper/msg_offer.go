@@ -109,12 +109,11 @@ func (m msgServer) UpdateOffer(ctx context.Context, msg *types.MsgUpdateOffer) (
 	}
 	after := before
 	after.Terms = msg.Terms
-	switch msg.Status {
-	case types.OFFER_STATUS_UNSPECIFIED:
-	case types.OFFER_STATUS_OPEN, types.OFFER_STATUS_PAUSED:
+	if err := types.ValidateStatusChange(msg.Status); err != nil {
+		return nil, err
+	}
+	if msg.Status != types.OFFER_STATUS_UNSPECIFIED {
 		after.Status = msg.Status
-	default:
-		return nil, errorsmod.Wrapf(types.ErrInvalidStatus, "%s: an update may only OPEN or PAUSE (close with MsgCloseOffer)", msg.Status)
 	}
 	if after.Status == types.OFFER_STATUS_OPEN {
 		if err := m.providers.CanCommitGPUs(ctx, providerAddr, 0); err != nil {

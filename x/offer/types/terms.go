@@ -64,19 +64,28 @@ func (t OfferTerms) Price(lane Lane) (sdk.Coin, bool) {
 	return *p, true
 }
 
-// Validate checks the terms on their own: prices, lanes, workloads, windows
-// (sorted, disjoint, end after start, at most max_windows), max duration,
-// allowlist, image prefixes and the resources per GPU. Whether windows lie in the past depends on the block time and is
-// checked by ValidateWindowsAt.
-func (t OfferTerms) Validate(params Params) error {
+// Validate checks the terms against the params: prices (in a payment
+// denom), lanes, workloads, windows (sorted, disjoint, end after start, at
+// most max_windows), max duration, allowlist, image prefixes and the
+// resources per GPU. Whether windows lie in the past depends on the block
+// time and is checked by ValidateWindowsAt.
+func (t OfferTerms) Validate(params Params) error { return t.validate(params.MaxWindows, &params) }
+
+// ValidateBasic is Validate without state: any denom, and at most
+// MaxWindowsCap windows (no max_windows can allow more).
+func (t OfferTerms) ValidateBasic() error { return t.validate(MaxWindowsCap, nil) }
+
+// validate checks the terms with at most maxWindows windows and, unless
+// market is nil, prices in its payment denoms.
+func (t OfferTerms) validate(maxWindows uint32, market *Params) error {
 	if t.Lanes == 0 || t.Lanes&^AllLanes != 0 {
 		return errorsmod.Wrapf(ErrInvalidLanes, "lanes mask %#x: must be a non-empty set of ON_DEMAND(1), PREEMPTIBLE(2), RESERVED(4)", t.Lanes)
 	}
 	needOnDemand := t.Lanes&uint32(LANE_ON_DEMAND|LANE_RESERVED) != 0
-	if err := validatePrice("price_on_demand", t.PriceOnDemand, needOnDemand, params); err != nil {
+	if err := validatePrice("price_on_demand", t.PriceOnDemand, needOnDemand, market); err != nil {
 		return err
 	}
-	if err := validatePrice("price_preemptible", t.PricePreemptible, t.Lanes&uint32(LANE_PREEMPTIBLE) != 0, params); err != nil {
+	if err := validatePrice("price_preemptible", t.PricePreemptible, t.Lanes&uint32(LANE_PREEMPTIBLE) != 0, market); err != nil {
 		return err
 	}
 	if t.Workloads == 0 || t.Workloads&^AllWorkloads != 0 {
@@ -85,7 +94,7 @@ func (t OfferTerms) Validate(params Params) error {
 	if t.MaxDurationSeconds > check.MaxSeconds {
 		return errorsmod.Wrapf(ErrInvalidDuration, "max_duration_seconds must be at most %d (100 years), got %d", check.MaxSeconds, t.MaxDurationSeconds)
 	}
-	if err := validateWindows(t.Windows, params.MaxWindows); err != nil {
+	if err := validateWindows(t.Windows, maxWindows); err != nil {
 		return err
 	}
 	if err := validateAllowlist(t.ImageAllowlist); err != nil {
@@ -97,7 +106,7 @@ func (t OfferTerms) Validate(params Params) error {
 	return t.validateResources()
 }
 
-func validatePrice(field string, p *sdk.Coin, required bool, params Params) error {
+func validatePrice(field string, p *sdk.Coin, required bool, market *Params) error {
 	if p == nil {
 		if required {
 			return errorsmod.Wrapf(ErrInvalidPrice, "%s is required for the lanes offered", field)
@@ -116,8 +125,8 @@ func validatePrice(field string, p *sdk.Coin, required bool, params Params) erro
 	if p.Amount.BigIntMut().BitLen() > maxPriceBytes*8-1 {
 		return errorsmod.Wrapf(ErrInvalidPrice, "%s: amount too large", field)
 	}
-	if !params.AcceptsDenom(p.Denom) {
-		return errorsmod.Wrapf(ErrDenomNotAccepted, "%s %s: the market accepts %s", field, p, strings.Join(params.PaymentDenoms, ", "))
+	if market != nil && !market.AcceptsDenom(p.Denom) {
+		return errorsmod.Wrapf(ErrDenomNotAccepted, "%s %s: the market accepts %s", field, p, strings.Join(market.PaymentDenoms, ", "))
 	}
 	return nil
 }

@@ -52,8 +52,8 @@ func notTombstoned(p types.Provider) error {
 
 // validateStakeAmount checks a bond or unbond amount: positive and in the stake denom.
 func validateStakeAmount(amount sdk.Coin, params types.Params) error {
-	if amount.Validate() != nil || !amount.IsPositive() {
-		return errorsmod.Wrapf(types.ErrInvalidStake, "%s: must be positive", amount)
+	if err := types.ValidateStakeCoin(amount); err != nil {
+		return err
 	}
 	if amount.Denom != params.StakeDenom() {
 		return errorsmod.Wrapf(types.ErrInvalidStake, "%s: stake is bonded in %s", amount, params.StakeDenom())

@@ -118,6 +118,12 @@ func ValidateAgents(operator string, agents []string, maxAgents uint32, decode f
 	if len(agents) > int(maxAgents) {
 		return errorsmod.Wrapf(ErrInvalidAgents, "at most %d agents, got %d", maxAgents, len(agents))
 	}
+	return ValidateAgentList(operator, agents, decode)
+}
+
+// ValidateAgentList is ValidateAgents without the params' bound, so a
+// message's ValidateBasic can run it before any state is read.
+func ValidateAgentList(operator string, agents []string, decode func(string) ([]byte, error)) error {
 	seen := make(map[string]bool, len(agents))
 	for _, a := range agents {
 		if _, err := decode(a); err != nil {

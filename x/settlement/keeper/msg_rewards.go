@@ -20,10 +20,8 @@ func (m msgServer) ClaimRewards(ctx context.Context, msg *types.MsgClaimRewards)
 	if err != nil {
 		return nil, errorsmod.Wrapf(types.ErrUnauthorized, "operator: %v", err)
 	}
-	for _, d := range msg.Denoms {
-		if err := sdk.ValidateDenom(d); err != nil {
-			return nil, errorsmod.Wrapf(types.ErrNoRewards, "denom %q: %v", d, err)
-		}
+	if err := types.ValidateRewardDenoms(msg.Denoms); err != nil {
+		return nil, err
 	}
 	all, err := m.ProviderRewards(ctx, op)
 	if err != nil {

@@ -118,8 +118,12 @@ func (a Audit) validate() error {
 	return nil
 }
 
-// ValidateBasic checks what needs no state: a GPU and, when set, a valid fee.
+// ValidateBasic checks what needs no state: the requester, a GPU and, when
+// set, a valid fee.
 func (m *MsgRequestAudit) ValidateBasic() error {
+	if _, err := sdk.AccAddressFromBech32(m.Requester); err != nil {
+		return errorsmod.Wrapf(ErrInvalidAudit, "requester: %v", err)
+	}
 	switch {
 	case m.GpuUuid == "" || len(m.GpuUuid) > 128:
 		return errorsmod.Wrap(ErrInvalidAudit, "gpu_uuid must be 1..128 bytes")
@@ -131,8 +135,11 @@ func (m *MsgRequestAudit) ValidateBasic() error {
 	return nil
 }
 
-// ValidateBasic checks the root's size.
+// ValidateBasic checks the signer and the root's size.
 func (m *MsgAnswerAudit) ValidateBasic() error {
+	if err := validSigner("signer", m.Signer); err != nil {
+		return err
+	}
 	if len(m.Root) != HashSize {
 		return errorsmod.Wrapf(ErrInvalidAudit, "root must be %d bytes, got %d", HashSize, len(m.Root))
 	}
@@ -142,9 +149,12 @@ func (m *MsgAnswerAudit) ValidateBasic() error {
 // MaxAuditSamples bounds audit_samples, and so a proof's openings.
 const MaxAuditSamples = 64
 
-// ValidateBasic checks the openings' sizes; the chain checks them against
-// the audit.
+// ValidateBasic checks the signer and the openings' sizes; the chain
+// checks them against the audit.
 func (m *MsgProveAudit) ValidateBasic() error {
+	if err := validSigner("signer", m.Signer); err != nil {
+		return err
+	}
 	if len(m.Openings) == 0 || len(m.Openings) > MaxAuditSamples {
 		return errorsmod.Wrapf(ErrInvalidAudit, "%d openings: need 1..%d", len(m.Openings), MaxAuditSamples)
 	}

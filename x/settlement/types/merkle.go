@@ -117,15 +117,15 @@ func VerifyMerklePath(root, leaf []byte, index, size uint64, auditPath [][]byte)
 	if index >= size {
 		return errorsmod.Wrapf(ErrInvalidMerkleProof, "index %d outside a tree of %d", index, size)
 	}
-	if len(auditPath) > MaxMerklePath || len(root) != HashSize || len(leaf) != HashSize {
+	if err := ValidateMerklePath(auditPath); err != nil {
+		return err
+	}
+	if len(root) != HashSize || len(leaf) != HashSize {
 		return errorsmod.Wrap(ErrInvalidMerkleProof, "malformed hashes or path too long")
 	}
 	fn, sn := index, size-1
 	r := leaf
 	for _, p := range auditPath {
-		if len(p) != HashSize {
-			return errorsmod.Wrap(ErrInvalidMerkleProof, "path hash of the wrong size")
-		}
 		if sn == 0 {
 			return errorsmod.Wrap(ErrInvalidMerkleProof, "path longer than the tree")
 		}
@@ -148,6 +148,20 @@ func VerifyMerklePath(root, leaf []byte, index, size uint64, auditPath [][]byte)
 	}
 	if string(r) != string(root) {
 		return errorsmod.Wrap(ErrInvalidMerkleProof, "path does not lead to the root")
+	}
+	return nil
+}
+
+// ValidateMerklePath checks an audit path's shape on its own, before any
+// tree is known: at most MaxMerklePath hashes of HashSize bytes.
+func ValidateMerklePath(auditPath [][]byte) error {
+	if len(auditPath) > MaxMerklePath {
+		return errorsmod.Wrap(ErrInvalidMerkleProof, "malformed hashes or path too long")
+	}
+	for _, p := range auditPath {
+		if len(p) != HashSize {
+			return errorsmod.Wrap(ErrInvalidMerkleProof, "path hash of the wrong size")
+		}
 	}
 	return nil
 }

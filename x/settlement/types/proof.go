@@ -18,15 +18,28 @@ const (
 	MaxAgentVersionLength = 64
 )
 
-// ValidateBasic checks the proof count before any state is read: baseapp
-// and the CLI run it, so an empty message is refused as empty, with its own
-// error, and not by the keeper's 1..MaxProofsPerMsg bound as "too many".
+// ValidateBasic checks the addresses, the proof count and each proof on its
+// own before any state is read: baseapp and the CLI run it, so an empty
+// message is refused as empty, with its own error, and not by the keeper's
+// 1..MaxProofsPerMsg bound as "too many".
 func (m *MsgSubmitProofs) ValidateBasic() error {
+	if err := validSigner("signer", m.Signer); err != nil {
+		return err
+	}
+	if err := validSigner("provider", m.Provider); err != nil {
+		return err
+	}
 	switch n := len(m.Proofs); {
 	case n == 0:
 		return ErrNoProofs
 	case n > MaxProofsPerMsg:
 		return errorsmod.Wrapf(ErrTooManyProofs, "%d proofs, at most %d", n, MaxProofsPerMsg)
+	}
+	for i, p := range m.Proofs {
+		if err := p.ValidateBasic(); err != nil {
+			// As the msg server names a proof that fails.
+			return errorsmod.Wrapf(err, "proof %d (lease %d, epoch %d)", i, p.LeaseId, p.Epoch)
+		}
 	}
 	return nil
 }

@@ -26,7 +26,11 @@ func TestSubmitProofsCount(t *testing.T) {
 		{"above the bound", types.MaxProofsPerMsg + 1, types.ErrTooManyProofs, "257 proofs, at most 256: too many proofs in one message"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var msg sdk.Msg = &types.MsgSubmitProofs{Proofs: make([]types.ExecutionProof, tc.n)}
+			proofs := make([]types.ExecutionProof, tc.n)
+			for i := range proofs {
+				proofs[i] = validProof()
+			}
+			var msg sdk.Msg = &types.MsgSubmitProofs{Signer: operator, Provider: operator, Proofs: proofs}
 			v, ok := msg.(sdk.HasValidateBasic)
 			require.True(t, ok, "MsgSubmitProofs has no ValidateBasic: an empty message reaches the keeper, which calls it too many proofs")
 			err := v.ValidateBasic()

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
+	"github.com/idlegpu/idlegpu/app/precheck"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
 
@@ -21,9 +22,9 @@ import (
 // optional "/gpu-h" suffix. A fraction of a base unit is refused.
 func ParsePrice(s string, metas []banktypes.Metadata) (sdk.Coin, error) {
 	s = strings.TrimSuffix(strings.TrimSpace(s), "/gpu-h")
-	dec, err := sdk.ParseDecCoin(s)
+	dec, err := precheck.Amount(s)
 	if err != nil {
-		return sdk.Coin{}, fmt.Errorf("price %q: want an amount and a denom, e.g. 1.5usdc/gpu-h or 1500000uusdc: %w", s, err)
+		return sdk.Coin{}, err
 	}
 	base, exp := dec.Denom, uint32(0)
 	for _, m := range metas {
@@ -35,7 +36,7 @@ func ParsePrice(s string, metas []banktypes.Metadata) (sdk.Coin, error) {
 	}
 	amount := dec.Amount.Mul(math.LegacyNewDecFromInt(math.NewIntWithDecimal(1, int(exp))))
 	if !amount.IsInteger() {
-		return sdk.Coin{}, fmt.Errorf("price %q is a fraction of a %s", s, base)
+		return sdk.Coin{}, &precheck.ValueError{Value: s, Problem: "is a fraction of a " + base}
 	}
 	return sdk.NewCoin(base, amount.TruncateInt()), nil
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/idlegpu/idlegpu/app/canon"
 	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	"github.com/idlegpu/idlegpu/x/auction/types"
@@ -167,28 +168,29 @@ fee's denom for a cancel or close; at most the signed maximum) from the renter.`
 				return fmt.Errorf("%s: signature: %w", args[0], err)
 			}
 			feeStr, _ := cmd.Flags().GetString(flagRelayerFee)
-			fee, ok := sdkmath.NewIntFromString(feeStr)
-			if !ok || fee.IsNegative() {
-				return fmt.Errorf("--%s %q: want a whole number of base units", flagRelayerFee, feeStr)
+			feeInt, err := canon.ParseInt("--"+flagRelayerFee, feeStr)
+			if err != nil || feeInt.Sign() < 0 {
+				return fmt.Errorf("--%s %q: want a whole number of base units, in plain decimal digits", flagRelayerFee, feeStr)
 			}
+			fee := sdkmath.NewIntFromBigInt(feeInt)
 			submitter := clientCtx.GetFromAddress().String()
 			var msg sdk.Msg
 			switch {
 			case len(sj.Bid) > 0:
 				var bid types.JobBid
-				if err := clientCtx.Codec.UnmarshalJSON(sj.Bid, &bid); err != nil {
+				if err := wallet.UnmarshalSignedJSON(clientCtx.Codec, "bid", sj.Bid, &bid); err != nil {
 					return fmt.Errorf("%s: bid: %w", args[0], err)
 				}
 				msg = &types.MsgSubmitSignedJob{Submitter: submitter, Bid: bid, Signature: sig, RelayerFee: fee}
 			case len(sj.Cancel) > 0:
 				var a types.CancelJobAuth
-				if err := clientCtx.Codec.UnmarshalJSON(sj.Cancel, &a); err != nil {
+				if err := wallet.UnmarshalSignedJSON(clientCtx.Codec, "cancel", sj.Cancel, &a); err != nil {
 					return fmt.Errorf("%s: cancel: %w", args[0], err)
 				}
 				msg = &types.MsgSubmitSignedCancel{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
 			case len(sj.Close) > 0:
 				var a types.CloseLeaseAuth
-				if err := clientCtx.Codec.UnmarshalJSON(sj.Close, &a); err != nil {
+				if err := wallet.UnmarshalSignedJSON(clientCtx.Codec, "close", sj.Close, &a); err != nil {
 					return fmt.Errorf("%s: close: %w", args[0], err)
 				}
 				msg = &types.MsgSubmitSignedClose{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}

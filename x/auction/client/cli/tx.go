@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/client/tx"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
+	"github.com/idlegpu/idlegpu/app/precheck"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
@@ -146,21 +148,41 @@ func specFromFlags(cmd *cobra.Command, clientCtx client.Context) (types.JobSpec,
 	}
 	price, _ := f.GetString(flagMaxPrice)
 	if spec.MaxPrice, err = ParsePrice(price, metas.Metadatas); err != nil {
-		return spec, err
+		return spec, fmt.Errorf("--%s: %w", flagMaxPrice, err)
 	}
 	window, _ := f.GetInt64(flagBidWindow)
-	if window < 0 {
-		params, err := types.NewQueryClient(clientCtx).Params(ctx, &types.QueryParamsRequest{})
+	var params *types.Params
+	if window < 0 || precheck.Online(clientCtx) {
+		res, err := types.NewQueryClient(clientCtx).Params(ctx, &types.QueryParamsRequest{})
 		if err != nil {
-			return spec, fmt.Errorf("reading the default bid window: %w", err)
+			return spec, fmt.Errorf("reading the x/auction params: %w", err)
 		}
-		window = int64(params.Params.DefaultBidWindowBlocks)
+		params = &res.Params
+	}
+	if window < 0 {
+		window = int64(params.DefaultBidWindowBlocks)
 	}
 	if window > types.MaxBidWindowBlocks {
 		return spec, fmt.Errorf("--%s: at most %d blocks", flagBidWindow, types.MaxBidWindowBlocks)
 	}
 	spec.BidWindowBlocks = uint32(window)
-	return spec, nil
+	if !precheck.Online(clientCtx) {
+		return spec, nil
+	}
+	return spec, checkSpec(ctx, clientCtx, spec, *params)
+}
+
+// checkSpec refuses, before the deposit is signed away, a job the chain
+// would refuse or never match: the spec against the params, a denom the
+// market does not take, a model no GPU can register as.
+func checkSpec(ctx context.Context, clientCtx client.Context, spec types.JobSpec, params types.Params) error {
+	if err := precheck.GPUModels(ctx, clientCtx, spec.Models); err != nil {
+		return fmt.Errorf("--%s: %w", flagModel, err)
+	}
+	if err := precheck.PaymentDenom(ctx, clientCtx, spec.MaxPrice.Denom); err != nil {
+		return fmt.Errorf("--%s: %w", flagMaxPrice, err)
+	}
+	return spec.Validate(params)
 }
 
 func upper(s string) string {

@@ -4,13 +4,15 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/cosmos/cosmos-sdk/client"
 	"github.com/cosmos/cosmos-sdk/client/flags"
 	"github.com/cosmos/cosmos-sdk/client/tx"
-	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/app/precheck"
 	"github.com/idlegpu/idlegpu/x/bridge/types"
 )
 
@@ -53,9 +55,9 @@ can claim it for the recipient (idlegpu-bridge claim <0x-recipient>).`,
 			if err != nil {
 				return err
 			}
-			amount, err := sdk.ParseCoinNormalized(args[1])
+			amount, err := precheck.Coin(args[1])
 			if err != nil {
-				return err
+				return fmt.Errorf("amount: %w", err)
 			}
 			msg := &types.MsgWithdrawToEvm{Sender: clientCtx.GetFromAddress().String(), EvmRecipient: recipient.Hex(), Amount: amount}
 			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), msg)

@@ -7,19 +7,16 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/app/precheck"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 )
 
 // ParsePrice reads a price per GPU-hour in base units, e.g. 2000000uusdc.
 // A fraction of a base unit is refused rather than silently truncated.
 func ParsePrice(s string) (*sdk.Coin, error) {
-	digits := len(s) - len(strings.TrimLeft(s, "0123456789"))
-	if digits == 0 || strings.HasPrefix(s[digits:], ".") {
-		return nil, fmt.Errorf("price %q: want a whole amount in base units and a denom, e.g. 2000000uusdc", s)
-	}
-	c, err := sdk.ParseCoinNormalized(s)
+	c, err := precheck.Coin(s)
 	if err != nil {
-		return nil, fmt.Errorf("price %q: want an amount in base units and a denom, e.g. 2000000uusdc: %w", s, err)
+		return nil, err
 	}
 	return &c, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/client/tx"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/app/precheck"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 )
 
@@ -62,6 +63,9 @@ func CreateOfferCmd() *cobra.Command {
 			if err := applyTermFlags(cmd, &terms, true); err != nil {
 				return err
 			}
+			if err := checkPriceDenoms(cmd, clientCtx, terms); err != nil {
+				return err
+			}
 			signer := clientCtx.GetFromAddress().String()
 			provider, _ := cmd.Flags().GetString(flagProvider)
 			if provider == "" {
@@ -99,15 +103,18 @@ idlegpud tx offer update-offer 7 --pause --from operator`,
 			if err != nil {
 				return fmt.Errorf("offer id %q: %w", args[0], err)
 			}
-			res, err := types.NewQueryClient(clientCtx).Offer(cmd.Context(), &types.QueryOfferRequest{Id: id})
+			offer, err := precheck.Offer(cmd.Context(), clientCtx, id)
 			if err != nil {
-				return fmt.Errorf("reading offer %d: %w", id, err)
+				return err
 			}
-			terms := res.Offer.Terms
+			terms := offer.Terms
 			// The chain refuses ended windows; drop those that ended (or end
 			// within a minute, before the tx could land) instead of failing.
 			terms.Windows = openWindows(terms.Windows, time.Now().Add(time.Minute))
 			if err := applyTermFlags(cmd, &terms, false); err != nil {
+				return err
+			}
+			if err := checkPriceDenoms(cmd, clientCtx, terms); err != nil {
 				return err
 			}
 			msg := &types.MsgUpdateOffer{Signer: clientCtx.GetFromAddress().String(), OfferId: id, Terms: terms}
@@ -256,6 +263,26 @@ func applyTermFlags(cmd *cobra.Command, t *types.OfferTerms, create bool) error 
 	}
 	if t.Lanes&uint32(types.LANE_PREEMPTIBLE) == 0 && !f.Changed(flagPricePreemptible) {
 		t.PricePreemptible = nil
+	}
+	return nil
+}
+
+// checkPriceDenoms refuses, before the tx is signed, a price in a denom
+// the market does not take (online only).
+func checkPriceDenoms(cmd *cobra.Command, clientCtx client.Context, t types.OfferTerms) error {
+	if !precheck.Online(clientCtx) {
+		return nil
+	}
+	for _, p := range []struct {
+		flag  string
+		price *sdk.Coin
+	}{{flagPriceOnDemand, t.PriceOnDemand}, {flagPricePreemptible, t.PricePreemptible}} {
+		if p.price == nil {
+			continue
+		}
+		if err := precheck.PaymentDenom(cmd.Context(), clientCtx, p.price.Denom); err != nil {
+			return fmt.Errorf("--%s: %w", p.flag, err)
+		}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/client/flags"
 	"github.com/cosmos/cosmos-sdk/client/tx"
 
+	"github.com/idlegpu/idlegpu/app/precheck"
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -76,9 +77,16 @@ idlegpu-agent inventory --json | idlegpud tx provider register-gpus - --from age
 			if msg.Provider == "" {
 				msg.Provider = signer
 			}
-			for _, g := range msg.Gpus {
-				if err := g.Validate(); err != nil {
-					return err
+			if err := msg.ValidateBasic(); err != nil {
+				return err
+			}
+			if precheck.Online(clientCtx) {
+				models := make([]string, len(msg.Gpus))
+				for i, g := range msg.Gpus {
+					models[i] = g.Model
+				}
+				if err := precheck.GPUModels(cmd.Context(), clientCtx, models); err != nil {
+					return fmt.Errorf("inventory %s: %w", args[0], err)
 				}
 			}
 			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), &msg)
