@@ -64,12 +64,7 @@ func TestValidateBasic(t *testing.T) {
 	badBech32 := `decoding bech32 failed: invalid bech32 string length 3`
 	tooLong := strings.Repeat("r", types.MaxReasonLength+1)
 
-	msgtest.RunValidateBasic(t, []struct {
-		Name string
-		Msg  sdk.HasValidateBasic
-		Err  error
-		Text string
-	}{
+	msgtest.RunValidateBasic(t, msgtest.Cases{
 		{"post job", post(func(*types.JobSpec) {}), nil, ""},
 		{"post job: a denom no market takes is the keeper's", post(func(s *types.JobSpec) { s.MaxPrice.Denom = "uatom" }), nil, ""},
 		{"post job: renter", &types.MsgPostJob{Renter: "bad", Spec: validSpec()},

@@ -36,12 +36,7 @@ func TestValidateBasic(t *testing.T) {
 	badParams.Denom = "x"
 	badBech32 := `decoding bech32 failed: invalid bech32 string length 3`
 
-	msgtest.RunValidateBasic(t, []struct {
-		Name string
-		Msg  sdk.HasValidateBasic
-		Err  error
-		Text string
-	}{
+	msgtest.RunValidateBasic(t, msgtest.Cases{
 		{"register signer", &types.MsgRegisterEvmSigner{Operator: orch, Orchestrator: orch, EvmAddress: evm, Proof: sig}, nil, ""},
 		{"register signer: orchestrator", &types.MsgRegisterEvmSigner{Operator: orch, Orchestrator: "bad", EvmAddress: evm, Proof: sig},
 			types.ErrInvalidAddress, "orchestrator: " + badBech32 + ": invalid address"},

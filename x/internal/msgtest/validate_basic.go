@@ -10,15 +10,18 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 )
 
-// RunValidateBasic checks every case: Msg's ValidateBasic returns nil, or
-// Err with exactly Text (what a client reads). The cases are an unnamed
-// struct so tables stay positional.
-func RunValidateBasic(t *testing.T, cases []struct {
+// Cases is a ValidateBasic table: each Msg's ValidateBasic returns nil, or
+// Err with exactly Text (what a client reads). An alias of an unnamed
+// struct, so the tables stay positional.
+type Cases = []struct {
 	Name string
 	Msg  sdk.HasValidateBasic
 	Err  error
 	Text string
-}) {
+}
+
+// RunValidateBasic checks every case.
+func RunValidateBasic(t *testing.T, cases Cases) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {

@@ -40,12 +40,7 @@ func TestValidateBasic(t *testing.T) {
 	badParams.PaymentDenoms = nil
 	badBech32 := `decoding bech32 failed: invalid bech32 string length 3`
 
-	msgtest.RunValidateBasic(t, []struct {
-		Name string
-		Msg  sdk.HasValidateBasic
-		Err  error
-		Text string
-	}{
+	msgtest.RunValidateBasic(t, msgtest.Cases{
 		{"create", create(func(*types.MsgCreateOffer) {}), nil, ""},
 		{"create: the provider's region", create(func(m *types.MsgCreateOffer) { m.Region = "" }), nil, ""},
 		{"create: any denom", create(func(m *types.MsgCreateOffer) { m.Terms.PriceOnDemand.Denom = "uatom" }), nil, ""},

@@ -41,12 +41,7 @@ func TestValidateBasic(t *testing.T) {
 	ugpu := func(n int64) sdk.Coin { return sdk.NewInt64Coin(sdk.DefaultBondDenom, n) }
 	badBech32 := `decoding bech32 failed: invalid bech32 string length 3`
 
-	msgtest.RunValidateBasic(t, []struct {
-		Name string
-		Msg  sdk.HasValidateBasic
-		Err  error
-		Text string
-	}{
+	msgtest.RunValidateBasic(t, msgtest.Cases{
 		{"register", register(func(*types.MsgRegisterProvider) {}), nil, ""},
 		{"register: operator", register(func(m *types.MsgRegisterProvider) { m.Operator = "bad" }),
 			types.ErrInvalidAddress, `operator "bad": ` + badBech32 + `: invalid address`},

@@ -44,6 +44,18 @@ func (s *KeeperTestSuite) tableLease() auctiontypes.Lease {
 	return s.lease(3, 1, tableDuration, tablePrice)
 }
 
+// tableLeaseProven is the table's lease with its first n epochs proven,
+// and the provider's stake before them.
+func (s *KeeperTestSuite) tableLeaseProven(n uint64) (auctiontypes.Lease, sdkmath.Int) {
+	s.T().Helper()
+	l := s.tableLease()
+	before := s.providerState(0).Stake.Amount
+	for k := range n {
+		s.proveEpoch(l, k)
+	}
+	return l, before
+}
+
 // proveEpoch submits epoch k's proof once its window has ended.
 func (s *KeeperTestSuite) proveEpoch(l auctiontypes.Lease, k uint64) {
 	s.T().Helper()
@@ -101,22 +113,14 @@ func (s *KeeperTestSuite) failureScenarios() map[string]func() costRow {
 			return s.outcome(job.LeaseIds[0], before)
 		},
 		"close early": func() costRow {
-			l := s.tableLease()
-			before := stake()
-			for k := range uint64(6) {
-				s.proveEpoch(l, k)
-			}
+			l, before := s.tableLeaseProven(6)
 			_, err := s.auction.CloseLease(s.ctx, &auctiontypes.MsgCloseLease{Signer: s.operator(0), LeaseId: l.Id, Reason: "leaving"})
 			s.Require().NoError(err)
 			s.until(s.ctx.BlockTime().Add(10 * time.Minute))
 			return s.outcome(l.Id, before)
 		},
 		"miss the last epoch": func() costRow {
-			l := s.tableLease()
-			before := stake()
-			for k := range uint64(11) {
-				s.proveEpoch(l, k)
-			}
+			l, before := s.tableLeaseProven(11)
 			s.skip(l, 11)
 			s.Require().Equal(auctiontypes.LEASE_STATUS_COMPLETED, s.getLease(l.Id).Status)
 			return s.outcome(l.Id, before)
@@ -132,22 +136,14 @@ func (s *KeeperTestSuite) failureScenarios() map[string]func() costRow {
 			return s.outcome(l.Id, before)
 		},
 		"walk away": func() costRow {
-			l := s.tableLease()
-			before := stake()
-			for k := range uint64(6) {
-				s.proveEpoch(l, k)
-			}
+			l, before := s.tableLeaseProven(6)
 			s.skip(l, 6)
 			s.skip(l, 7)
 			s.Require().Equal(auctiontypes.LEASE_STATUS_FAILED, s.getLease(l.Id).Status)
 			return s.outcome(l.Id, before)
 		},
 		"excused after a miss": func() costRow {
-			l := s.tableLease()
-			before := stake()
-			for k := range uint64(10) {
-				s.proveEpoch(l, k)
-			}
+			l, before := s.tableLeaseProven(10)
 			// Epoch 10 goes unproven, and the chain halts from late in its
 			// window until after the last epoch's: no proof of epoch 11 can
 			// exist, so it is excused; epoch 10 had blocks, so it is missed
@@ -163,11 +159,7 @@ func (s *KeeperTestSuite) failureScenarios() map[string]func() costRow {
 			return s.outcome(l.Id, before)
 		},
 		"serve in full": func() costRow {
-			l := s.tableLease()
-			before := stake()
-			for k := range uint64(tableEpochs) {
-				s.proveEpoch(l, k)
-			}
+			l, before := s.tableLeaseProven(tableEpochs)
 			return s.outcome(l.Id, before)
 		},
 	}

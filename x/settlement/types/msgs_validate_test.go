@@ -46,12 +46,7 @@ func TestValidateBasic(t *testing.T) {
 	badParams.EpochSeconds = 0
 	badBech32 := `decoding bech32 failed: invalid bech32 string length 3`
 
-	msgtest.RunValidateBasic(t, []struct {
-		Name string
-		Msg  sdk.HasValidateBasic
-		Err  error
-		Text string
-	}{
+	msgtest.RunValidateBasic(t, msgtest.Cases{
 		{"request audit", &types.MsgRequestAudit{Requester: operator, GpuUuid: uuid, Fee: fee}, nil, ""},
 		{"request a required audit", &types.MsgRequestAudit{Requester: operator, GpuUuid: uuid}, nil, ""},
 		{"request audit: requester", &types.MsgRequestAudit{Requester: "bad", GpuUuid: uuid},
