@@ -333,3 +333,51 @@ func (s *KeeperTestSuite) TestManySmallLeasesPayTheFeeOfOneLarge() {
 	s.Require().NoError(err)
 	s.Require().False(carried, "300 × 200 = 60,000: six whole units, nothing left to carry")
 }
+
+// TestProviderStopCostsOnce: the epoch a provider's own stop cuts short,
+// left unproven, goes unpaid but is not a miss on top of the stop — a
+// BRONZE preemption mid-epoch stays free (one preemption, reliability
+// untouched) and a SILVER close mid-epoch costs one refusal, not a refusal
+// and a miss. Epochs that ended before the stop are judged as ever.
+func (s *KeeperTestSuite) TestProviderStopCostsOnce() {
+	stop := func(tier auctiontypes.Tier, end func(id uint64)) (providertypes.Reputation, auctiontypes.Lease) {
+		s.SetupTest()
+		s.provider(0, 1, tablePrice)
+		sp := trainingJob(1, uint64(tableDuration/time.Second), tablePrice)
+		sp.Tier, sp.Preemptible = tier, tier == auctiontypes.TIER_BRONZE
+		jobID := s.postJob(3, sp)
+		s.nextBlock()
+		job, err := s.app.AuctionKeeper.Job(s.ctx, jobID)
+		s.Require().NoError(err)
+		id := job.LeaseIds[0]
+		_, err = s.auction.StartLease(s.ctx, &auctiontypes.MsgStartLease{Signer: s.operator(agent), LeaseId: id})
+		s.Require().NoError(err)
+		l := s.getLease(id)
+		s.proveEpoch(l, 0)
+		s.until(s.ctx.BlockTime().Add(5 * time.Minute)) // halfway through epoch 1
+		end(id)
+		s.until(s.ctx.BlockTime().Add(time.Hour))
+		rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+		s.Require().NoError(err)
+		return rep, s.getLease(id)
+	}
+	rep, l := stop(auctiontypes.TIER_BRONZE, func(id uint64) {
+		_, err := s.auction.PreemptLease(s.ctx, &auctiontypes.MsgPreemptLease{Signer: s.operator(0), LeaseId: id, Reason: "thermal"})
+		s.Require().NoError(err)
+	})
+	s.Require().Equal(auctiontypes.LEASE_STATUS_PREEMPTED, l.Status)
+	s.Require().EqualValues(1, rep.Preemptions)
+	s.Require().Zero(rep.LeasesFailed)
+	s.Require().EqualValues(10_000, rep.ReliabilityBps)
+	s.Require().Equal(auctiontypes.Due(l.Price, 1, 600), l.Paid, "epoch 0 only: the cut epoch is unpaid")
+	s.Require().EqualValues(1, s.progress(l.Id).ExcusedEpochs)
+
+	rep, l = stop(auctiontypes.TIER_SILVER, func(id uint64) {
+		_, err := s.auction.CloseLease(s.ctx, &auctiontypes.MsgCloseLease{Signer: s.operator(0), LeaseId: id, Reason: "leaving"})
+		s.Require().NoError(err)
+	})
+	s.Require().Equal(auctiontypes.LEASE_STATUS_CLOSED, l.Status)
+	s.Require().EqualValues(1, rep.LeasesFailed)
+	s.Require().EqualValues(9844, rep.ReliabilityBps, "one refusal, not a refusal and a miss")
+	s.Require().EqualValues(1, rep.MissedEpochs, "the refusal's step is the only one")
+}

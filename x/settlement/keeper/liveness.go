@@ -182,10 +182,25 @@ func (k Keeper) overdue(ctx context.Context, leaseID uint64) error {
 	if err != nil {
 		return err
 	}
+	if reason == "" && cutByProvider(lease, prog, from, to) {
+		reason = "cut short by the provider's own stop: unpaid, and not a miss"
+	}
 	if reason != "" {
 		return k.excuse(ctx, lease, prog, reason)
 	}
 	return k.miss(ctx, lease, prog)
+}
+
+// cutByProvider reports whether [from, to] is the last epoch of a lease its
+// provider stopped (a close or a BRONZE preemption), cut short by the stop.
+// Left unproven it goes unpaid but is not a miss: the stop already costs
+// what it costs (a refusal, or nothing for a preemption), and an agent that
+// kills the job at the stop should not pay twice for the same act
+// (docs/design.md#failure-costs-and-fees). Epochs that ended before the
+// stop are judged as ever.
+func cutByProvider(l auctiontypes.Lease, prog types.LeaseProgress, from, to time.Time) bool {
+	return l.Status == auctiontypes.LEASE_STATUS_CLOSING && l.ClosedByProvider &&
+		prog.NextEpoch+1 == prog.Epochs() && to.Sub(from) < time.Duration(prog.EpochSeconds)*time.Second
 }
 
 // settling reports whether a lease's epochs are still being settled.
