@@ -18,7 +18,8 @@ type Validatable interface {
 
 // UpdateParams is what every module's MsgUpdateParams does, in the order
 // that keeps a rejected message free of side effects: check the signer is
-// the authority, validate every param, then store them and emit event.
+// the authority, validate every param, run the checks against other
+// modules' state (crossChecks), then store them and emit event.
 func UpdateParams[P Validatable](
 	ctx context.Context,
 	keeperAuthority, signer string,
@@ -26,6 +27,7 @@ func UpdateParams[P Validatable](
 	store collections.Item[P],
 	errInvalidAuthority *errorsmod.Error,
 	event proto.Message,
+	crossChecks ...func() error,
 ) error {
 	sdkCtx := sdk.UnwrapSDKContext(ctx)
 	if err := Authority(sdkCtx, keeperAuthority, signer, errInvalidAuthority); err != nil {
@@ -33,6 +35,11 @@ func UpdateParams[P Validatable](
 	}
 	if err := params.Validate(); err != nil {
 		return err
+	}
+	for _, c := range crossChecks {
+		if err := c(); err != nil {
+			return err
+		}
 	}
 	if err := store.Set(ctx, params); err != nil {
 		return err

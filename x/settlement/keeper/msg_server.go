@@ -3,8 +3,6 @@ package keeper
 import (
 	"context"
 
-	sdk "github.com/cosmos/cosmos-sdk/types"
-
 	"github.com/idlegpu/idlegpu/x/internal/check"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -23,13 +21,8 @@ func NewMsgServerImpl(k Keeper) types.MsgServer {
 // UpdateParams replaces the params; only the module authority may call it.
 func (m msgServer) UpdateParams(ctx context.Context, msg *types.MsgUpdateParams) (*types.MsgUpdateParamsResponse, error) {
 	event := &types.EventParamsUpdated{Authority: msg.Authority, Params: msg.Params}
-	if err := check.Authority(sdk.UnwrapSDKContext(ctx), m.authority, msg.Authority, types.ErrInvalidAuthority); err != nil {
-		return nil, err
-	}
-	if err := m.checkStepPayment(ctx, msg.Params); err != nil {
-		return nil, err
-	}
-	if err := check.UpdateParams(ctx, m.authority, msg.Authority, msg.Params, m.Params, types.ErrInvalidAuthority, event); err != nil {
+	steps := func() error { return m.checkStepPayment(ctx, msg.Params) }
+	if err := check.UpdateParams(ctx, m.authority, msg.Authority, msg.Params, m.Params, types.ErrInvalidAuthority, event, steps); err != nil {
 		return nil, err
 	}
 	return &types.MsgUpdateParamsResponse{}, nil
