@@ -8,17 +8,15 @@ import (
 	errorsmod "cosmossdk.io/errors"
 	"cosmossdk.io/math"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/bridge/types"
 )
 
-// WithdrawToEvm burns amount of the bridged denom from sender and adds it to
-// the EVM recipient's cumulative total, paid by the next payout root. It is
-// refused, with nothing moved, for another denom, less than min_withdrawal,
-// more than the sender holds, a new recipient once the tree is full, or
-// when withdrawals would pass what was ever deposited (so no root can ask
-// the vault for more than it took in).
+// WithdrawToEvm is MsgWithdrawToEvm: the sender withdraws its own coins
+// (Withdraw).
 func (m msgServer) WithdrawToEvm(ctx context.Context, msg *types.MsgWithdrawToEvm) (*types.MsgWithdrawToEvmResponse, error) {
 	sender, err := m.addressCodec.StringToBytes(msg.Sender)
 	if err != nil {
@@ -28,62 +26,80 @@ func (m msgServer) WithdrawToEvm(ctx context.Context, msg *types.MsgWithdrawToEv
 	if err != nil {
 		return nil, err
 	}
-	params, err := m.Params.Get(ctx)
+	cum, err := m.Withdraw(ctx, sender, recipient, msg.Amount)
 	if err != nil {
 		return nil, err
 	}
-	amt := msg.Amount
+	return &types.MsgWithdrawToEvmResponse{Cumulative: cum}, nil
+}
+
+// Withdraw burns amt of the bridged denom from sender and adds it to the
+// EVM recipient's cumulative total, paid by the next payout root; it is the
+// one path every withdrawal takes (a signed message's or the sender's own).
+// It is refused, with nothing moved, for another denom, less than
+// min_withdrawal, more than the sender holds, a new recipient once the tree
+// is full, or when withdrawals would pass what was ever deposited (so no
+// root can ask the vault for more than it took in).
+func (k Keeper) Withdraw(ctx context.Context, sender sdk.AccAddress, recipient common.Address, amt sdk.Coin) (math.Int, error) {
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return math.Int{}, err
+	}
 	if amt.Denom != params.Denom || amt.Amount.IsNil() {
-		return nil, errorsmod.Wrapf(types.ErrInvalidAmount, "withdraw %s, not %q", amt.Denom, params.Denom)
+		return math.Int{}, errorsmod.Wrapf(types.ErrInvalidAmount, "withdraw %s, not %q", amt.Denom, params.Denom)
 	}
 	if amt.Amount.LT(params.MinWithdrawal) {
-		return nil, errorsmod.Wrapf(types.ErrInvalidAmount, "%s is below the minimum withdrawal %s", amt.Amount, params.MinWithdrawal)
+		return math.Int{}, errorsmod.Wrapf(types.ErrInvalidAmount, "%s is below the minimum withdrawal %s", amt.Amount, params.MinWithdrawal)
 	}
-	if have := m.bank.SpendableCoin(ctx, sender, amt.Denom); have.Amount.LT(amt.Amount) {
-		return nil, errorsmod.Wrapf(types.ErrInsufficientFunds, "has %s, withdraws %s", have, amt)
+	if have := k.bank.SpendableCoin(ctx, sender, amt.Denom); have.Amount.LT(amt.Amount) {
+		return math.Int{}, errorsmod.Wrapf(types.ErrInsufficientFunds, "has %s, withdraws %s", have, amt)
 	}
-	totals, err := m.Totals.Get(ctx)
+	totals, err := k.Totals.Get(ctx)
 	if err != nil {
-		return nil, err
+		return math.Int{}, err
 	}
 	if totals.Withdrawn.Add(amt.Amount).GT(totals.Deposited) {
-		return nil, errorsmod.Wrapf(types.ErrAboveBridged, "deposited %s, withdrawn %s, asked %s", totals.Deposited, totals.Withdrawn, amt.Amount)
+		return math.Int{}, errorsmod.Wrapf(types.ErrAboveBridged, "deposited %s, withdrawn %s, asked %s", totals.Deposited, totals.Withdrawn, amt.Amount)
 	}
-	progress, err := m.Progress.Get(ctx)
+	progress, err := k.Progress.Get(ctx)
 	if err != nil {
-		return nil, err
+		return math.Int{}, err
 	}
-	cum, err := m.Cumulative.Get(ctx, recipient.Bytes())
+	cum, err := k.Cumulative.Get(ctx, recipient.Bytes())
 	switch {
 	case errors.Is(err, collections.ErrNotFound):
 		if progress.Recipients >= params.MaxRecipients {
-			return nil, errorsmod.Wrapf(types.ErrTooManyRecipients, "%d recipients", progress.Recipients)
+			return math.Int{}, errorsmod.Wrapf(types.ErrTooManyRecipients, "%d recipients", progress.Recipients)
 		}
 		progress.Recipients++
 		cum = math.ZeroInt()
 	case err != nil:
-		return nil, err
+		return math.Int{}, err
 	}
 
 	coins := sdk.NewCoins(amt)
-	if err := m.bank.SendCoinsFromAccountToModule(ctx, sender, types.ModuleName, coins); err != nil {
-		return nil, errorsmod.Wrap(types.ErrInsufficientFunds, err.Error())
+	if err := k.bank.SendCoinsFromAccountToModule(ctx, sender, types.ModuleName, coins); err != nil {
+		return math.Int{}, errorsmod.Wrap(types.ErrInsufficientFunds, err.Error())
 	}
-	if err := m.bank.BurnCoins(ctx, types.ModuleName, coins); err != nil {
-		return nil, err
+	if err := k.bank.BurnCoins(ctx, types.ModuleName, coins); err != nil {
+		return math.Int{}, err
 	}
 	cum = cum.Add(amt.Amount)
-	if err := m.Cumulative.Set(ctx, recipient.Bytes(), cum); err != nil {
-		return nil, err
+	if err := k.Cumulative.Set(ctx, recipient.Bytes(), cum); err != nil {
+		return math.Int{}, err
 	}
 	totals.Withdrawn = totals.Withdrawn.Add(amt.Amount)
-	if err := m.Totals.Set(ctx, totals); err != nil {
-		return nil, err
+	if err := k.Totals.Set(ctx, totals); err != nil {
+		return math.Int{}, err
 	}
 	progress.WithdrawnSinceRoot = true
-	if err := m.Progress.Set(ctx, progress); err != nil {
-		return nil, err
+	if err := k.Progress.Set(ctx, progress); err != nil {
+		return math.Int{}, err
 	}
-	return &types.MsgWithdrawToEvmResponse{Cumulative: cum}, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(
-		&types.EventWithdrawal{Sender: msg.Sender, EvmRecipient: recipient.Hex(), Amount: amt.Amount, Cumulative: cum})
+	senderStr, err := k.addressCodec.BytesToString(sender)
+	if err != nil {
+		return math.Int{}, err
+	}
+	return cum, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(
+		&types.EventWithdrawal{Sender: senderStr, EvmRecipient: recipient.Hex(), Amount: amt.Amount, Cumulative: cum})
 }
