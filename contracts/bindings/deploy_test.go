@@ -60,7 +60,9 @@ func TestDeploy(t *testing.T) {
 	require.Zero(t, e.totalDeposited().Sign())
 	require.Zero(t, e.totalClaimed().Sign())
 	require.Equal(t, [32]byte{}, e.accepted().Root)
-	require.Equal(t, [32]byte{}, e.pending().Root)
+	require.Equal(t, [32]byte{}, e.pending(1).Root)
+	require.Zero(t, e.lastProposed())
+	require.Zero(t, e.cancelledThrough())
 
 	decimals, err := bind.Call(e.tokenC, nil, e.token.PackDecimals(), e.token.UnpackDecimals)
 	require.NoError(t, err)

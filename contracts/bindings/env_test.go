@@ -238,8 +238,8 @@ func (e *env) accepted() bindings.AcceptedRootOutput {
 	return v
 }
 
-func (e *env) pending() bindings.PendingRootOutput {
-	v, err := e.vault.UnpackPendingRoot(e.view(e.vault.PackPendingRoot()))
+func (e *env) pending(epoch uint64) bindings.PendingRootsOutput {
+	v, err := e.vault.UnpackPendingRoots(e.view(e.vault.PackPendingRoots(epoch)))
 	require.NoError(e.t, err)
 	return v
 }
@@ -310,7 +310,20 @@ func (e *env) publish(epoch uint64, tree *payout.Tree) {
 	e.t.Helper()
 	e.proposeTree(epoch, tree)
 	e.wait(rootDelay)
-	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot())
+	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(epoch))
+}
+
+// lastProposed and cancelledThrough read the vault's epoch watermarks.
+func (e *env) lastProposed() uint64 {
+	v, err := e.vault.UnpackLastProposedEpoch(e.view(e.vault.PackLastProposedEpoch()))
+	require.NoError(e.t, err)
+	return v
+}
+
+func (e *env) cancelledThrough() uint64 {
+	v, err := e.vault.UnpackCancelledThrough(e.view(e.vault.PackCancelledThrough()))
+	require.NoError(e.t, err)
+	return v
 }
 
 func (e *env) claimData(tree *payout.Tree, account common.Address) []byte {

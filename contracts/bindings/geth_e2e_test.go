@@ -239,7 +239,7 @@ func TestGethDevEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	sigs := signWith(t, valset, valKeys, digest, 0, 2, 3)
 	propRcpt := g.send(relayer, vaultC, vault.PackProposeRoot(toValset(valset), sigs, 1, tr.Root(), total))
-	pend, err := bind.Call(vaultC, &bind.CallOpts{Context: ctx}, vault.PackPendingRoot(), vault.UnpackPendingRoot)
+	pend, err := bind.Call(vaultC, &bind.CallOpts{Context: ctx}, vault.PackPendingRoots(1), vault.UnpackPendingRoots)
 	require.NoError(t, err)
 	propHead, err := client.HeaderByNumber(ctx, propRcpt.BlockNumber)
 	require.NoError(t, err)
@@ -248,7 +248,7 @@ func TestGethDevEndToEnd(t *testing.T) {
 	// Before the timelock the vault refuses acceptance (checked while the
 	// head is more than a block short of it); real blocks then pass it.
 	if head, err := client.HeaderByNumber(ctx, nil); err == nil && head.Time+1 < pend.AcceptableAt {
-		raw := g.revertData(relayer, vaultC, vault.PackAcceptRoot())
+		raw := g.revertData(relayer, vaultC, vault.PackAcceptRoot(1))
 		got, err := vault.UnpackError(raw)
 		require.NoError(t, err, "revert data 0x%x is not a vault error", raw)
 		require.IsType(t, &bindings.SettlementVaultTimelockNotExpired{}, got)
@@ -261,7 +261,7 @@ func TestGethDevEndToEnd(t *testing.T) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	g.send(relayer, vaultC, vault.PackAcceptRoot())
+	g.send(relayer, vaultC, vault.PackAcceptRoot(1))
 
 	// Both claims, paid to the unit; the vault keeps the rest.
 	for _, a := range []actor{p0, p1} {

@@ -11,8 +11,9 @@ import (
 )
 
 // TestPauseBlocksClaimsAndAcceptance: while paused, deposits, acceptance
-// and claims are refused (proposals are not: validators may replace a bad
-// root meanwhile); unpaused, all resume.
+// and claims are refused (proposals are not: a proposal while paused
+// cancels the roots still pending, how validators correct a bad one);
+// unpaused, all resume.
 func TestPauseBlocksClaimsAndAcceptance(t *testing.T) {
 	e := newEnv(t, 4)
 	e.deposit(e.renters[0], usdc(100), e.renters[0].addr)
@@ -29,20 +30,24 @@ func TestPauseBlocksClaimsAndAcceptance(t *testing.T) {
 	e.wait(rootDelay)
 
 	e.expectVaultError(p0, e.claimData(t1, p0.addr), &bindings.SettlementVaultEnforcedPause{})
-	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(), &bindings.SettlementVaultEnforcedPause{})
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(2), &bindings.SettlementVaultEnforcedPause{})
 	e.send(e.renters[0], e.tokenC, e.token.PackApprove(e.vaultAddr, usdc(1)))
 	e.expectVaultError(e.renters[0], e.vault.PackDeposit(usdc(1), p0.addr), &bindings.SettlementVaultEnforcedPause{})
 	e.expectVaultError(e.guardian, e.vault.PackPause(), &bindings.SettlementVaultEnforcedPause{})
-	// Validators can still replace the pending root while paused.
+	// Validators can still propose while paused, which cancels root 2.
 	t3 := tree(t, entry(p0.addr, usdc(25)))
-	e.proposeTree(3, t3)
+	rcpt = e.proposeTree(3, t3)
+	cancel, err := e.vault.UnpackRootsCancelledEvent(rcpt.Logs[0])
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), cancel.ThroughEpoch)
 
 	e.send(e.guardian, e.vaultC, e.vault.PackUnpause())
 	e.expectVaultError(e.guardian, e.vault.PackUnpause(), &bindings.SettlementVaultExpectedPause{})
 	e.send(p0, e.vaultC, e.claimData(t1, p0.addr))
 	require.Equal(t, usdc(10), e.balance(p0.addr))
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(2), &bindings.SettlementVaultRootCancelled{Epoch: 2, CancelledThrough: 2})
 	e.wait(rootDelay)
-	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot())
+	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(3))
 	require.Equal(t, uint64(3), e.accepted().Epoch)
 	e.send(p0, e.vaultC, e.claimData(t3, p0.addr))
 	require.Equal(t, usdc(25), e.balance(p0.addr))
@@ -50,9 +55,9 @@ func TestPauseBlocksClaimsAndAcceptance(t *testing.T) {
 }
 
 // TestGuardianCannotDoMore: only the guardian pauses; the guardian cannot
-// rotate the set, propose a root, or take funds (the vault has no function
-// that pays anyone but a leaf's account: the whole list of state-changing
-// methods is pinned here).
+// rotate the set, propose or cancel a root, or take funds (the vault has
+// no function that pays anyone but a leaf's account: the whole list of
+// state-changing methods, with their arguments, is pinned here).
 func TestGuardianCannotDoMore(t *testing.T) {
 	e := newEnv(t, 4)
 	e.deposit(e.renters[0], usdc(100), e.renters[0].addr)
@@ -85,11 +90,20 @@ func TestGuardianCannotDoMore(t *testing.T) {
 	var mutating []string
 	for name, m := range e.vault.GetABI().Methods {
 		if !m.IsConstant() {
-			mutating = append(mutating, name)
+			require.Equal(t, name, m.RawName)
+			mutating = append(mutating, m.Sig)
 		}
 	}
 	sort.Strings(mutating)
-	require.Equal(t, []string{"acceptRoot", "claim", "deposit", "pause", "proposeRoot", "unpause", "updateValset"}, mutating)
+	require.Equal(t, []string{
+		"acceptRoot(uint64)",
+		"claim(address,uint256,bytes32[])",
+		"deposit(uint256,address)",
+		"pause()",
+		"proposeRoot((address[],uint64[],uint64),(uint32,uint8,bytes32,bytes32)[],uint64,bytes32,uint256)",
+		"unpause()",
+		"updateValset((address[],uint64[],uint64),(address[],uint64[],uint64),(uint32,uint8,bytes32,bytes32)[])",
+	}, mutating)
 	require.Equal(t, usdc(100), e.balance(e.vaultAddr))
 	require.Zero(t, e.balance(e.guardian.addr).Sign())
 }

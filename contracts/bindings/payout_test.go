@@ -31,7 +31,7 @@ func TestRootSignedByThreeOfFour(t *testing.T) {
 	require.Equal(t, head.Time+3600, ev.AcceptableAt)
 	require.Equal(t, uint64(1), ev.ValsetNonce)
 
-	p := e.pending()
+	p := e.pending(1)
 	require.Equal(t, [32]byte(tr.Root()), p.Root)
 	require.Equal(t, usdc(100), p.TotalCumulative)
 	require.Equal(t, uint64(1), p.Epoch)
@@ -70,7 +70,7 @@ func TestClaimBeforeAndAfterTimelock(t *testing.T) {
 	e.wait(rootDelay - 10*time.Second)
 	head, err := e.client.HeaderByNumber(e.ctx, nil)
 	require.NoError(t, err)
-	raw := e.revertData(e.relayer, e.vaultC, e.vault.PackAcceptRoot())
+	raw := e.revertData(e.relayer, e.vaultC, e.vault.PackAcceptRoot(1))
 	got, err := e.vault.UnpackError(raw)
 	require.NoError(t, err)
 	tl, ok := got.(*bindings.SettlementVaultTimelockNotExpired)
@@ -82,12 +82,17 @@ func TestClaimBeforeAndAfterTimelock(t *testing.T) {
 	e.expectVaultError(p0, e.claimData(tr, p0.addr), &bindings.SettlementVaultNoAcceptedRoot{})
 
 	e.wait(10 * time.Second)
-	rcpt = e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot())
+	rcpt = e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(1))
 	acc, err := e.vault.UnpackRootAcceptedEvent(rcpt.Logs[0])
 	require.NoError(t, err)
 	require.Equal(t, &bindings.SettlementVaultRootAccepted{Epoch: 1, Root: tr.Root(), TotalCumulative: usdc(100), Raw: rcpt.Logs[0]}, acc)
-	require.Equal(t, [32]byte{}, e.pending().Root)
-	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(), &bindings.SettlementVaultNoPendingRoot{})
+	gone := e.pending(1)
+	require.Equal(t, [32]byte{}, gone.Root, "the accepted entry is deleted")
+	require.Zero(t, gone.TotalCumulative.Sign())
+	require.Zero(t, gone.Epoch)
+	require.Zero(t, gone.AcceptableAt)
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(1), &bindings.SettlementVaultNoPendingRoot{Epoch: 1})
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(2), &bindings.SettlementVaultNoPendingRoot{Epoch: 2})
 
 	// Anyone may claim for p0; the money goes to p0.
 	rcpt = e.send(e.relayer, e.vaultC, e.claimData(tr, p0.addr))
@@ -157,7 +162,7 @@ func TestClaimRefusals(t *testing.T) {
 	sigs := e.sign(e.rootDigest(1, tr.Root(), usdc(100)), 0, 1, 2)
 	e.send(e.relayer, e.vaultC, e.vault.PackProposeRoot(toValset(e.valset), sigs, 1, tr.Root(), usdc(100)))
 	e.wait(rootDelay)
-	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot())
+	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(1))
 
 	_, proof, err := tr.Proof(p0.addr)
 	require.NoError(t, err)
@@ -208,34 +213,154 @@ func TestRootRefusals(t *testing.T) {
 	require.Equal(t, e.valset.Validators[0], ws.Expected)
 }
 
-// TestPendingRootReplaced: a later proposal replaces a pending root that
-// was not accepted (how validators correct a bad root during the
-// timelock), and its own timelock starts again.
-func TestPendingRootReplaced(t *testing.T) {
+// TestLaterRootDoesNotDelayEarlier: each root keeps the timelock of its
+// own proposal. A later proposal neither replaces nor delays an earlier
+// root; accepting a root supersedes every earlier one; a root is checked
+// against the accepted total again when it is accepted.
+func TestLaterRootDoesNotDelayEarlier(t *testing.T) {
 	e := newEnv(t, 4)
 	e.deposit(e.renters[0], usdc(100), e.renters[0].addr)
-	bad := tree(t, entry(e.providers[0].addr, usdc(100)))
-	good := tree(t, entry(e.providers[0].addr, usdc(10)), entry(e.providers[1].addr, usdc(10)))
-	e.proposeTree(1, bad)
-	e.wait(rootDelay / 2)
-	rcpt := e.proposeTree(2, good)
-	rep, err := e.vault.UnpackRootReplacedEvent(rcpt.Logs[0])
-	require.NoError(t, err)
-	require.Equal(t, uint64(1), rep.Epoch)
-	require.Equal(t, [32]byte(bad.Root()), rep.Root)
+	p0, p1 := e.providers[0], e.providers[1]
+	t1 := tree(t, entry(p0.addr, usdc(10)))
+	t2 := tree(t, entry(p0.addr, usdc(10)), entry(p1.addr, usdc(10)))
 
+	at1 := acceptableAt(t, e, e.proposeTree(1, t1))
 	e.wait(rootDelay / 2)
-	raw := e.revertData(e.relayer, e.vaultC, e.vault.PackAcceptRoot())
+	rcpt := e.proposeTree(2, t2)
+	require.Len(t, rcpt.Logs, 1, "only RootProposed: nothing replaced or cancelled")
+	at2 := acceptableAt(t, e, rcpt)
+	require.Equal(t, bindings.PendingRootsOutput{Root: t1.Root(), TotalCumulative: usdc(10), Epoch: 1, AcceptableAt: at1}, e.pending(1),
+		"root 1 untouched by the proposal of root 2")
+	require.Equal(t, bindings.PendingRootsOutput{Root: t2.Root(), TotalCumulative: usdc(20), Epoch: 2, AcceptableAt: at2}, e.pending(2))
+	require.Equal(t, uint64(2), e.lastProposed())
+	require.Zero(t, e.cancelledThrough())
+
+	// Root 1 is due at its own time, root 2 is not.
+	e.wait(rootDelay / 2)
+	head, err := e.client.HeaderByNumber(e.ctx, nil)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, head.Time, at1)
+	require.Less(t, head.Time+1, at2)
+	raw := e.revertData(e.relayer, e.vaultC, e.vault.PackAcceptRoot(2))
 	got, err := e.vault.UnpackError(raw)
 	require.NoError(t, err)
-	require.IsType(t, &bindings.SettlementVaultTimelockNotExpired{}, got)
+	tl, ok := got.(*bindings.SettlementVaultTimelockNotExpired)
+	require.True(t, ok, "got %#v", got)
+	require.Equal(t, at2, tl.AcceptableAt)
+	rcpt = e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(1))
+	acc, err := e.vault.UnpackRootAcceptedEvent(rcpt.Logs[0])
+	require.NoError(t, err)
+	require.Equal(t, &bindings.SettlementVaultRootAccepted{Epoch: 1, Root: t1.Root(), TotalCumulative: usdc(10), Raw: rcpt.Logs[0]}, acc)
+	e.send(p0, e.vaultC, e.claimData(t1, p0.addr))
+
+	// Root 2 follows at its own time and supersedes root 1.
 	e.wait(rootDelay / 2)
-	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot())
-	acc := e.accepted()
-	require.Equal(t, [32]byte(good.Root()), acc.Root)
-	require.Equal(t, uint64(2), acc.Epoch)
-	require.Equal(t, usdc(20), acc.TotalCumulative)
-	e.expectVaultError(e.providers[0], e.claimData(bad, e.providers[0].addr), &bindings.SettlementVaultInvalidProof{})
+	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(2))
+	require.Equal(t, bindings.AcceptedRootOutput{Root: t2.Root(), TotalCumulative: usdc(20), Epoch: 2, AcceptableAt: at2}, e.accepted())
+	e.send(p1, e.vaultC, e.claimData(t2, p1.addr))
+	require.Equal(t, usdc(10), e.balance(p1.addr))
+
+	// Accepting a later root first supersedes the earlier one for good.
+	t3 := tree(t, entry(p0.addr, usdc(30)))
+	t4 := tree(t, entry(p0.addr, usdc(40)))
+	e.proposeTree(3, t3)
+	e.proposeTree(4, t4)
+	e.wait(rootDelay)
+	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(4))
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(3), &bindings.SettlementVaultRootSuperseded{Epoch: 3, AcceptedEpoch: 4})
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(4), &bindings.SettlementVaultNoPendingRoot{Epoch: 4})
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(5), &bindings.SettlementVaultNoPendingRoot{Epoch: 5})
+
+	// Both proposed above the accepted total (40), but once root 5 (total
+	// 90) is accepted, root 6 (total 60) would lower it.
+	t5 := tree(t, entry(p0.addr, usdc(90)))
+	t6 := tree(t, entry(p0.addr, usdc(60)))
+	e.proposeTree(5, t5)
+	e.proposeTree(6, t6)
+	e.wait(rootDelay)
+	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(5))
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(6),
+		&bindings.SettlementVaultTotalDecreased{TotalCumulative: usdc(60), Accepted: usdc(90)})
+	require.Equal(t, uint64(5), e.accepted().Epoch)
+	e.checkSolvent()
+}
+
+// TestPausedProposalCancelsEarlierRoots: the correction path. A bad root is
+// proposed; the guardian pauses; the validators propose a corrected later
+// root while paused, which cancels the bad one. The bad root can never be
+// accepted; the corrected one is accepted after its own timelock, once
+// unpaused.
+func TestPausedProposalCancelsEarlierRoots(t *testing.T) {
+	e := newEnv(t, 4)
+	e.deposit(e.renters[0], usdc(100), e.renters[0].addr)
+	p0, p1 := e.providers[0], e.providers[1]
+	bad := tree(t, entry(p0.addr, usdc(100)))
+	good := tree(t, entry(p0.addr, usdc(10)), entry(p1.addr, usdc(10)))
+
+	e.proposeTree(1, bad)
+	e.wait(rootDelay / 2)
+	e.send(e.guardian, e.vaultC, e.vault.PackPause())
+	rcpt := e.proposeTree(2, good)
+	require.Len(t, rcpt.Logs, 2)
+	cancel, err := e.vault.UnpackRootsCancelledEvent(rcpt.Logs[0])
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), cancel.ThroughEpoch)
+	atGood := acceptableAt(t, e, rcpt)
+	require.Equal(t, uint64(1), e.cancelledThrough())
+
+	// The bad root's timelock passes; paused, nothing is accepted.
+	e.wait(rootDelay / 2)
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(1), &bindings.SettlementVaultEnforcedPause{})
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(2), &bindings.SettlementVaultEnforcedPause{})
+	e.send(e.guardian, e.vaultC, e.vault.PackUnpause())
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(1), &bindings.SettlementVaultRootCancelled{Epoch: 1, CancelledThrough: 1})
+	raw := e.revertData(e.relayer, e.vaultC, e.vault.PackAcceptRoot(2))
+	got, err := e.vault.UnpackError(raw)
+	require.NoError(t, err)
+	tl, ok := got.(*bindings.SettlementVaultTimelockNotExpired)
+	require.True(t, ok, "got %#v", got)
+	require.Equal(t, atGood, tl.AcceptableAt)
+
+	e.wait(rootDelay / 2)
+	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(2))
+	require.Equal(t, uint64(2), e.accepted().Epoch)
+	e.expectVaultError(e.relayer, e.vault.PackAcceptRoot(1), &bindings.SettlementVaultRootSuperseded{Epoch: 1, AcceptedEpoch: 2})
+	e.expectVaultError(p0, e.claimData(bad, p0.addr), &bindings.SettlementVaultInvalidProof{})
+	e.send(p0, e.vaultC, e.claimData(good, p0.addr))
+	require.Equal(t, usdc(10), e.balance(p0.addr))
+
+	// A proposal while paused with nothing pending cancels nothing; one
+	// while unpaused never does.
+	e.send(e.guardian, e.vaultC, e.vault.PackPause())
+	rcpt = e.proposeTree(3, tree(t, entry(p0.addr, usdc(20))))
+	require.Len(t, rcpt.Logs, 1, "only RootProposed")
+	require.Equal(t, uint64(1), e.cancelledThrough())
+	e.send(e.guardian, e.vaultC, e.vault.PackUnpause())
+	rcpt = e.proposeTree(4, tree(t, entry(p0.addr, usdc(30))))
+	require.Len(t, rcpt.Logs, 1, "only RootProposed")
+	require.Equal(t, uint64(1), e.cancelledThrough())
+	e.wait(rootDelay)
+	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(3))
+	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(4))
+	require.Equal(t, usdc(30), e.accepted().TotalCumulative)
+	e.checkSolvent()
+}
+
+// acceptableAt returns the acceptableAt of the RootProposed event in rcpt
+// and checks it is the proposal block's time plus the delay.
+func acceptableAt(t *testing.T, e *env, rcpt *types.Receipt) uint64 {
+	t.Helper()
+	var found *bindings.SettlementVaultRootProposed
+	for _, l := range rcpt.Logs {
+		if ev, err := e.vault.UnpackRootProposedEvent(l); err == nil {
+			found = ev
+		}
+	}
+	require.NotNil(t, found, "no RootProposed event")
+	head, err := e.client.HeaderByNumber(e.ctx, rcpt.BlockNumber)
+	require.NoError(t, err)
+	require.Equal(t, head.Time+uint64(rootDelay/time.Second), found.AcceptableAt)
+	return found.AcceptableAt
 }
 
 // claimedEvent returns the one Claimed event of a claim's receipt.

@@ -87,7 +87,7 @@ func TestValsetRotation(t *testing.T) {
 		&bindings.SettlementVaultInsufficientPower{Signed: new(big.Int).SetUint64(lightPower)})
 	e.send(e.relayer, e.vaultC, e.vault.PackProposeRoot(toValset(next), e.sign(digest, idx(1, 2, 3, 4)...), 1, tr.Root(), usdc(100)))
 	e.wait(rootDelay)
-	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot())
+	e.send(e.relayer, e.vaultC, e.vault.PackAcceptRoot(1))
 	e.send(e.providers[0], e.vaultC, e.claimData(tr, e.providers[0].addr))
 	require.Equal(t, usdc(100), e.balance(e.providers[0].addr))
 	e.checkSolvent()

@@ -14,7 +14,8 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 /// (the appchain credits each deposit by its event nonce, in order) and
 /// providers are paid out of it against cumulative Merkle roots that more than
 /// two thirds of the appchain's validator power signed. A root becomes
-/// claimable only after a timelock, during which the guardian can pause.
+/// claimable only after its own timelock, during which the guardian can
+/// pause; a later proposal never delays an earlier one.
 /// @dev The rules, digests and invariants are specified in contracts/README.md;
 /// contracts/payout is the Go side of every digest and tree.
 contract SettlementVault is Pausable, ReentrancyGuardTransient {
@@ -90,8 +91,14 @@ contract SettlementVault is Pausable, ReentrancyGuardTransient {
 
     /// @notice The highest epoch ever proposed (accepted or not).
     uint64 public lastProposedEpoch;
-    /// @notice The root waiting for its timelock (zero root when none).
-    PayoutRoot public pendingRoot;
+    /// @notice Every root proposed for an epoch at or below this was
+    /// cancelled by a proposal made while the vault was paused; none of them
+    /// can be accepted.
+    uint64 public cancelledThrough;
+    /// @notice Proposed roots by epoch, each with its own timelock (zero root
+    /// for an epoch never proposed or already accepted). An entry at or below
+    /// the accepted epoch or `cancelledThrough` can no longer be accepted.
+    mapping(uint64 epoch => PayoutRoot) public pendingRoots;
     /// @notice The root claims are paid against (zero root before the first).
     PayoutRoot public acceptedRoot;
     /// @notice Cumulative amount paid to each account.
@@ -106,8 +113,9 @@ contract SettlementVault is Pausable, ReentrancyGuardTransient {
     event RootProposed(
         uint64 indexed epoch, bytes32 root, uint256 totalCumulative, uint64 acceptableAt, uint64 valsetNonce
     );
-    /// @notice A pending root that had not been accepted was replaced by a later one.
-    event RootReplaced(uint64 indexed epoch, bytes32 root);
+    /// @notice A proposal made while paused cancelled every root proposed for
+    /// an epoch up to `throughEpoch` that had not been accepted.
+    event RootsCancelled(uint64 indexed throughEpoch);
     /// @notice A root became the one claims are paid against.
     event RootAccepted(uint64 indexed epoch, bytes32 root, uint256 totalCumulative);
     /// @notice `account` was paid `amount`, bringing it to `cumulative`.
@@ -135,7 +143,9 @@ contract SettlementVault is Pausable, ReentrancyGuardTransient {
     error EpochNotIncreasing(uint64 epoch, uint64 last);
     error TotalDecreased(uint256 totalCumulative, uint256 accepted);
     error TotalAboveDeposits(uint256 totalCumulative, uint256 deposited);
-    error NoPendingRoot();
+    error NoPendingRoot(uint64 epoch);
+    error RootSuperseded(uint64 epoch, uint64 acceptedEpoch);
+    error RootCancelled(uint64 epoch, uint64 cancelledThrough);
     error TimelockNotExpired(uint64 acceptableAt, uint256 timestamp);
     error NoAcceptedRoot();
     error InvalidProof();
@@ -211,8 +221,10 @@ contract SettlementVault is Pausable, ReentrancyGuardTransient {
     // ----------------------------------------------------------------- payouts
 
     /// @notice Proposes `root` for `epoch`, signed by more than two thirds of
-    /// the current set's power; it can be accepted after `rootDelay`. A later
-    /// proposal replaces a pending one that was not accepted yet.
+    /// the current set's power; it can be accepted `rootDelay` after this
+    /// proposal, whatever is proposed after it. Only a proposal made while the
+    /// guardian holds the vault paused cancels the earlier pending roots: that
+    /// is how the validators correct a bad root.
     function proposeRoot(
         Valset calldata current,
         Signature[] calldata sigs,
@@ -222,29 +234,49 @@ contract SettlementVault is Pausable, ReentrancyGuardTransient {
     ) external {
         _requireCurrent(current);
         if (root == bytes32(0)) revert ZeroRoot();
-        if (epoch <= lastProposedEpoch) revert EpochNotIncreasing(epoch, lastProposedEpoch);
+        uint64 last = lastProposedEpoch;
+        if (epoch <= last) revert EpochNotIncreasing(epoch, last);
         uint256 acceptedTotal = acceptedRoot.totalCumulative;
         if (totalCumulative < acceptedTotal) revert TotalDecreased(totalCumulative, acceptedTotal);
         if (totalCumulative > totalDeposited) revert TotalAboveDeposits(totalCumulative, totalDeposited);
         _verifySignatures(current, rootDigest(current.nonce, epoch, root, totalCumulative), sigs);
 
-        PayoutRoot storage pending = pendingRoot;
-        if (pending.root != bytes32(0)) emit RootReplaced(pending.epoch, pending.root);
+        // Paused, the proposal cancels every root still pending (all of them
+        // are at or below `last`, and the last one is pending exactly when it
+        // is above both the accepted epoch and the cancelled ones). Unpaused,
+        // it touches no earlier root, so a third party relaying newer roots
+        // can never delay an older one.
+        if (paused() && last > acceptedRoot.epoch && last > cancelledThrough) {
+            cancelledThrough = last;
+            emit RootsCancelled(last);
+        }
         uint64 acceptableAt = uint64(block.timestamp) + rootDelay;
-        pendingRoot = PayoutRoot(root, totalCumulative, epoch, acceptableAt);
+        pendingRoots[epoch] = PayoutRoot(root, totalCumulative, epoch, acceptableAt);
         lastProposedEpoch = epoch;
         emit RootProposed(epoch, root, totalCumulative, acceptableAt, current.nonce);
     }
 
-    /// @notice Makes the pending root the one claims are paid against, once
-    /// its timelock has passed. Anyone may call it.
-    function acceptRoot() external whenNotPaused {
-        PayoutRoot memory pending = pendingRoot;
-        if (pending.root == bytes32(0)) revert NoPendingRoot();
+    /// @notice Makes the root proposed for `epoch` the one claims are paid
+    /// against, once its own timelock has passed. Anyone may call it. It
+    /// supersedes every earlier root: none can be accepted afterwards.
+    function acceptRoot(uint64 epoch) external whenNotPaused {
+        PayoutRoot memory pending = pendingRoots[epoch];
+        if (pending.root == bytes32(0)) revert NoPendingRoot(epoch);
+        uint64 acceptedEpoch = acceptedRoot.epoch;
+        if (epoch <= acceptedEpoch) revert RootSuperseded(epoch, acceptedEpoch);
+        uint64 cancelled = cancelledThrough;
+        if (epoch <= cancelled) revert RootCancelled(epoch, cancelled);
         if (block.timestamp < pending.acceptableAt) revert TimelockNotExpired(pending.acceptableAt, block.timestamp);
+        // Roots are checked against the accepted total when proposed, but an
+        // earlier root accepted since may have raised it.
+        uint256 acceptedTotal = acceptedRoot.totalCumulative;
+        if (pending.totalCumulative < acceptedTotal) revert TotalDecreased(pending.totalCumulative, acceptedTotal);
+        if (pending.totalCumulative > totalDeposited) {
+            revert TotalAboveDeposits(pending.totalCumulative, totalDeposited);
+        }
         acceptedRoot = pending;
-        delete pendingRoot;
-        emit RootAccepted(pending.epoch, pending.root, pending.totalCumulative);
+        delete pendingRoots[epoch];
+        emit RootAccepted(epoch, pending.root, pending.totalCumulative);
     }
 
     /// @notice Pays `account` what its leaf in the accepted root holds beyond
