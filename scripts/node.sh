@@ -46,9 +46,12 @@ if [ ! -f "$home/config/genesis.json" ]; then
   # The market takes uusdc next to ugpu (x/offer payment_denoms, sorted).
   sed -i '/"payment_denoms": \[/{n;s/"ugpu"/"ugpu",\n          "uusdc"/}' "$home/config/genesis.json"
   # The development genesis pre-mints alice's 1,000,000 USDC with no vault
-  # deposit behind it: x/bridge books it as unbacked (a bridged network
-  # starts at zero), and withdrawals to the EVM side never pass deposits.
-  sed -i 's/"unbacked": "0"/"unbacked": "1000000000000"/' "$home/config/genesis.json"
+  # deposit behind it: x/bridge books it as unbacked, hers (a bridged
+  # network starts at zero), so she can spend it on the chain but never
+  # withdraw it to the EVM side, where only deposits can be withdrawn.
+  sed -i -e 's/"unbacked": "0"/"unbacked": "1000000000000"/' \
+    -e "s/\"unbacked_holders\": \[\]/\"unbacked_holders\": [{\"address\": \"$alice\", \"amount\": \"1000000000000\"}]/" \
+    "$home/config/genesis.json"
   # A development chain: agents may register simulated GPUs, audited with
   # the simulated model on the CPU (x/provider allow_simulated_gpus).
   d genesis development

@@ -151,10 +151,18 @@ func genesisWith(tb testing.TB, a *app.App, accs []Account, vals []bondedValidat
 	gen[banktypes.ModuleName] = cdc.MustMarshalJSON(&bankGen)
 
 	// The test genesis pre-mints the accounts' uusdc with no vault deposit
-	// behind it; x/bridge must be told, or its books refuse the genesis.
+	// behind it; x/bridge must be told, holder by holder, or its books
+	// refuse the genesis.
 	var bridgeGen bridgetypes.GenesisState
 	cdc.MustUnmarshalJSON(gen[bridgetypes.ModuleName], &bridgeGen)
-	bridgeGen.Totals.Unbacked = supply.AmountOf(bridgeGen.Params.Denom)
+	denom := bridgeGen.Params.Denom
+	bridgeGen.Totals.Unbacked = supply.AmountOf(denom)
+	for _, acc := range accs {
+		if amt := acc.Coins.AmountOf(denom); amt.IsPositive() {
+			bridgeGen.UnbackedHolders = append(bridgeGen.UnbackedHolders,
+				bridgetypes.UnbackedHolder{Address: acc.Address.String(), Amount: amt})
+		}
+	}
 	gen[bridgetypes.ModuleName] = cdc.MustMarshalJSON(&bridgeGen)
 	return gen
 }

@@ -30,6 +30,7 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 				{RpcMethod: "Orchestrator", Use: "orchestrator <address>", Short: "Show the signer an orchestrator acts for and its last attested deposit", PositionalArgs: arg("address")},
 				{RpcMethod: "Valset", Use: "valset [nonce]", Short: "Show a valset and its confirmations (newest without nonce)", PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "nonce", Optional: true}}},
 				{RpcMethod: "Deposit", Use: "deposit <nonce>", Short: "Show a credited deposit or its attestations", PositionalArgs: arg("nonce")},
+				{RpcMethod: "Attestations", Use: "attestations <valoper>", Short: "List a validator's standing votes for uncredited deposits (at most 1000 nonces after the last credited)", PositionalArgs: arg("validator")},
 				{RpcMethod: "Conflicts", Use: "conflicts", Short: "List conflicting attestations"},
 				{RpcMethod: "Root", Use: "root [epoch]", Short: "Show a payout root and its confirmations (newest without epoch)", PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "epoch", Optional: true}}},
 				{RpcMethod: "Proof", Use: "proof <epoch> <0x-address>", Short: "Show an EVM account's leaf and Merkle proof (epoch 0: newest ready root)", PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "epoch"}, {ProtoField: "evm_address"}}},
@@ -46,6 +47,18 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 				{RpcMethod: "AttestDeposit", Skip: true},
 				{RpcMethod: "ConfirmValset", Skip: true},
 				{RpcMethod: "ConfirmRoot", Skip: true},
+				{RpcMethod: "RevokeAttestation", Skip: true},
+				{
+					RpcMethod: "SubmitValsetEvidence", Use: "submit-valset-evidence <nonce> <signature> --validators 0x…,0x… --powers p1,p2",
+					Short:          "Prove that a validator's EVM key signed a valset the chain did not make (slashes and jails it)",
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "nonce"}, {ProtoField: "signature"}},
+				},
+				{
+					RpcMethod: "SubmitRootEvidence", Use: "submit-root-evidence <valset-nonce> <epoch> <root> <total-cumulative> <signature>",
+					Short: "Prove that a validator's EVM key signed a payout root the chain did not build (slashes and jails it)",
+					PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "valset_nonce"}, {ProtoField: "epoch"},
+						{ProtoField: "root"}, {ProtoField: "total_cumulative"}, {ProtoField: "signature"}},
+				},
 				{
 					RpcMethod: "UpdateParams", Use: "update-params-proposal <params-json>",
 					Short:          "Submit a gov proposal replacing all x/bridge parameters",

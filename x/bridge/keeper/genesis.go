@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"cosmossdk.io/collections"
+	errorsmod "cosmossdk.io/errors"
 	"github.com/ethereum/go-ethereum/common"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
@@ -13,7 +14,8 @@ import (
 
 // InitGenesis writes a validated genesis state and then checks the books
 // against the bank: a bridged genesis must not hold supply of the bridged
-// denom that no deposit (or the declared totals.unbacked) stands behind.
+// denom that no deposit (or the declared totals.unbacked) stands behind, and
+// each declared unbacked holder must hold what it is declared to.
 func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 	if err := gs.Validate(); err != nil {
 		return err
@@ -64,12 +66,30 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 	if err := k.setConfirms(ctx, k.RootConfirms, gs.RootConfirms); err != nil {
 		return err
 	}
+	for _, v := range gs.VoteHistory {
+		val, err := k.valCodec.StringToBytes(v.Validator)
+		if err != nil {
+			return err
+		}
+		if err := k.VoteHistory.Set(ctx, collections.Join3(v.Claim.Nonce, sdk.ValAddress(val), v.Claim.EvmBlockHash), v.Claim); err != nil {
+			return err
+		}
+		last, _ := k.LastAttested.Get(ctx, val)
+		if err := k.LastAttested.Set(ctx, val, max(last, v.Claim.Nonce)); err != nil {
+			return err
+		}
+	}
 	for _, v := range gs.Votes {
 		val, err := k.valCodec.StringToBytes(v.Validator)
 		if err != nil {
 			return err
 		}
 		if err := k.Votes.Set(ctx, collections.Join(v.Claim.Nonce, sdk.ValAddress(val)), v.Claim); err != nil {
+			return err
+		}
+		// A standing vote is in the history too (a genesis from before the
+		// history was kept has only the standing votes).
+		if err := k.VoteHistory.Set(ctx, collections.Join3(v.Claim.Nonce, sdk.ValAddress(val), v.Claim.EvmBlockHash), v.Claim); err != nil {
 			return err
 		}
 		last, _ := k.LastAttested.Get(ctx, val)
@@ -119,6 +139,21 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 		if err := k.Due.Set(ctx, collections.Join3(d.Height, d.Kind, d.Id)); err != nil {
 			return err
 		}
+	}
+	for _, h := range gs.UnbackedHolders {
+		addr, err := k.addressCodec.StringToBytes(h.Address)
+		if err != nil {
+			return err
+		}
+		if bal := k.bank.GetBalance(ctx, addr, gs.Params.Denom); bal.Amount.LT(h.Amount) {
+			return errorsmod.Wrapf(types.ErrInvalidGenesis, "unbacked holder %s declares %s%s, holds %s", h.Address, h.Amount, gs.Params.Denom, bal)
+		}
+		if err := k.Unbacked.Set(ctx, addr, h.Amount); err != nil {
+			return err
+		}
+	}
+	if err := k.initEquivocationGenesis(ctx, gs); err != nil {
+		return err
 	}
 	return k.SupplyInvariant(ctx)
 }
@@ -172,6 +207,17 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 		}
 		gs.Votes = append(gs.Votes, types.GenesisVote{Validator: v, Claim: kv.Value})
 	}
+	history, err := keyValues(ctx, k.VoteHistory)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range history {
+		v, err := k.valCodec.BytesToString(kv.Key.K2())
+		if err != nil {
+			return nil, err
+		}
+		gs.VoteHistory = append(gs.VoteHistory, types.GenesisVote{Validator: v, Claim: kv.Value})
+	}
 	if gs.Deposits, err = values(ctx, k.Deposits); err != nil {
 		return nil, err
 	}
@@ -209,6 +255,20 @@ func (k Keeper) ExportGenesis(ctx context.Context) (*types.GenesisState, error) 
 	}
 	for _, d := range due {
 		gs.Due = append(gs.Due, types.GenesisDue{Height: d.K1(), Kind: d.K2(), Id: d.K3()})
+	}
+	marks, err := keyValues(ctx, k.Unbacked)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range marks {
+		addr, err := k.addressCodec.BytesToString(kv.Key)
+		if err != nil {
+			return nil, err
+		}
+		gs.UnbackedHolders = append(gs.UnbackedHolders, types.UnbackedHolder{Address: addr, Amount: kv.Value})
+	}
+	if err := k.exportEquivocationGenesis(ctx, gs); err != nil {
+		return nil, err
 	}
 	return gs, nil
 }

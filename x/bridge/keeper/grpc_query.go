@@ -129,6 +129,44 @@ func (q querier) Deposit(ctx context.Context, req *types.QueryDepositRequest) (*
 	return res, nil
 }
 
+// MaxAttestationsQueried bounds Query/Attestations: it reads the
+// validator's standing votes among the first this many nonces after the
+// last credited one.
+const MaxAttestationsQueried = 1000
+
+// Attestations returns a validator's standing votes for uncredited
+// deposits, in nonce order: what its orchestrator compares with the EVM
+// chain to supersede a vote for a block that was reorganised away.
+func (q querier) Attestations(ctx context.Context, req *types.QueryAttestationsRequest) (*types.QueryAttestationsResponse, error) {
+	if req == nil {
+		return nil, status.Error(codes.InvalidArgument, "empty request")
+	}
+	val, err := q.valCodec.StringToBytes(req.Validator)
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "validator: %v", err)
+	}
+	p, err := q.Progress.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	last, err := q.LastAttested.Get(ctx, val)
+	if err != nil && !errors.Is(err, collections.ErrNotFound) {
+		return nil, err
+	}
+	res := &types.QueryAttestationsResponse{}
+	for n := p.LastCreditedNonce + 1; n <= min(last, p.LastCreditedNonce+MaxAttestationsQueried); n++ {
+		c, err := q.Votes.Get(ctx, collections.Join(n, sdk.ValAddress(val)))
+		if errors.Is(err, collections.ErrNotFound) {
+			continue // revoked
+		}
+		if err != nil {
+			return nil, err
+		}
+		res.Claims = append(res.Claims, c)
+	}
+	return res, nil
+}
+
 func (q querier) Conflicts(ctx context.Context, req *types.QueryConflictsRequest) (*types.QueryConflictsResponse, error) {
 	var pr *query.PageRequest
 	if req != nil {

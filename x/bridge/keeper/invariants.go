@@ -23,6 +23,7 @@ func (k Keeper) Invariants() []Invariant {
 		{"supply-is-backed", k.SupplyInvariant},
 		{"cumulative-sums-to-withdrawn", k.CumulativeInvariant},
 		{"roots-never-decrease", k.RootsInvariant},
+		{"unbacked-per-holder", k.UnbackedInvariant},
 	}
 }
 
@@ -108,6 +109,37 @@ func (k Keeper) RootsInvariant(ctx context.Context) error {
 			return fmt.Errorf("root %d total %s after %s (deposited %s)", r.Epoch, r.TotalCumulative, prev, t.Deposited)
 		}
 		prev = r.TotalCumulative
+	}
+	return nil
+}
+
+// UnbackedInvariant: every unbacked mark is positive and at most its
+// holder's balance, and the marks sum to totals.unbacked. With
+// supply-is-backed, what all holders may withdraw sums to exactly
+// deposited − withdrawn.
+func (k Keeper) UnbackedInvariant(ctx context.Context) error {
+	p, err := k.Params.Get(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := k.Totals.Get(ctx)
+	if err != nil {
+		return err
+	}
+	marks, err := keyValues(ctx, k.Unbacked)
+	if err != nil {
+		return err
+	}
+	sum := math.ZeroInt()
+	for _, kv := range marks {
+		bal := k.bank.GetBalance(ctx, kv.Key, p.Denom).Amount
+		if !kv.Value.IsPositive() || kv.Value.GT(bal) {
+			return fmt.Errorf("%s: unbacked %s, balance %s", kv.Key, kv.Value, bal)
+		}
+		sum = sum.Add(kv.Value)
+	}
+	if !sum.Equal(t.Unbacked) {
+		return fmt.Errorf("%d unbacked marks sum to %s, totals.unbacked is %s", len(marks), sum, t.Unbacked)
 	}
 	return nil
 }

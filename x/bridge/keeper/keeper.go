@@ -11,6 +11,7 @@ import (
 
 	"github.com/cosmos/cosmos-sdk/codec"
 	sdk "github.com/cosmos/cosmos-sdk/types"
+	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
 	"github.com/idlegpu/idlegpu/x/bridge/types"
 )
@@ -23,6 +24,7 @@ type Keeper struct {
 	addressCodec address.Codec
 	valCodec     address.Codec
 	staking      types.StakingKeeper
+	slashing     types.SlashingKeeper
 	bank         types.BankKeeper
 	auction      types.AuctionKeeper
 	authority    string
@@ -43,6 +45,10 @@ type Keeper struct {
 	ValsetConfirms collections.Map[collections.Pair[uint64, sdk.ValAddress], types.Confirm]
 	// Votes maps (deposit nonce, validator) → the claim it attested.
 	Votes collections.Map[collections.Pair[uint64, sdk.ValAddress], types.DepositClaim]
+	// VoteHistory maps (nonce, validator, EVM block hash) → the claim it
+	// placed from that block, so equivocation is seen across supersedes
+	// and revocations (attest.go: reattest).
+	VoteHistory collections.Map[collections.Triple[uint64, sdk.ValAddress, string], types.DepositClaim]
 	// LastAttested maps validator → the last deposit nonce it attested.
 	LastAttested collections.Map[sdk.ValAddress, uint64]
 	Deposits     collections.Map[uint64, types.Deposit]
@@ -56,12 +62,25 @@ type Keeper struct {
 	Misses collections.Map[sdk.ValAddress, types.MissRecord]
 	// Due is the queue of missed-duty checks: (height, kind, id).
 	Due collections.KeySet[collections.Triple[int64, uint32, uint64]]
+	// Unbacked maps account → how much of its balance of denom has no
+	// deposit behind it (unbacked.go); absent means none.
+	Unbacked collections.Map[sdk.AccAddress, math.Int]
+	// SignerKeys maps every EVM address (20 bytes) a validator ever
+	// registered → that validator, so a signature by a replaced key is
+	// still its own.
+	SignerKeys collections.Map[[]byte, types.SignerKey]
+	// Equivocations maps (validator, kind, id) → the punished equivocation,
+	// so one offence is punished once.
+	Equivocations collections.Map[collections.Triple[sdk.ValAddress, uint32, uint64], types.Equivocation]
+
+	// moduleAddr is the bridge's own account, which withdrawals burn from.
+	moduleAddr sdk.AccAddress
 }
 
 // NewKeeper returns the x/bridge keeper. It panics on an invalid authority
 // because that is a wiring bug, caught when the app starts.
 func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, addressCodec, valCodec address.Codec,
-	staking types.StakingKeeper, bank types.BankKeeper, auction types.AuctionKeeper, authority string,
+	staking types.StakingKeeper, slashing types.SlashingKeeper, bank types.BankKeeper, auction types.AuctionKeeper, authority string,
 ) Keeper {
 	if _, err := addressCodec.StringToBytes(authority); err != nil {
 		panic(fmt.Errorf("invalid %s authority address %q: %w", types.ModuleName, authority, err))
@@ -70,7 +89,7 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 	valConfirm := collections.PairKeyCodec(collections.Uint64Key, sdk.ValAddressKey)
 	k := Keeper{
 		cdc: cdc, addressCodec: addressCodec, valCodec: valCodec,
-		staking: staking, bank: bank, auction: auction, authority: authority,
+		staking: staking, slashing: slashing, bank: bank, auction: auction, authority: authority,
 		Params:         collections.NewItem(sb, types.ParamsKey, "params", codec.CollValue[types.Params](cdc)),
 		Totals:         collections.NewItem(sb, types.TotalsKey, "totals", codec.CollValue[types.Totals](cdc)),
 		Progress:       collections.NewItem(sb, types.ProgressKey, "progress", codec.CollValue[types.Progress](cdc)),
@@ -80,17 +99,24 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		Valsets:        collections.NewMap(sb, types.ValsetsKey, "valsets", collections.Uint64Key, codec.CollValue[types.Valset](cdc)),
 		ValsetConfirms: collections.NewMap(sb, types.ValsetConfirmKey, "valset_confirms", valConfirm, codec.CollValue[types.Confirm](cdc)),
 		Votes:          collections.NewMap(sb, types.VotesKey, "votes", valConfirm, codec.CollValue[types.DepositClaim](cdc)),
-		LastAttested:   collections.NewMap(sb, types.LastAttestedKey, "last_attested", sdk.ValAddressKey, collections.Uint64Value),
-		Deposits:       collections.NewMap(sb, types.DepositsKey, "deposits", collections.Uint64Key, codec.CollValue[types.Deposit](cdc)),
-		Conflicts:      collections.NewMap(sb, types.ConflictsKey, "conflicts", valConfirm, codec.CollValue[types.Conflict](cdc)),
-		Cumulative:     collections.NewMap(sb, types.CumulativeKey, "cumulative", collections.BytesKey, sdk.IntValue),
-		Roots:          collections.NewMap(sb, types.RootsKey, "roots", collections.Uint64Key, codec.CollValue[types.PayoutRoot](cdc)),
-		RootConfirms:   collections.NewMap(sb, types.RootConfirmKey, "root_confirms", valConfirm, codec.CollValue[types.Confirm](cdc)),
+		VoteHistory: collections.NewMap(sb, types.VoteHistoryKey, "vote_history",
+			collections.TripleKeyCodec(collections.Uint64Key, sdk.ValAddressKey, collections.StringKey), codec.CollValue[types.DepositClaim](cdc)),
+		LastAttested: collections.NewMap(sb, types.LastAttestedKey, "last_attested", sdk.ValAddressKey, collections.Uint64Value),
+		Deposits:     collections.NewMap(sb, types.DepositsKey, "deposits", collections.Uint64Key, codec.CollValue[types.Deposit](cdc)),
+		Conflicts:    collections.NewMap(sb, types.ConflictsKey, "conflicts", valConfirm, codec.CollValue[types.Conflict](cdc)),
+		Cumulative:   collections.NewMap(sb, types.CumulativeKey, "cumulative", collections.BytesKey, sdk.IntValue),
+		Roots:        collections.NewMap(sb, types.RootsKey, "roots", collections.Uint64Key, codec.CollValue[types.PayoutRoot](cdc)),
+		RootConfirms: collections.NewMap(sb, types.RootConfirmKey, "root_confirms", valConfirm, codec.CollValue[types.Confirm](cdc)),
 		Leaves: collections.NewMap(sb, types.LeavesKey, "leaves",
 			collections.PairKeyCodec(collections.Uint64Key, collections.BytesKey), sdk.IntValue),
 		Misses: collections.NewMap(sb, types.MissesKey, "misses", sdk.ValAddressKey, codec.CollValue[types.MissRecord](cdc)),
 		Due: collections.NewKeySet(sb, types.DueKey, "due",
 			collections.TripleKeyCodec(collections.Int64Key, collections.Uint32Key, collections.Uint64Key)),
+		Unbacked:   collections.NewMap(sb, types.UnbackedKey, "unbacked", sdk.AccAddressKey, sdk.IntValue),
+		SignerKeys: collections.NewMap(sb, types.SignerKeysKey, "signer_keys", collections.BytesKey, codec.CollValue[types.SignerKey](cdc)),
+		Equivocations: collections.NewMap(sb, types.EquivocationsKey, "equivocations",
+			collections.TripleKeyCodec(sdk.ValAddressKey, collections.Uint32Key, collections.Uint64Key), codec.CollValue[types.Equivocation](cdc)),
+		moduleAddr: authtypes.NewModuleAddress(types.ModuleName),
 	}
 	schema, err := sb.Build()
 	if err != nil {

@@ -100,8 +100,14 @@ func (n *network) attest(i int, nonce uint64, recipient common.Address, amount i
 		Orchestrator: n.accs[i].Address.String(), Nonce: nonce,
 		EvmSender: "0x1111111111111111111111111111111111111111", EvmRecipient: recipient.Hex(),
 		Amount: math.NewInt(amount), EvmBlockNumber: 100 + nonce,
-		EvmTxHash: common.BigToHash(big.NewInt(int64(nonce))).Hex(),
+		EvmTxHash:    common.BigToHash(big.NewInt(int64(nonce))).Hex(),
+		EvmBlockHash: blockHash(100 + nonce).Hex(),
 	}
+}
+
+// blockHash stands for the hash of EVM block number on the canonical chain.
+func blockHash(number uint64) common.Hash {
+	return crypto.Keccak256Hash(big.NewInt(int64(number)).Bytes())
 }
 
 func (n *network) balance(addr sdk.AccAddress) int64 {

@@ -16,7 +16,8 @@ import (
 // RegisterEvmSigner binds a validator's EVM signer and orchestrator after
 // checking the EVM key's proof of possession (types.SignerProofDigest). A
 // validator may replace its own registration; a key or orchestrator account
-// held by another validator is refused, so no signature counts twice.
+// held by another validator is refused, so no signature counts twice, and
+// so is a key another validator ever held (SignerKeys).
 func (m msgServer) RegisterEvmSigner(ctx context.Context, msg *types.MsgRegisterEvmSigner) (*types.MsgRegisterEvmSignerResponse, error) {
 	op, err := m.addressCodec.StringToBytes(msg.Operator)
 	if err != nil {
@@ -49,6 +50,13 @@ func (m msgServer) RegisterEvmSigner(ctx context.Context, msg *types.MsgRegister
 	} else if err != nil && !errors.Is(err, collections.ErrNotFound) {
 		return nil, err
 	}
+	// A key once another validator's stays its: a signature by it is
+	// evidence against that validator (equivocation.go).
+	if k, err := m.SignerKeys.Get(ctx, evm.Bytes()); err == nil && k.Validator != valStr {
+		return nil, errorsmod.Wrapf(types.ErrSignerTaken, "EVM signer %s was %s's", evm.Hex(), k.Validator)
+	} else if err != nil && !errors.Is(err, collections.ErrNotFound) {
+		return nil, err
+	}
 	if owner, err := m.Orchestrators.Get(ctx, orch); err == nil && !owner.Equals(val) {
 		return nil, errorsmod.Wrapf(types.ErrSignerTaken, "orchestrator %s", msg.Orchestrator)
 	} else if err != nil && !errors.Is(err, collections.ErrNotFound) {
@@ -78,8 +86,22 @@ func (m msgServer) RegisterEvmSigner(ctx context.Context, msg *types.MsgRegister
 	if err := m.EvmSigners.Set(ctx, evm.Bytes(), val); err != nil {
 		return nil, err
 	}
+	if err := m.recordSignerKey(ctx, signer); err != nil {
+		return nil, err
+	}
 	if err := m.Orchestrators.Set(ctx, orch, val); err != nil {
 		return nil, err
 	}
 	return &types.MsgRegisterEvmSignerResponse{}, sdkCtx.EventManager().EmitTypedEvent(&types.EventSignerRegistered{Signer: signer})
+}
+
+// recordSignerKey keeps the first registration of an EVM key for good:
+// replacing a key does not free the validator from what the old one signed.
+func (k Keeper) recordSignerKey(ctx context.Context, s types.EvmSigner) error {
+	evm := common.HexToAddress(s.EvmAddress).Bytes()
+	has, err := k.SignerKeys.Has(ctx, evm)
+	if err != nil || has {
+		return err
+	}
+	return k.SignerKeys.Set(ctx, evm, types.SignerKey{EvmAddress: s.EvmAddress, Validator: s.Validator, Height: s.Height})
 }

@@ -37,9 +37,11 @@ func (m msgServer) WithdrawToEvm(ctx context.Context, msg *types.MsgWithdrawToEv
 // EVM recipient's cumulative total, paid by the next payout root; it is the
 // one path every withdrawal takes (a signed message's or the sender's own).
 // It is refused, with nothing moved, for another denom, less than
-// min_withdrawal, more than the sender holds, a new recipient once the tree
-// is full, or when withdrawals would pass what was ever deposited (so no
-// root can ask the vault for more than it took in).
+// min_withdrawal, more than the sender holds, more than the sender holds
+// with a deposit behind it (unbacked.go), a new recipient once the tree is
+// full, or when withdrawals would pass what was ever deposited (never, if
+// the per-holder books hold: a second line, so no root can ask the vault
+// for more than it took in).
 func (k Keeper) Withdraw(ctx context.Context, sender sdk.AccAddress, recipient common.Address, amt sdk.Coin) (math.Int, error) {
 	params, err := k.Params.Get(ctx)
 	if err != nil {
@@ -53,6 +55,18 @@ func (k Keeper) Withdraw(ctx context.Context, sender sdk.AccAddress, recipient c
 	}
 	if have := k.bank.SpendableCoin(ctx, sender, amt.Denom); have.Amount.LT(amt.Amount) {
 		return math.Int{}, errorsmod.Wrapf(types.ErrInsufficientFunds, "has %s, withdraws %s", have, amt)
+	}
+	mark, err := k.UnbackedOf(ctx, sender)
+	if err != nil {
+		return math.Int{}, err
+	}
+	if mark.IsPositive() {
+		// The send to the module below moves no mark (SendRestriction), so
+		// the sender keeps every unbacked coin it had: 0 < mark ≤ balance.
+		bal := k.bank.GetBalance(ctx, sender, amt.Denom).Amount
+		if backed := bal.Sub(mark); backed.LT(amt.Amount) {
+			return math.Int{}, errorsmod.Wrapf(types.ErrUnbacked, "holds %s%s of which %s unbacked, withdraws %s", bal, amt.Denom, mark, amt)
+		}
 	}
 	totals, err := k.Totals.Get(ctx)
 	if err != nil {

@@ -15,6 +15,9 @@ func RegisterInterfaces(registry codectypes.InterfaceRegistry) {
 		&MsgConfirmValset{},
 		&MsgConfirmRoot{},
 		&MsgWithdrawToEvm{},
+		&MsgRevokeAttestation{},
+		&MsgSubmitRootEvidence{},
+		&MsgSubmitValsetEvidence{},
 		&MsgUpdateParams{},
 	)
 	msgservice.RegisterMsgServiceDesc(registry, &_Msg_serviceDesc)

@@ -10,7 +10,7 @@ import (
 )
 
 // Validate checks a claim's fields on their own: a nonce from 1, EVM sender
-// and recipient, a positive amount, a 32-byte transaction hash.
+// and recipient, a positive amount, 32-byte transaction and block hashes.
 func (c DepositClaim) Validate() error {
 	if c.Nonce == 0 {
 		return errorsmod.Wrap(ErrInvalidClaim, "nonce starts at 1")
@@ -27,6 +27,9 @@ func (c DepositClaim) Validate() error {
 	if _, err := ParseHash32(c.EvmTxHash); err != nil {
 		return errorsmod.Wrapf(ErrInvalidClaim, "evm_tx_hash: %v", err)
 	}
+	if _, err := ParseHash32(c.EvmBlockHash); err != nil {
+		return errorsmod.Wrapf(ErrInvalidClaim, "evm_block_hash: %s", err)
+	}
 	if c.EvmBlockNumber == 0 {
 		return errorsmod.Wrap(ErrInvalidClaim, "evm_block_number must be positive")
 	}
@@ -39,7 +42,7 @@ func (c DepositClaim) ContentHash() [32]byte {
 	var buf []byte
 	buf = binary.BigEndian.AppendUint64(buf, c.Nonce)
 	buf = binary.BigEndian.AppendUint64(buf, c.EvmBlockNumber)
-	for _, s := range []string{c.EvmSender, c.Recipient, c.Amount.String(), c.EvmTxHash} {
+	for _, s := range []string{c.EvmSender, c.Recipient, c.Amount.String(), c.EvmTxHash, c.EvmBlockHash} {
 		buf = binary.BigEndian.AppendUint64(buf, uint64(len(s)))
 		buf = append(buf, s...)
 	}

@@ -1,6 +1,8 @@
 package types
 
 import (
+	"slices"
+
 	errorsmod "cosmossdk.io/errors"
 	"cosmossdk.io/math"
 
@@ -70,6 +72,9 @@ func (gs GenesisState) Validate() error {
 	if !sum.Equal(t.Withdrawn) {
 		return errorsmod.Wrapf(ErrInvalidGenesis, "cumulatives sum to %s, totals.withdrawn is %s", sum, t.Withdrawn)
 	}
+	if err := validateUnbackedHolders(gs.UnbackedHolders, t.Unbacked); err != nil {
+		return err
+	}
 	for _, v := range gs.Valsets {
 		if v.Nonce == 0 || v.Nonce > gs.Progress.LastValsetNonce {
 			return errorsmod.Wrapf(ErrInvalidGenesis, "valset nonce %d outside 1..%d", v.Nonce, gs.Progress.LastValsetNonce)
@@ -88,10 +93,36 @@ func (gs GenesisState) Validate() error {
 			return errorsmod.Wrapf(ErrInvalidGenesis, "deposit nonce %d outside 1..%d", d.Claim.Nonce, gs.Progress.LastCreditedNonce)
 		}
 	}
-	for _, v := range gs.Votes {
+	for _, v := range append(slices.Clip(gs.Votes), gs.VoteHistory...) {
 		if err := v.Claim.Validate(); err != nil {
 			return errorsmod.Wrapf(ErrInvalidGenesis, "vote of %s: %v", v.Validator, err)
 		}
+	}
+	return validateEquivocationRecords(gs.SignerKeys, gs.Equivocations)
+}
+
+// validateUnbackedHolders: each holder once, with a positive amount, and
+// together exactly totals.unbacked. That each holds that much is checked
+// against the bank at InitGenesis.
+func validateUnbackedHolders(holders []UnbackedHolder, total math.Int) error {
+	seen := make(map[string]bool, len(holders))
+	sum := math.ZeroInt()
+	for _, h := range holders {
+		addr, err := sdk.AccAddressFromBech32(h.Address)
+		if err != nil {
+			return errorsmod.Wrapf(ErrInvalidGenesis, "unbacked holder %q: %v", h.Address, err)
+		}
+		if seen[string(addr)] {
+			return errorsmod.Wrapf(ErrInvalidGenesis, "unbacked holder %s declared twice", h.Address)
+		}
+		seen[string(addr)] = true
+		if h.Amount.IsNil() || !h.Amount.IsPositive() {
+			return errorsmod.Wrapf(ErrInvalidGenesis, "unbacked amount of %s must be positive", h.Address)
+		}
+		sum = sum.Add(h.Amount)
+	}
+	if !sum.Equal(total) {
+		return errorsmod.Wrapf(ErrInvalidGenesis, "unbacked holders sum to %s, totals.unbacked is %s", sum, total)
 	}
 	return nil
 }

@@ -31,6 +31,10 @@ var (
 	LeavesKey        = collections.NewPrefix(15) // (epoch, EVM address) → cumulative in that root
 	MissesKey        = collections.NewPrefix(16) // validator → MissRecord
 	DueKey           = collections.NewPrefix(17) // (height, kind, id): checks for misses
+	UnbackedKey      = collections.NewPrefix(18) // account → its balance of denom with no deposit behind it
+	SignerKeysKey    = collections.NewPrefix(19) // EVM address → validator, every key ever registered
+	EquivocationsKey = collections.NewPrefix(20) // (validator, kind, id) → Equivocation
+	VoteHistoryKey   = collections.NewPrefix(21) // (nonce, validator, EVM block hash) → every claim it placed
 )
 
 // Kinds of missed-duty checks (the due queue's middle key).
@@ -52,3 +56,10 @@ func DueKindName(kind uint32) string {
 	}
 	return "unknown"
 }
+
+// Kinds of equivocation (the middle key of Equivocations).
+const (
+	EquivocationDeposit uint32 = 1
+	EquivocationRoot    uint32 = 2
+	EquivocationValset  uint32 = 3
+)

@@ -6,6 +6,8 @@ import (
 	errorsmod "cosmossdk.io/errors"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/contracts/payout"
 )
 
 // Every message's ValidateBasic runs the msg server's stateless rules (the
@@ -72,6 +74,60 @@ func (m *MsgWithdrawToEvm) ValidateBasic() error {
 	return nil
 }
 
+// ValidateBasic checks the orchestrator and that a nonce is named.
+func (m *MsgRevokeAttestation) ValidateBasic() error {
+	if err := validAddress("orchestrator", m.Orchestrator); err != nil {
+		return err
+	}
+	if m.Nonce == 0 {
+		return errorsmod.Wrap(ErrInvalidClaim, "nonce starts at 1")
+	}
+	return nil
+}
+
+// ValidateBasic checks the submitter and the evidence's form: an epoch and
+// valset from 1, a 32-byte root, a total that is a uint256 and a 65-byte
+// signature; the keeper recovers the signer and judges the evidence.
+func (m *MsgSubmitRootEvidence) ValidateBasic() error {
+	if err := validAddress("submitter", m.Submitter); err != nil {
+		return err
+	}
+	if m.Epoch == 0 || m.ValsetNonce == 0 {
+		return errorsmod.Wrapf(ErrNotProvable, "epoch %d, valset %d: both start at 1", m.Epoch, m.ValsetNonce)
+	}
+	if _, err := ParseHash32(m.Root); err != nil {
+		return errorsmod.Wrapf(ErrNotProvable, "root: %s", err)
+	}
+	if m.TotalCumulative.IsNil() || m.TotalCumulative.IsNegative() || m.TotalCumulative.BigInt().BitLen() > 256 {
+		return errorsmod.Wrap(ErrNotProvable, "total_cumulative must be a uint256")
+	}
+	_, err := VaultSignature(0, m.Signature)
+	return err
+}
+
+// ValidateBasic checks the submitter and the evidence's form: a nonce from
+// 1, at most payout.MaxValidators EVM addresses with a power each, and a
+// 65-byte signature; the keeper recovers the signer and judges the evidence.
+func (m *MsgSubmitValsetEvidence) ValidateBasic() error {
+	if err := validAddress("submitter", m.Submitter); err != nil {
+		return err
+	}
+	if m.Nonce == 0 {
+		return errorsmod.Wrap(ErrNotProvable, "valset nonce starts at 1")
+	}
+	if len(m.Validators) != len(m.Powers) || len(m.Validators) > payout.MaxValidators {
+		return errorsmod.Wrapf(ErrNotProvable, "%d validators, %d powers: want one power each, at most %d",
+			len(m.Validators), len(m.Powers), payout.MaxValidators)
+	}
+	for _, v := range m.Validators {
+		if _, err := ParseEvmAddress(v); err != nil {
+			return errorsmod.Wrapf(ErrNotProvable, "validator: %s", err)
+		}
+	}
+	_, err := VaultSignature(0, m.Signature)
+	return err
+}
+
 // ValidateBasic checks the authority's address and the params on their own.
 func (m *MsgUpdateParams) ValidateBasic() error {
 	if _, err := sdk.AccAddressFromBech32(m.Authority); err != nil {
@@ -100,6 +156,7 @@ func (m *MsgAttestDeposit) Claim() (DepositClaim, error) {
 		Amount:         m.Amount,
 		EvmBlockNumber: m.EvmBlockNumber,
 		EvmTxHash:      strings.ToLower(m.EvmTxHash),
+		EvmBlockHash:   strings.ToLower(m.EvmBlockHash),
 	}
 	return c, c.Validate()
 }

@@ -23,7 +23,13 @@ func TestValidateBasic(t *testing.T) {
 	sig := make([]byte, 65)
 	attest := func(edit func(*types.MsgAttestDeposit)) *types.MsgAttestDeposit {
 		m := &types.MsgAttestDeposit{Orchestrator: orch, Nonce: 1, EvmSender: evm, EvmRecipient: evm,
-			Amount: math.NewInt(25_000_000), EvmBlockNumber: 7, EvmTxHash: txHash}
+			Amount: math.NewInt(25_000_000), EvmBlockNumber: 7, EvmTxHash: txHash, EvmBlockHash: txHash}
+		edit(m)
+		return m
+	}
+	evidence := func(edit func(*types.MsgSubmitRootEvidence)) *types.MsgSubmitRootEvidence {
+		m := &types.MsgSubmitRootEvidence{Submitter: orch, ValsetNonce: 1, Epoch: 1, Root: txHash,
+			TotalCumulative: math.NewInt(25_000_000), Signature: sig}
 		edit(m)
 		return m
 	}
@@ -56,6 +62,38 @@ func TestValidateBasic(t *testing.T) {
 			types.ErrInvalidClaim, "amount must be a positive uint256: invalid deposit claim"},
 		{"attest: block", attest(func(m *types.MsgAttestDeposit) { m.EvmBlockNumber = 0 }),
 			types.ErrInvalidClaim, "evm_block_number must be positive: invalid deposit claim"},
+
+		{"attest: block hash", attest(func(m *types.MsgAttestDeposit) { m.EvmBlockHash = "0x01" }),
+			types.ErrInvalidClaim, `evm_block_hash: "0x01": want 0x and 64 hex digits: invalid params: invalid deposit claim`},
+
+		{"revoke", &types.MsgRevokeAttestation{Orchestrator: orch, Nonce: 1}, nil, ""},
+		{"revoke: nonce", &types.MsgRevokeAttestation{Orchestrator: orch},
+			types.ErrInvalidClaim, "nonce starts at 1: invalid deposit claim"},
+		{"revoke: orchestrator", &types.MsgRevokeAttestation{Orchestrator: "bad", Nonce: 1},
+			types.ErrInvalidAddress, "orchestrator: " + badBech32 + ": invalid address"},
+
+		{"root evidence", evidence(func(*types.MsgSubmitRootEvidence) {}), nil, ""},
+		{"root evidence: zero total", evidence(func(m *types.MsgSubmitRootEvidence) { m.TotalCumulative = math.ZeroInt() }), nil, ""},
+		{"root evidence: submitter", evidence(func(m *types.MsgSubmitRootEvidence) { m.Submitter = "bad" }),
+			types.ErrInvalidAddress, "submitter: " + badBech32 + ": invalid address"},
+		{"root evidence: epoch", evidence(func(m *types.MsgSubmitRootEvidence) { m.Epoch = 0 }),
+			types.ErrNotProvable, "epoch 0, valset 1: both start at 1: evidence does not prove an equivocation"},
+		{"root evidence: root", evidence(func(m *types.MsgSubmitRootEvidence) { m.Root = "0x" }),
+			types.ErrNotProvable, `root: "0x": want 0x and 64 hex digits: invalid params: evidence does not prove an equivocation`},
+		{"root evidence: total", evidence(func(m *types.MsgSubmitRootEvidence) { m.TotalCumulative = math.NewInt(-1) }),
+			types.ErrNotProvable, "total_cumulative must be a uint256: evidence does not prove an equivocation"},
+		{"root evidence: signature", evidence(func(m *types.MsgSubmitRootEvidence) { m.Signature = sig[:64] }),
+			types.ErrBadSignature, "64 bytes, want 65: signature is not the registered signer's"},
+
+		{"valset evidence", &types.MsgSubmitValsetEvidence{Submitter: orch, Nonce: 1, Validators: []string{evm}, Powers: []uint64{1}, Signature: sig}, nil, ""},
+		{"valset evidence: nonce", &types.MsgSubmitValsetEvidence{Submitter: orch, Validators: []string{evm}, Powers: []uint64{1}, Signature: sig},
+			types.ErrNotProvable, "valset nonce starts at 1: evidence does not prove an equivocation"},
+		{"valset evidence: powers", &types.MsgSubmitValsetEvidence{Submitter: orch, Nonce: 1, Validators: []string{evm}, Signature: sig},
+			types.ErrNotProvable, "1 validators, 0 powers: want one power each, at most 256: evidence does not prove an equivocation"},
+		{"valset evidence: validator", &types.MsgSubmitValsetEvidence{Submitter: orch, Nonce: 1, Validators: []string{"0x12"}, Powers: []uint64{1}, Signature: sig},
+			types.ErrNotProvable, `validator: "0x12": want 0x and 40 hex digits: invalid EVM address: evidence does not prove an equivocation`},
+		{"valset evidence: signature", &types.MsgSubmitValsetEvidence{Submitter: orch, Nonce: 1, Validators: []string{evm}, Powers: []uint64{1}},
+			types.ErrBadSignature, "0 bytes, want 65: signature is not the registered signer's"},
 
 		{"confirm valset", &types.MsgConfirmValset{Orchestrator: orch, Nonce: 1, Signature: sig}, nil, ""},
 		{"confirm valset: signature", &types.MsgConfirmValset{Orchestrator: orch, Nonce: 1},

@@ -23,22 +23,25 @@ const (
 	DefaultMaxRecipients       = 10_000
 	DefaultRootsKept           = 8
 	DefaultMaxPrunesPerBlock   = 2_000
+	// DefaultEquivocationSlashBps: 5 % of a validator's bonded tokens.
+	DefaultEquivocationSlashBps = 500
 )
 
 // DefaultParams returns the default x/bridge parameters.
 func DefaultParams() Params {
 	return Params{
-		Denom:               DefaultDenom,
-		VaultId:             DefaultVaultID,
-		EvmConfirmations:    DefaultEvmConfirmations,
-		PayoutEpochBlocks:   DefaultPayoutEpochBlocks,
-		ValsetChangeBps:     DefaultValsetChangeBps,
-		SigningWindowBlocks: DefaultSigningWindowBlocks,
-		MaxCreditsPerBlock:  DefaultMaxCreditsPerBlock,
-		MaxRecipients:       DefaultMaxRecipients,
-		RootsKept:           DefaultRootsKept,
-		MinWithdrawal:       math.NewInt(1_000_000), // 1 USDC: a leaf costs every root a hash
-		MaxPrunesPerBlock:   DefaultMaxPrunesPerBlock,
+		Denom:                DefaultDenom,
+		VaultId:              DefaultVaultID,
+		EvmConfirmations:     DefaultEvmConfirmations,
+		PayoutEpochBlocks:    DefaultPayoutEpochBlocks,
+		ValsetChangeBps:      DefaultValsetChangeBps,
+		SigningWindowBlocks:  DefaultSigningWindowBlocks,
+		MaxCreditsPerBlock:   DefaultMaxCreditsPerBlock,
+		MaxRecipients:        DefaultMaxRecipients,
+		RootsKept:            DefaultRootsKept,
+		MinWithdrawal:        math.NewInt(1_000_000), // 1 USDC: a leaf costs every root a hash
+		MaxPrunesPerBlock:    DefaultMaxPrunesPerBlock,
+		EquivocationSlashBps: DefaultEquivocationSlashBps,
 	}
 }
 
@@ -86,6 +89,9 @@ func (p Params) Validate() error {
 	}
 	if p.ValsetChangeBps == 0 || p.ValsetChangeBps > 10_000 {
 		return errorsmod.Wrapf(ErrInvalidParams, "valset_change_bps must be in 1..10000, got %d", p.ValsetChangeBps)
+	}
+	if p.EquivocationSlashBps == 0 || p.EquivocationSlashBps > 10_000 {
+		return errorsmod.Wrapf(ErrInvalidParams, "equivocation_slash_bps must be in 1..10000, got %d", p.EquivocationSlashBps)
 	}
 	if p.MinWithdrawal.IsNil() || !p.MinWithdrawal.IsPositive() {
 		return errorsmod.Wrap(ErrInvalidParams, "min_withdrawal must be positive")

@@ -155,6 +155,8 @@ type MsgAttestDeposit struct {
 	Amount         cosmossdk_io_math.Int `protobuf:"bytes,5,opt,name=amount,proto3,customtype=cosmossdk.io/math.Int" json:"amount"`
 	EvmBlockNumber uint64                `protobuf:"varint,6,opt,name=evm_block_number,json=evmBlockNumber,proto3" json:"evm_block_number,omitempty"`
 	EvmTxHash      string                `protobuf:"bytes,7,opt,name=evm_tx_hash,json=evmTxHash,proto3" json:"evm_tx_hash,omitempty"`
+	// evm_block_hash is the hash of the event's block (0x…).
+	EvmBlockHash string `protobuf:"bytes,8,opt,name=evm_block_hash,json=evmBlockHash,proto3" json:"evm_block_hash,omitempty"`
 }
 
 func (m *MsgAttestDeposit) Reset()         { *m = MsgAttestDeposit{} }
@@ -228,6 +230,13 @@ func (m *MsgAttestDeposit) GetEvmBlockNumber() uint64 {
 func (m *MsgAttestDeposit) GetEvmTxHash() string {
 	if m != nil {
 		return m.EvmTxHash
+	}
+	return ""
+}
+
+func (m *MsgAttestDeposit) GetEvmBlockHash() string {
+	if m != nil {
+		return m.EvmBlockHash
 	}
 	return ""
 }
@@ -565,6 +574,349 @@ func (m *MsgWithdrawToEvmResponse) XXX_DiscardUnknown() {
 
 var xxx_messageInfo_MsgWithdrawToEvmResponse proto.InternalMessageInfo
 
+// MsgRevokeAttestation withdraws the sender's validator's standing vote for
+// an uncredited deposit nonce.
+type MsgRevokeAttestation struct {
+	Orchestrator string `protobuf:"bytes,1,opt,name=orchestrator,proto3" json:"orchestrator,omitempty"`
+	Nonce        uint64 `protobuf:"varint,2,opt,name=nonce,proto3" json:"nonce,omitempty"`
+}
+
+func (m *MsgRevokeAttestation) Reset()         { *m = MsgRevokeAttestation{} }
+func (m *MsgRevokeAttestation) String() string { return proto.CompactTextString(m) }
+func (*MsgRevokeAttestation) ProtoMessage()    {}
+func (*MsgRevokeAttestation) Descriptor() ([]byte, []int) {
+	return fileDescriptor_0cc6eeb72410baf3, []int{10}
+}
+func (m *MsgRevokeAttestation) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgRevokeAttestation) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgRevokeAttestation.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgRevokeAttestation) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgRevokeAttestation.Merge(m, src)
+}
+func (m *MsgRevokeAttestation) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgRevokeAttestation) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgRevokeAttestation.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgRevokeAttestation proto.InternalMessageInfo
+
+func (m *MsgRevokeAttestation) GetOrchestrator() string {
+	if m != nil {
+		return m.Orchestrator
+	}
+	return ""
+}
+
+func (m *MsgRevokeAttestation) GetNonce() uint64 {
+	if m != nil {
+		return m.Nonce
+	}
+	return 0
+}
+
+// MsgRevokeAttestationResponse is the response type for Msg/RevokeAttestation.
+type MsgRevokeAttestationResponse struct {
+}
+
+func (m *MsgRevokeAttestationResponse) Reset()         { *m = MsgRevokeAttestationResponse{} }
+func (m *MsgRevokeAttestationResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgRevokeAttestationResponse) ProtoMessage()    {}
+func (*MsgRevokeAttestationResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_0cc6eeb72410baf3, []int{11}
+}
+func (m *MsgRevokeAttestationResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgRevokeAttestationResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgRevokeAttestationResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgRevokeAttestationResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgRevokeAttestationResponse.Merge(m, src)
+}
+func (m *MsgRevokeAttestationResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgRevokeAttestationResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgRevokeAttestationResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgRevokeAttestationResponse proto.InternalMessageInfo
+
+// MsgSubmitRootEvidence carries a signature over the vault's root digest of
+// (valset_nonce, epoch, root, total_cumulative) for this chain's vault.
+type MsgSubmitRootEvidence struct {
+	Submitter   string `protobuf:"bytes,1,opt,name=submitter,proto3" json:"submitter,omitempty"`
+	ValsetNonce uint64 `protobuf:"varint,2,opt,name=valset_nonce,json=valsetNonce,proto3" json:"valset_nonce,omitempty"`
+	Epoch       uint64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	// root is the signed Merkle root (0x-prefixed 32 bytes).
+	Root            string                `protobuf:"bytes,4,opt,name=root,proto3" json:"root,omitempty"`
+	TotalCumulative cosmossdk_io_math.Int `protobuf:"bytes,5,opt,name=total_cumulative,json=totalCumulative,proto3,customtype=cosmossdk.io/math.Int" json:"total_cumulative"`
+	// signature is 65 bytes r ‖ s ‖ v over the EIP-191 hash of the digest.
+	Signature []byte `protobuf:"bytes,6,opt,name=signature,proto3" json:"signature,omitempty"`
+}
+
+func (m *MsgSubmitRootEvidence) Reset()         { *m = MsgSubmitRootEvidence{} }
+func (m *MsgSubmitRootEvidence) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitRootEvidence) ProtoMessage()    {}
+func (*MsgSubmitRootEvidence) Descriptor() ([]byte, []int) {
+	return fileDescriptor_0cc6eeb72410baf3, []int{12}
+}
+func (m *MsgSubmitRootEvidence) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitRootEvidence) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitRootEvidence.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitRootEvidence) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitRootEvidence.Merge(m, src)
+}
+func (m *MsgSubmitRootEvidence) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitRootEvidence) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitRootEvidence.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitRootEvidence proto.InternalMessageInfo
+
+func (m *MsgSubmitRootEvidence) GetSubmitter() string {
+	if m != nil {
+		return m.Submitter
+	}
+	return ""
+}
+
+func (m *MsgSubmitRootEvidence) GetValsetNonce() uint64 {
+	if m != nil {
+		return m.ValsetNonce
+	}
+	return 0
+}
+
+func (m *MsgSubmitRootEvidence) GetEpoch() uint64 {
+	if m != nil {
+		return m.Epoch
+	}
+	return 0
+}
+
+func (m *MsgSubmitRootEvidence) GetRoot() string {
+	if m != nil {
+		return m.Root
+	}
+	return ""
+}
+
+func (m *MsgSubmitRootEvidence) GetSignature() []byte {
+	if m != nil {
+		return m.Signature
+	}
+	return nil
+}
+
+// MsgSubmitRootEvidenceResponse names the validator slashed.
+type MsgSubmitRootEvidenceResponse struct {
+	Validator string `protobuf:"bytes,1,opt,name=validator,proto3" json:"validator,omitempty"`
+}
+
+func (m *MsgSubmitRootEvidenceResponse) Reset()         { *m = MsgSubmitRootEvidenceResponse{} }
+func (m *MsgSubmitRootEvidenceResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitRootEvidenceResponse) ProtoMessage()    {}
+func (*MsgSubmitRootEvidenceResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_0cc6eeb72410baf3, []int{13}
+}
+func (m *MsgSubmitRootEvidenceResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitRootEvidenceResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitRootEvidenceResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitRootEvidenceResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitRootEvidenceResponse.Merge(m, src)
+}
+func (m *MsgSubmitRootEvidenceResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitRootEvidenceResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitRootEvidenceResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitRootEvidenceResponse proto.InternalMessageInfo
+
+func (m *MsgSubmitRootEvidenceResponse) GetValidator() string {
+	if m != nil {
+		return m.Validator
+	}
+	return ""
+}
+
+// MsgSubmitValsetEvidence carries a signature over the vault's checkpoint of
+// the valset (nonce, validators, powers) for this chain's vault.
+type MsgSubmitValsetEvidence struct {
+	Submitter string `protobuf:"bytes,1,opt,name=submitter,proto3" json:"submitter,omitempty"`
+	Nonce     uint64 `protobuf:"varint,2,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	// validators are the set's EVM addresses, strictly increasing; powers
+	// their normalised powers, in the same order.
+	Validators []string `protobuf:"bytes,3,rep,name=validators,proto3" json:"validators,omitempty"`
+	Powers     []uint64 `protobuf:"varint,4,rep,packed,name=powers,proto3" json:"powers,omitempty"`
+	// signature is 65 bytes r ‖ s ‖ v over the EIP-191 hash of the checkpoint.
+	Signature []byte `protobuf:"bytes,5,opt,name=signature,proto3" json:"signature,omitempty"`
+}
+
+func (m *MsgSubmitValsetEvidence) Reset()         { *m = MsgSubmitValsetEvidence{} }
+func (m *MsgSubmitValsetEvidence) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitValsetEvidence) ProtoMessage()    {}
+func (*MsgSubmitValsetEvidence) Descriptor() ([]byte, []int) {
+	return fileDescriptor_0cc6eeb72410baf3, []int{14}
+}
+func (m *MsgSubmitValsetEvidence) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitValsetEvidence) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitValsetEvidence.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitValsetEvidence) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitValsetEvidence.Merge(m, src)
+}
+func (m *MsgSubmitValsetEvidence) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitValsetEvidence) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitValsetEvidence.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitValsetEvidence proto.InternalMessageInfo
+
+func (m *MsgSubmitValsetEvidence) GetSubmitter() string {
+	if m != nil {
+		return m.Submitter
+	}
+	return ""
+}
+
+func (m *MsgSubmitValsetEvidence) GetNonce() uint64 {
+	if m != nil {
+		return m.Nonce
+	}
+	return 0
+}
+
+func (m *MsgSubmitValsetEvidence) GetValidators() []string {
+	if m != nil {
+		return m.Validators
+	}
+	return nil
+}
+
+func (m *MsgSubmitValsetEvidence) GetPowers() []uint64 {
+	if m != nil {
+		return m.Powers
+	}
+	return nil
+}
+
+func (m *MsgSubmitValsetEvidence) GetSignature() []byte {
+	if m != nil {
+		return m.Signature
+	}
+	return nil
+}
+
+// MsgSubmitValsetEvidenceResponse names the validator slashed.
+type MsgSubmitValsetEvidenceResponse struct {
+	Validator string `protobuf:"bytes,1,opt,name=validator,proto3" json:"validator,omitempty"`
+}
+
+func (m *MsgSubmitValsetEvidenceResponse) Reset()         { *m = MsgSubmitValsetEvidenceResponse{} }
+func (m *MsgSubmitValsetEvidenceResponse) String() string { return proto.CompactTextString(m) }
+func (*MsgSubmitValsetEvidenceResponse) ProtoMessage()    {}
+func (*MsgSubmitValsetEvidenceResponse) Descriptor() ([]byte, []int) {
+	return fileDescriptor_0cc6eeb72410baf3, []int{15}
+}
+func (m *MsgSubmitValsetEvidenceResponse) XXX_Unmarshal(b []byte) error {
+	return m.Unmarshal(b)
+}
+func (m *MsgSubmitValsetEvidenceResponse) XXX_Marshal(b []byte, deterministic bool) ([]byte, error) {
+	if deterministic {
+		return xxx_messageInfo_MsgSubmitValsetEvidenceResponse.Marshal(b, m, deterministic)
+	} else {
+		b = b[:cap(b)]
+		n, err := m.MarshalToSizedBuffer(b)
+		if err != nil {
+			return nil, err
+		}
+		return b[:n], nil
+	}
+}
+func (m *MsgSubmitValsetEvidenceResponse) XXX_Merge(src proto.Message) {
+	xxx_messageInfo_MsgSubmitValsetEvidenceResponse.Merge(m, src)
+}
+func (m *MsgSubmitValsetEvidenceResponse) XXX_Size() int {
+	return m.Size()
+}
+func (m *MsgSubmitValsetEvidenceResponse) XXX_DiscardUnknown() {
+	xxx_messageInfo_MsgSubmitValsetEvidenceResponse.DiscardUnknown(m)
+}
+
+var xxx_messageInfo_MsgSubmitValsetEvidenceResponse proto.InternalMessageInfo
+
+func (m *MsgSubmitValsetEvidenceResponse) GetValidator() string {
+	if m != nil {
+		return m.Validator
+	}
+	return ""
+}
+
 // MsgUpdateParams replaces the x/bridge parameters.
 type MsgUpdateParams struct {
 	Authority string `protobuf:"bytes,1,opt,name=authority,proto3" json:"authority,omitempty"`
@@ -575,7 +927,7 @@ func (m *MsgUpdateParams) Reset()         { *m = MsgUpdateParams{} }
 func (m *MsgUpdateParams) String() string { return proto.CompactTextString(m) }
 func (*MsgUpdateParams) ProtoMessage()    {}
 func (*MsgUpdateParams) Descriptor() ([]byte, []int) {
-	return fileDescriptor_0cc6eeb72410baf3, []int{10}
+	return fileDescriptor_0cc6eeb72410baf3, []int{16}
 }
 func (m *MsgUpdateParams) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -626,7 +978,7 @@ func (m *MsgUpdateParamsResponse) Reset()         { *m = MsgUpdateParamsResponse
 func (m *MsgUpdateParamsResponse) String() string { return proto.CompactTextString(m) }
 func (*MsgUpdateParamsResponse) ProtoMessage()    {}
 func (*MsgUpdateParamsResponse) Descriptor() ([]byte, []int) {
-	return fileDescriptor_0cc6eeb72410baf3, []int{11}
+	return fileDescriptor_0cc6eeb72410baf3, []int{17}
 }
 func (m *MsgUpdateParamsResponse) XXX_Unmarshal(b []byte) error {
 	return m.Unmarshal(b)
@@ -666,6 +1018,12 @@ func init() {
 	proto.RegisterType((*MsgConfirmRootResponse)(nil), "idlegpu.bridge.v1.MsgConfirmRootResponse")
 	proto.RegisterType((*MsgWithdrawToEvm)(nil), "idlegpu.bridge.v1.MsgWithdrawToEvm")
 	proto.RegisterType((*MsgWithdrawToEvmResponse)(nil), "idlegpu.bridge.v1.MsgWithdrawToEvmResponse")
+	proto.RegisterType((*MsgRevokeAttestation)(nil), "idlegpu.bridge.v1.MsgRevokeAttestation")
+	proto.RegisterType((*MsgRevokeAttestationResponse)(nil), "idlegpu.bridge.v1.MsgRevokeAttestationResponse")
+	proto.RegisterType((*MsgSubmitRootEvidence)(nil), "idlegpu.bridge.v1.MsgSubmitRootEvidence")
+	proto.RegisterType((*MsgSubmitRootEvidenceResponse)(nil), "idlegpu.bridge.v1.MsgSubmitRootEvidenceResponse")
+	proto.RegisterType((*MsgSubmitValsetEvidence)(nil), "idlegpu.bridge.v1.MsgSubmitValsetEvidence")
+	proto.RegisterType((*MsgSubmitValsetEvidenceResponse)(nil), "idlegpu.bridge.v1.MsgSubmitValsetEvidenceResponse")
 	proto.RegisterType((*MsgUpdateParams)(nil), "idlegpu.bridge.v1.MsgUpdateParams")
 	proto.RegisterType((*MsgUpdateParamsResponse)(nil), "idlegpu.bridge.v1.MsgUpdateParamsResponse")
 }
@@ -673,64 +1031,82 @@ func init() {
 func init() { proto.RegisterFile("idlegpu/bridge/v1/tx.proto", fileDescriptor_0cc6eeb72410baf3) }
 
 var fileDescriptor_0cc6eeb72410baf3 = []byte{
-	// 911 bytes of a gzipped FileDescriptorProto
-	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xb4, 0x56, 0xcf, 0x6f, 0xdc, 0x44,
-	0x14, 0x8e, 0xd3, 0x24, 0xb0, 0x93, 0x6d, 0x69, 0xac, 0x85, 0x3a, 0x56, 0x71, 0x52, 0x57, 0x88,
-	0x34, 0xa8, 0x76, 0xd3, 0xf2, 0x43, 0x8a, 0x7a, 0x69, 0x42, 0xa5, 0xf6, 0x10, 0x54, 0x39, 0x05,
-	0x24, 0x90, 0x58, 0xcd, 0x7a, 0xa7, 0xf6, 0xa8, 0x3b, 0x1e, 0x6b, 0x66, 0xd6, 0xa4, 0x37, 0xc4,
-	0x91, 0x13, 0x7f, 0x06, 0xc7, 0x1c, 0x7a, 0x41, 0x82, 0x7b, 0x8f, 0x55, 0x4f, 0xa8, 0x87, 0x0a,
-	0x92, 0x43, 0xfe, 0x04, 0x24, 0x4e, 0x68, 0x3c, 0x63, 0xef, 0x4e, 0xd7, 0xdb, 0x4d, 0x24, 0xb8,
-	0x44, 0x99, 0xf7, 0xbe, 0x37, 0xef, 0xfb, 0xde, 0x9b, 0xf7, 0xbc, 0xc0, 0xc5, 0xfd, 0x01, 0x4a,
-	0xf2, 0x61, 0xd8, 0x63, 0xb8, 0x9f, 0xa0, 0xb0, 0xd8, 0x0a, 0xc5, 0x41, 0x90, 0x33, 0x2a, 0xa8,
-	0xbd, 0xa2, 0x7d, 0x81, 0xf2, 0x05, 0xc5, 0x96, 0xbb, 0x02, 0x09, 0xce, 0x68, 0x58, 0xfe, 0x55,
-	0x28, 0xd7, 0x8b, 0x29, 0x27, 0x94, 0x87, 0x3d, 0xc8, 0x65, 0x78, 0x0f, 0x09, 0xb8, 0x15, 0xc6,
-	0x14, 0x67, 0xda, 0x7f, 0x49, 0xfb, 0x09, 0x4f, 0xe4, 0xed, 0x84, 0x27, 0xda, 0xb1, 0xaa, 0x1c,
-	0xdd, 0xf2, 0x14, 0xaa, 0x83, 0x76, 0x75, 0x12, 0x9a, 0x50, 0x65, 0x97, 0xff, 0x55, 0x99, 0x26,
-	0xb9, 0xe6, 0x90, 0x41, 0xa2, 0xa3, 0xfc, 0x7f, 0x2c, 0xd0, 0xd9, 0xe3, 0x49, 0x84, 0x12, 0xcc,
-	0x05, 0x62, 0x77, 0x0b, 0xb2, 0x8f, 0x93, 0x0c, 0x31, 0xfb, 0x63, 0xf0, 0x36, 0xcd, 0x11, 0x83,
-	0x82, 0x32, 0xc7, 0x5a, 0xb7, 0x36, 0x5a, 0x3b, 0xce, 0x8b, 0xa7, 0xd7, 0x3b, 0x3a, 0xe5, 0x9d,
-	0x7e, 0x9f, 0x21, 0xce, 0xf7, 0x05, 0xc3, 0x59, 0x12, 0xd5, 0x48, 0xfb, 0x36, 0x68, 0x53, 0x16,
-	0xa7, 0x88, 0x0b, 0x15, 0x39, 0x3f, 0x23, 0xd2, 0x40, 0xdb, 0x6b, 0x60, 0x19, 0x15, 0xa4, 0x0b,
-	0x15, 0xc4, 0x39, 0x27, 0x83, 0x23, 0x80, 0x0a, 0xa2, 0x83, 0xec, 0x0e, 0x58, 0xcc, 0x19, 0xa5,
-	0x8f, 0x9c, 0x85, 0x75, 0x6b, 0xa3, 0x1d, 0xa9, 0xc3, 0xf6, 0x67, 0x3f, 0x9e, 0x1c, 0x6e, 0xd6,
-	0x1c, 0x7e, 0x3a, 0x39, 0xdc, 0xfc, 0xa0, 0x52, 0x7d, 0x50, 0xe9, 0x6e, 0xd2, 0xe8, 0x7b, 0xe0,
-	0x72, 0x93, 0x3d, 0x42, 0x3c, 0xa7, 0x19, 0x47, 0xfe, 0xdf, 0xf3, 0xe0, 0xe2, 0x1e, 0x4f, 0xee,
-	0x08, 0x81, 0xb8, 0xf8, 0x1c, 0xe5, 0x94, 0x63, 0x31, 0x21, 0xd1, 0x3a, 0x93, 0xc4, 0x0e, 0x58,
-	0xcc, 0x68, 0x16, 0xa3, 0xb2, 0x32, 0x0b, 0x91, 0x3a, 0xd8, 0xef, 0x03, 0xa9, 0xb2, 0xcb, 0x51,
-	0xd6, 0x47, 0x4c, 0xeb, 0x6e, 0xa1, 0x82, 0xec, 0x97, 0x06, 0xfb, 0x2a, 0x38, 0x2f, 0xdd, 0x0c,
-	0xc5, 0x38, 0xc7, 0x28, 0x13, 0xa5, 0xfc, 0x56, 0xd4, 0x46, 0x05, 0x89, 0x2a, 0x9b, 0x7d, 0x0f,
-	0x2c, 0x41, 0x42, 0x87, 0x99, 0x70, 0x16, 0x4b, 0x46, 0x37, 0x9e, 0xbd, 0x5a, 0x9b, 0x7b, 0xf9,
-	0x6a, 0xed, 0x5d, 0xc5, 0x8a, 0xf7, 0x1f, 0x07, 0x98, 0x86, 0x04, 0x8a, 0x34, 0xb8, 0x9f, 0x89,
-	0x17, 0x4f, 0xaf, 0x03, 0x4d, 0xf7, 0x7e, 0x26, 0x7e, 0x39, 0x39, 0xdc, 0xb4, 0x22, 0x1d, 0x6f,
-	0x6f, 0x80, 0x8b, 0x32, 0x5d, 0x6f, 0x40, 0xe3, 0xc7, 0xdd, 0x6c, 0x48, 0x7a, 0x88, 0x39, 0x4b,
-	0x25, 0xdd, 0x0b, 0xa8, 0x20, 0x3b, 0xd2, 0xfc, 0x45, 0x69, 0xb5, 0x3d, 0xd5, 0x30, 0x71, 0xd0,
-	0x4d, 0x21, 0x4f, 0x9d, 0xb7, 0x6a, 0xe2, 0x0f, 0x0f, 0xee, 0x41, 0x9e, 0xaa, 0xce, 0x18, 0x05,
-	0x90, 0xdd, 0xb9, 0xd2, 0xd4, 0x1d, 0xa3, 0xc8, 0xbe, 0x0b, 0x9c, 0xd7, 0x6d, 0x75, 0x57, 0x7e,
-	0xb7, 0xca, 0xae, 0xec, 0xd2, 0xec, 0x11, 0x66, 0xe4, 0x2b, 0x38, 0xe0, 0xe8, 0xff, 0xe9, 0xca,
-	0x65, 0xd0, 0xe2, 0x38, 0xc9, 0xa0, 0x18, 0x32, 0x54, 0x36, 0xa5, 0x1d, 0x8d, 0x0c, 0x67, 0xd1,
-	0x66, 0x50, 0xd5, 0xda, 0x0c, 0x5b, 0xad, 0xed, 0x57, 0x0b, 0x5c, 0x18, 0x39, 0x23, 0x4a, 0xff,
-	0x03, 0x65, 0x28, 0xa7, 0x71, 0x5a, 0x29, 0x2b, 0x0f, 0x33, 0x94, 0x7d, 0xd2, 0xa8, 0x6c, 0xed,
-	0x0d, 0xca, 0x24, 0x51, 0xdf, 0x01, 0xef, 0x99, 0x96, 0x5a, 0xd5, 0x4b, 0xd5, 0xb1, 0xaf, 0xb1,
-	0x48, 0xfb, 0x0c, 0x7e, 0xff, 0x90, 0xde, 0x2d, 0x88, 0x7d, 0x03, 0x2c, 0xe9, 0xf7, 0x3e, 0x4b,
-	0x91, 0xc6, 0x4d, 0x8e, 0xc1, 0x7c, 0xc3, 0x18, 0xdc, 0xae, 0xc7, 0x40, 0xea, 0x5a, 0xbe, 0xb9,
-	0x1a, 0xe8, 0x3b, 0xe5, 0xae, 0x0d, 0xf4, 0xae, 0x0d, 0x76, 0x29, 0xce, 0x76, 0x5a, 0x72, 0x42,
-	0x8c, 0xa7, 0xbf, 0xbd, 0x25, 0xa5, 0xeb, 0x7c, 0x53, 0xdb, 0x69, 0xe8, 0xf0, 0x07, 0x65, 0x3b,
-	0x0d, 0x5b, 0x25, 0xdc, 0x7e, 0x00, 0x40, 0x3c, 0x24, 0xc3, 0x01, 0x14, 0xb8, 0x40, 0x5a, 0xe7,
-	0xd9, 0xe7, 0x72, 0xec, 0x0e, 0xff, 0x37, 0x0b, 0xbc, 0xb3, 0xc7, 0x93, 0x2f, 0xf3, 0x3e, 0x14,
-	0xe8, 0x41, 0xb9, 0xc9, 0xed, 0x4f, 0x41, 0x0b, 0x0e, 0x45, 0x4a, 0x19, 0x16, 0x4f, 0x66, 0x16,
-	0x73, 0x04, 0x95, 0xa5, 0x52, 0xdf, 0x82, 0xb2, 0x90, 0xb2, 0x54, 0x13, 0x1f, 0xaf, 0x40, 0xa5,
-	0x30, 0x4a, 0xa5, 0x62, 0xb6, 0x6f, 0xc9, 0x52, 0x8d, 0x6e, 0x93, 0xd5, 0x5a, 0x6f, 0xaa, 0xd6,
-	0x38, 0x55, 0x7f, 0x15, 0x5c, 0x7a, 0xcd, 0x54, 0xd5, 0xea, 0xe6, 0x5f, 0x0b, 0xe0, 0xdc, 0x1e,
-	0x4f, 0x6c, 0x02, 0x56, 0x26, 0xbf, 0x46, 0x1f, 0x36, 0x50, 0x6b, 0x5a, 0xdd, 0x6e, 0x78, 0x4a,
-	0x60, 0xdd, 0x22, 0x08, 0xce, 0x9b, 0xfb, 0xfd, 0x6a, 0xf3, 0x0d, 0x06, 0xc8, 0xfd, 0xe8, 0x14,
-	0xa0, 0xf1, 0x14, 0xe6, 0xb2, 0x9a, 0x92, 0xc2, 0x00, 0x4d, 0x4b, 0xd1, 0xb8, 0x37, 0xec, 0x6f,
-	0xc1, 0xf2, 0xf8, 0xce, 0xb8, 0xf2, 0xc6, 0x58, 0x09, 0x71, 0xaf, 0xcd, 0x84, 0x8c, 0xf3, 0x37,
-	0x47, 0x77, 0x0a, 0x7f, 0x03, 0x34, 0x8d, 0x7f, 0xf3, 0xa0, 0x7c, 0x07, 0xda, 0xc6, 0x93, 0xf6,
-	0x9b, 0x83, 0xc7, 0x31, 0xee, 0xe6, 0x6c, 0x4c, 0x75, 0xbf, 0xbb, 0xf8, 0x83, 0x7c, 0xbb, 0x3b,
-	0xbb, 0xcf, 0x8e, 0x3c, 0xeb, 0xf9, 0x91, 0x67, 0xfd, 0x79, 0xe4, 0x59, 0x3f, 0x1f, 0x7b, 0x73,
-	0xcf, 0x8f, 0xbd, 0xb9, 0x3f, 0x8e, 0xbd, 0xb9, 0x6f, 0xae, 0x25, 0x58, 0xa4, 0xc3, 0x5e, 0x10,
-	0x53, 0x12, 0x56, 0xaf, 0x78, 0xe2, 0x35, 0x8b, 0x27, 0x39, 0xe2, 0xbd, 0xa5, 0xf2, 0x97, 0xd3,
-	0xad, 0x7f, 0x03, 0x00, 0x00, 0xff, 0xff, 0x75, 0x49, 0x68, 0xa2, 0x07, 0x0a, 0x00, 0x00,
+	// 1200 bytes of a gzipped FileDescriptorProto
+	0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xb4, 0x57, 0xcd, 0x4f, 0x1b, 0x47,
+	0x14, 0x67, 0x63, 0x70, 0xe2, 0x87, 0x43, 0x60, 0xe5, 0x24, 0x66, 0x15, 0x0c, 0x6c, 0xfa, 0xe1,
+	0x50, 0x61, 0x03, 0xe9, 0x87, 0x4a, 0x22, 0x55, 0x81, 0x22, 0x25, 0x07, 0xa2, 0x68, 0x49, 0x53,
+	0xa9, 0x91, 0xea, 0xae, 0xed, 0xc9, 0x7a, 0x84, 0x77, 0x67, 0xb5, 0x33, 0xde, 0x90, 0x5b, 0xd5,
+	0x63, 0x4f, 0xfd, 0x07, 0x7a, 0x6e, 0x8f, 0x1c, 0xb8, 0xb4, 0x6a, 0xef, 0x39, 0x46, 0x9c, 0xaa,
+	0x1c, 0xa2, 0x0a, 0x0e, 0xfc, 0x0f, 0x3d, 0x55, 0x33, 0xfb, 0xe1, 0x1d, 0x7b, 0x17, 0x43, 0x9b,
+	0x5c, 0x90, 0xe7, 0xbd, 0xdf, 0xbc, 0xf7, 0x7e, 0xef, 0xcd, 0x7b, 0xfb, 0x00, 0x0d, 0xb7, 0xbb,
+	0xc8, 0x72, 0x7b, 0xf5, 0xa6, 0x87, 0xdb, 0x16, 0xaa, 0xfb, 0xab, 0x75, 0xb6, 0x57, 0x73, 0x3d,
+	0xc2, 0x88, 0x3a, 0x13, 0xea, 0x6a, 0x81, 0xae, 0xe6, 0xaf, 0x6a, 0x33, 0xa6, 0x8d, 0x1d, 0x52,
+	0x17, 0x7f, 0x03, 0x94, 0x56, 0x69, 0x11, 0x6a, 0x13, 0x5a, 0x6f, 0x9a, 0x94, 0x5f, 0x6f, 0x22,
+	0x66, 0xae, 0xd6, 0x5b, 0x04, 0x3b, 0xa1, 0xfe, 0x7a, 0xa8, 0xb7, 0xa9, 0xc5, 0xad, 0xdb, 0xd4,
+	0x0a, 0x15, 0xb3, 0x81, 0xa2, 0x21, 0x4e, 0xf5, 0xe0, 0x10, 0xaa, 0x4a, 0x16, 0xb1, 0x48, 0x20,
+	0xe7, 0xbf, 0x22, 0x4f, 0xc3, 0xb1, 0xba, 0xa6, 0x67, 0xda, 0xe1, 0x2d, 0xfd, 0x1f, 0x05, 0x4a,
+	0xdb, 0xd4, 0x32, 0x90, 0x85, 0x29, 0x43, 0xde, 0x96, 0x6f, 0xef, 0x60, 0xcb, 0x41, 0x9e, 0xfa,
+	0x31, 0x5c, 0x22, 0x2e, 0xf2, 0x4c, 0x46, 0xbc, 0xb2, 0xb2, 0xa0, 0x54, 0x0b, 0x1b, 0xe5, 0xc3,
+	0x83, 0xe5, 0x52, 0xe8, 0xf2, 0x5e, 0xbb, 0xed, 0x21, 0x4a, 0x77, 0x98, 0x87, 0x1d, 0xcb, 0x88,
+	0x91, 0xea, 0x5d, 0x28, 0x12, 0xaf, 0xd5, 0x41, 0x94, 0x05, 0x37, 0x2f, 0x8c, 0xb8, 0x29, 0xa1,
+	0xd5, 0x79, 0x98, 0x44, 0xbe, 0xdd, 0x30, 0x03, 0x48, 0x39, 0xc7, 0x2f, 0x1b, 0x80, 0x7c, 0x3b,
+	0xbc, 0xa4, 0x96, 0x60, 0xc2, 0xf5, 0x08, 0x79, 0x56, 0x1e, 0x5f, 0x50, 0xaa, 0x45, 0x23, 0x38,
+	0xac, 0x7f, 0xf6, 0xc3, 0xc9, 0xfe, 0x52, 0x1c, 0xc3, 0x8f, 0x27, 0xfb, 0x4b, 0xef, 0x47, 0xac,
+	0xf7, 0x22, 0xde, 0x69, 0x1c, 0xf5, 0x0a, 0xdc, 0x48, 0x93, 0x1b, 0x88, 0xba, 0xc4, 0xa1, 0x48,
+	0xff, 0x39, 0x07, 0xd3, 0xdb, 0xd4, 0xba, 0xc7, 0x18, 0xa2, 0xec, 0x4b, 0xe4, 0x12, 0x8a, 0xd9,
+	0x10, 0x45, 0xe5, 0x5c, 0x14, 0x4b, 0x30, 0xe1, 0x10, 0xa7, 0x85, 0x44, 0x66, 0xc6, 0x8d, 0xe0,
+	0xa0, 0xce, 0x01, 0x67, 0xd9, 0xa0, 0xc8, 0x69, 0x23, 0x2f, 0xe4, 0x5d, 0x40, 0xbe, 0xbd, 0x23,
+	0x04, 0xea, 0x4d, 0xb8, 0xcc, 0xd5, 0x1e, 0x6a, 0x61, 0x17, 0x23, 0x87, 0x09, 0xfa, 0x05, 0xa3,
+	0x88, 0x7c, 0xdb, 0x88, 0x64, 0xea, 0x7d, 0xc8, 0x9b, 0x36, 0xe9, 0x39, 0xac, 0x3c, 0x21, 0x22,
+	0x5a, 0x79, 0xf9, 0x66, 0x7e, 0xec, 0xf5, 0x9b, 0xf9, 0xab, 0x41, 0x54, 0xb4, 0xbd, 0x5b, 0xc3,
+	0xa4, 0x6e, 0x9b, 0xac, 0x53, 0x7b, 0xe0, 0xb0, 0xc3, 0x83, 0x65, 0x08, 0xc3, 0x7d, 0xe0, 0xb0,
+	0x5f, 0x4f, 0xf6, 0x97, 0x14, 0x23, 0xbc, 0xaf, 0x56, 0x61, 0x9a, 0xbb, 0x6b, 0x76, 0x49, 0x6b,
+	0xb7, 0xe1, 0xf4, 0xec, 0x26, 0xf2, 0xca, 0x79, 0x11, 0xee, 0x14, 0xf2, 0xed, 0x0d, 0x2e, 0x7e,
+	0x28, 0xa4, 0x6a, 0x25, 0x28, 0x18, 0xdb, 0x6b, 0x74, 0x4c, 0xda, 0x29, 0x5f, 0x8c, 0x03, 0x7f,
+	0xbc, 0x77, 0xdf, 0xa4, 0x1d, 0xf5, 0x3d, 0x98, 0xea, 0x5b, 0x12, 0x90, 0x4b, 0x71, 0xe4, 0xc2,
+	0x0e, 0x47, 0x05, 0xf5, 0x93, 0xd2, 0xc4, 0x6b, 0xb8, 0x98, 0x56, 0x43, 0xa9, 0x14, 0xba, 0x06,
+	0xe5, 0x41, 0x59, 0x5c, 0xbb, 0x3f, 0x15, 0x51, 0xbb, 0x4d, 0xe2, 0x3c, 0xc3, 0x9e, 0xfd, 0xc4,
+	0xec, 0x52, 0xf4, 0x6e, 0x6a, 0x77, 0x03, 0x0a, 0x14, 0x5b, 0x8e, 0xc9, 0x7a, 0x1e, 0x12, 0xa5,
+	0x2b, 0x1a, 0x7d, 0xc1, 0x79, 0xb8, 0x49, 0xa1, 0x86, 0xdc, 0x24, 0x59, 0xcc, 0xed, 0x37, 0x05,
+	0xa6, 0xfa, 0x4a, 0x83, 0x90, 0xb7, 0xc0, 0x0c, 0xb9, 0xa4, 0xd5, 0x89, 0x98, 0x89, 0xc3, 0x08,
+	0x66, 0x9f, 0xa4, 0x32, 0x9b, 0x3f, 0x85, 0x19, 0x0f, 0x54, 0x2f, 0xc3, 0x35, 0x59, 0x12, 0xb3,
+	0x7a, 0x1d, 0x54, 0xec, 0x6b, 0xcc, 0x3a, 0x6d, 0xcf, 0x7c, 0xfe, 0x98, 0x6c, 0xf9, 0xb6, 0xba,
+	0x02, 0xf9, 0xb0, 0x2b, 0x46, 0x31, 0x0a, 0x71, 0xc3, 0xcd, 0x72, 0x21, 0xa5, 0x59, 0xee, 0xc6,
+	0xcd, 0xc2, 0x79, 0x4d, 0xae, 0xcd, 0xd6, 0x42, 0x9b, 0x7c, 0x22, 0xd7, 0xc2, 0x89, 0x5c, 0xdb,
+	0x24, 0xd8, 0xd9, 0x28, 0xf0, 0x3e, 0x92, 0x1a, 0x64, 0x7d, 0x95, 0x53, 0x0f, 0xfd, 0x65, 0x96,
+	0x53, 0xe2, 0xa1, 0x77, 0x45, 0x39, 0x25, 0x59, 0x44, 0x5c, 0x7d, 0x04, 0xd0, 0xea, 0xd9, 0xbd,
+	0xae, 0xc9, 0xb0, 0x8f, 0x42, 0x9e, 0xe7, 0xef, 0xde, 0x84, 0x0d, 0xfd, 0x97, 0x68, 0xaa, 0xfb,
+	0x64, 0x17, 0x05, 0xfd, 0x61, 0x32, 0x4c, 0x9c, 0x77, 0xd1, 0x00, 0xeb, 0x77, 0x52, 0x1f, 0x42,
+	0xc6, 0x08, 0x1e, 0x08, 0x28, 0x1e, 0xc1, 0x03, 0xf2, 0xf8, 0x51, 0x1c, 0x5e, 0x80, 0xab, 0xdb,
+	0xd4, 0xda, 0xe9, 0x35, 0x6d, 0xcc, 0xf8, 0x73, 0xd9, 0xf2, 0x71, 0x1b, 0xf1, 0xbe, 0xfb, 0x14,
+	0x0a, 0x54, 0x48, 0xd9, 0x19, 0x1e, 0x47, 0x1f, 0xaa, 0x2e, 0x42, 0xd1, 0x17, 0xed, 0xd4, 0x48,
+	0x72, 0x99, 0x0c, 0x64, 0x0f, 0x45, 0x4b, 0xc7, 0xed, 0x90, 0x4b, 0xb6, 0x83, 0x0a, 0xe3, 0x1e,
+	0x21, 0xd1, 0xf0, 0x15, 0xbf, 0xd5, 0xa7, 0x30, 0xcd, 0x08, 0x33, 0xbb, 0x8d, 0x44, 0x01, 0xff,
+	0xeb, 0xf8, 0xbd, 0x22, 0x2c, 0x6d, 0xc6, 0x86, 0xe4, 0xfe, 0xcb, 0x0f, 0xf6, 0xdf, 0xe7, 0x3c,
+	0xed, 0x7d, 0x5e, 0x3c, 0xe7, 0x1f, 0xa4, 0xe5, 0x7c, 0x38, 0x75, 0xfa, 0x77, 0x30, 0x97, 0xaa,
+	0x88, 0x5f, 0xe4, 0x17, 0x50, 0xf0, 0xcd, 0x2e, 0x6e, 0x27, 0xde, 0xc8, 0xe2, 0xe1, 0xc1, 0xf2,
+	0x5c, 0x18, 0xf2, 0x93, 0x48, 0x37, 0x90, 0xe4, 0xf8, 0x0e, 0x5f, 0x2b, 0xae, 0xc7, 0x2e, 0x82,
+	0xe9, 0xf5, 0xbf, 0x0b, 0x97, 0x3e, 0x7e, 0x2b, 0x00, 0xb1, 0x5b, 0xbe, 0x32, 0xe4, 0xf8, 0xca,
+	0xd0, 0x97, 0xa8, 0xd7, 0x20, 0xef, 0x92, 0xe7, 0xc8, 0xa3, 0xe5, 0xf1, 0x85, 0x5c, 0x75, 0xdc,
+	0x08, 0x4f, 0x72, 0x72, 0x27, 0x06, 0x93, 0x7b, 0x67, 0x38, 0xb9, 0xd5, 0xec, 0xe4, 0xca, 0x04,
+	0xf5, 0x26, 0xcc, 0x67, 0xa8, 0xde, 0x5e, 0x82, 0xff, 0x50, 0xe0, 0xca, 0x36, 0xb5, 0xbe, 0x72,
+	0xdb, 0x26, 0x43, 0x8f, 0xc4, 0x46, 0xc7, 0x13, 0x6b, 0xf6, 0x58, 0x87, 0x78, 0x98, 0xbd, 0x18,
+	0x9d, 0xd8, 0x18, 0xca, 0x87, 0x61, 0xb0, 0x13, 0x8a, 0xcc, 0xf2, 0x61, 0x38, 0xb4, 0xc4, 0xd6,
+	0x02, 0x17, 0xd2, 0x30, 0x0c, 0xee, 0xac, 0xdf, 0x16, 0xa9, 0x8a, 0xad, 0xf1, 0x54, 0x2d, 0xa4,
+	0xa5, 0x2a, 0x19, 0xaa, 0x3e, 0x2b, 0x9e, 0x47, 0x52, 0x14, 0xa5, 0x66, 0xed, 0xf7, 0x8b, 0x90,
+	0xdb, 0xa6, 0x96, 0x6a, 0xc3, 0xcc, 0xf0, 0x56, 0xfa, 0x61, 0x4a, 0x68, 0x69, 0x2b, 0x9c, 0x56,
+	0x3f, 0x23, 0x30, 0xae, 0x88, 0x09, 0x97, 0xe5, 0x3d, 0xef, 0x66, 0xba, 0x05, 0x09, 0xa4, 0x7d,
+	0x74, 0x06, 0x50, 0xd2, 0x85, 0xbc, 0x8e, 0x64, 0xb8, 0x90, 0x40, 0x59, 0x2e, 0x52, 0x37, 0x03,
+	0xf5, 0x29, 0x4c, 0x26, 0xb7, 0x82, 0xc5, 0x53, 0xef, 0x72, 0x88, 0x76, 0x6b, 0x24, 0x24, 0x19,
+	0xbf, 0xfc, 0x71, 0xce, 0x88, 0x5f, 0x02, 0x65, 0xc5, 0x9f, 0xfe, 0x29, 0x14, 0x45, 0x1f, 0xfc,
+	0x68, 0x65, 0x16, 0x7d, 0x00, 0x98, 0x5d, 0xf4, 0x8c, 0xaf, 0x8b, 0xea, 0x82, 0x9a, 0xf2, 0x65,
+	0xa9, 0xa6, 0x9b, 0x19, 0x46, 0x6a, 0x2b, 0x67, 0x45, 0xc6, 0x1e, 0x7d, 0x28, 0xa5, 0x0e, 0xc5,
+	0xa5, 0xd3, 0x2c, 0xc9, 0x58, 0x6d, 0xed, 0xec, 0xd8, 0xd8, 0xef, 0xb7, 0x50, 0x94, 0x66, 0x85,
+	0x9e, 0x6e, 0x23, 0x89, 0xd1, 0x96, 0x46, 0x63, 0x22, 0xfb, 0xda, 0xc4, 0xf7, 0x7c, 0x28, 0x6c,
+	0x6c, 0xbe, 0x3c, 0xaa, 0x28, 0xaf, 0x8e, 0x2a, 0xca, 0xdf, 0x47, 0x15, 0xe5, 0xa7, 0xe3, 0xca,
+	0xd8, 0xab, 0xe3, 0xca, 0xd8, 0x5f, 0xc7, 0x95, 0xb1, 0x6f, 0x6e, 0x59, 0x98, 0x75, 0x7a, 0xcd,
+	0x5a, 0x8b, 0xd8, 0xf5, 0x68, 0x3c, 0x0c, 0x8d, 0x09, 0xf6, 0xc2, 0x45, 0xb4, 0x99, 0x17, 0xff,
+	0x9a, 0xde, 0xfe, 0x37, 0x00, 0x00, 0xff, 0xff, 0xb3, 0x2a, 0xc1, 0x55, 0x68, 0x0f, 0x00, 0x00,
 }
 
 // Reference imports to suppress errors if they are not otherwise used.
@@ -757,6 +1133,16 @@ type MsgClient interface {
 	// WithdrawToEvm burns bridged coins and adds them to an EVM account's
 	// cumulative payout.
 	WithdrawToEvm(ctx context.Context, in *MsgWithdrawToEvm, opts ...grpc.CallOption) (*MsgWithdrawToEvmResponse, error)
+	// RevokeAttestation withdraws a validator's standing vote for a deposit
+	// not yet credited (the deposit vanished in an EVM reorg).
+	RevokeAttestation(ctx context.Context, in *MsgRevokeAttestation, opts ...grpc.CallOption) (*MsgRevokeAttestationResponse, error)
+	// SubmitRootEvidence proves that a validator's EVM key signed a payout
+	// root digest the chain did not build; anyone may send it.
+	SubmitRootEvidence(ctx context.Context, in *MsgSubmitRootEvidence, opts ...grpc.CallOption) (*MsgSubmitRootEvidenceResponse, error)
+	// SubmitValsetEvidence proves that a validator's EVM key signed a valset
+	// checkpoint for a nonce whose valset the chain made differently; anyone
+	// may send it.
+	SubmitValsetEvidence(ctx context.Context, in *MsgSubmitValsetEvidence, opts ...grpc.CallOption) (*MsgSubmitValsetEvidenceResponse, error)
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(ctx context.Context, in *MsgUpdateParams, opts ...grpc.CallOption) (*MsgUpdateParamsResponse, error)
@@ -815,6 +1201,33 @@ func (c *msgClient) WithdrawToEvm(ctx context.Context, in *MsgWithdrawToEvm, opt
 	return out, nil
 }
 
+func (c *msgClient) RevokeAttestation(ctx context.Context, in *MsgRevokeAttestation, opts ...grpc.CallOption) (*MsgRevokeAttestationResponse, error) {
+	out := new(MsgRevokeAttestationResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.bridge.v1.Msg/RevokeAttestation", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) SubmitRootEvidence(ctx context.Context, in *MsgSubmitRootEvidence, opts ...grpc.CallOption) (*MsgSubmitRootEvidenceResponse, error) {
+	out := new(MsgSubmitRootEvidenceResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.bridge.v1.Msg/SubmitRootEvidence", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *msgClient) SubmitValsetEvidence(ctx context.Context, in *MsgSubmitValsetEvidence, opts ...grpc.CallOption) (*MsgSubmitValsetEvidenceResponse, error) {
+	out := new(MsgSubmitValsetEvidenceResponse)
+	err := c.cc.Invoke(ctx, "/idlegpu.bridge.v1.Msg/SubmitValsetEvidence", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *msgClient) UpdateParams(ctx context.Context, in *MsgUpdateParams, opts ...grpc.CallOption) (*MsgUpdateParamsResponse, error) {
 	out := new(MsgUpdateParamsResponse)
 	err := c.cc.Invoke(ctx, "/idlegpu.bridge.v1.Msg/UpdateParams", in, out, opts...)
@@ -838,6 +1251,16 @@ type MsgServer interface {
 	// WithdrawToEvm burns bridged coins and adds them to an EVM account's
 	// cumulative payout.
 	WithdrawToEvm(context.Context, *MsgWithdrawToEvm) (*MsgWithdrawToEvmResponse, error)
+	// RevokeAttestation withdraws a validator's standing vote for a deposit
+	// not yet credited (the deposit vanished in an EVM reorg).
+	RevokeAttestation(context.Context, *MsgRevokeAttestation) (*MsgRevokeAttestationResponse, error)
+	// SubmitRootEvidence proves that a validator's EVM key signed a payout
+	// root digest the chain did not build; anyone may send it.
+	SubmitRootEvidence(context.Context, *MsgSubmitRootEvidence) (*MsgSubmitRootEvidenceResponse, error)
+	// SubmitValsetEvidence proves that a validator's EVM key signed a valset
+	// checkpoint for a nonce whose valset the chain made differently; anyone
+	// may send it.
+	SubmitValsetEvidence(context.Context, *MsgSubmitValsetEvidence) (*MsgSubmitValsetEvidenceResponse, error)
 	// UpdateParams replaces all module parameters; only the module authority
 	// (the gov module account by default) may call it.
 	UpdateParams(context.Context, *MsgUpdateParams) (*MsgUpdateParamsResponse, error)
@@ -861,6 +1284,15 @@ func (*UnimplementedMsgServer) ConfirmRoot(ctx context.Context, req *MsgConfirmR
 }
 func (*UnimplementedMsgServer) WithdrawToEvm(ctx context.Context, req *MsgWithdrawToEvm) (*MsgWithdrawToEvmResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method WithdrawToEvm not implemented")
+}
+func (*UnimplementedMsgServer) RevokeAttestation(ctx context.Context, req *MsgRevokeAttestation) (*MsgRevokeAttestationResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RevokeAttestation not implemented")
+}
+func (*UnimplementedMsgServer) SubmitRootEvidence(ctx context.Context, req *MsgSubmitRootEvidence) (*MsgSubmitRootEvidenceResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SubmitRootEvidence not implemented")
+}
+func (*UnimplementedMsgServer) SubmitValsetEvidence(ctx context.Context, req *MsgSubmitValsetEvidence) (*MsgSubmitValsetEvidenceResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SubmitValsetEvidence not implemented")
 }
 func (*UnimplementedMsgServer) UpdateParams(ctx context.Context, req *MsgUpdateParams) (*MsgUpdateParamsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UpdateParams not implemented")
@@ -960,6 +1392,60 @@ func _Msg_WithdrawToEvm_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Msg_RevokeAttestation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgRevokeAttestation)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).RevokeAttestation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.bridge.v1.Msg/RevokeAttestation",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).RevokeAttestation(ctx, req.(*MsgRevokeAttestation))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_SubmitRootEvidence_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgSubmitRootEvidence)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).SubmitRootEvidence(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.bridge.v1.Msg/SubmitRootEvidence",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).SubmitRootEvidence(ctx, req.(*MsgSubmitRootEvidence))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Msg_SubmitValsetEvidence_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MsgSubmitValsetEvidence)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MsgServer).SubmitValsetEvidence(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/idlegpu.bridge.v1.Msg/SubmitValsetEvidence",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MsgServer).SubmitValsetEvidence(ctx, req.(*MsgSubmitValsetEvidence))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Msg_UpdateParams_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(MsgUpdateParams)
 	if err := dec(in); err != nil {
@@ -1002,6 +1488,18 @@ var _Msg_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "WithdrawToEvm",
 			Handler:    _Msg_WithdrawToEvm_Handler,
+		},
+		{
+			MethodName: "RevokeAttestation",
+			Handler:    _Msg_RevokeAttestation_Handler,
+		},
+		{
+			MethodName: "SubmitRootEvidence",
+			Handler:    _Msg_SubmitRootEvidence_Handler,
+		},
+		{
+			MethodName: "SubmitValsetEvidence",
+			Handler:    _Msg_SubmitValsetEvidence_Handler,
 		},
 		{
 			MethodName: "UpdateParams",
@@ -1106,6 +1604,13 @@ func (m *MsgAttestDeposit) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
+	if len(m.EvmBlockHash) > 0 {
+		i -= len(m.EvmBlockHash)
+		copy(dAtA[i:], m.EvmBlockHash)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.EvmBlockHash)))
+		i--
+		dAtA[i] = 0x42
+	}
 	if len(m.EvmTxHash) > 0 {
 		i -= len(m.EvmTxHash)
 		copy(dAtA[i:], m.EvmTxHash)
@@ -1390,6 +1895,257 @@ func (m *MsgWithdrawToEvmResponse) MarshalToSizedBuffer(dAtA []byte) (int, error
 	return len(dAtA) - i, nil
 }
 
+func (m *MsgRevokeAttestation) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgRevokeAttestation) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgRevokeAttestation) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.Nonce != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Nonce))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Orchestrator) > 0 {
+		i -= len(m.Orchestrator)
+		copy(dAtA[i:], m.Orchestrator)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Orchestrator)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgRevokeAttestationResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgRevokeAttestationResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgRevokeAttestationResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgSubmitRootEvidence) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitRootEvidence) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitRootEvidence) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Signature) > 0 {
+		i -= len(m.Signature)
+		copy(dAtA[i:], m.Signature)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signature)))
+		i--
+		dAtA[i] = 0x32
+	}
+	{
+		size := m.TotalCumulative.Size()
+		i -= size
+		if _, err := m.TotalCumulative.MarshalTo(dAtA[i:]); err != nil {
+			return 0, err
+		}
+		i = encodeVarintTx(dAtA, i, uint64(size))
+	}
+	i--
+	dAtA[i] = 0x2a
+	if len(m.Root) > 0 {
+		i -= len(m.Root)
+		copy(dAtA[i:], m.Root)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Root)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if m.Epoch != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Epoch))
+		i--
+		dAtA[i] = 0x18
+	}
+	if m.ValsetNonce != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.ValsetNonce))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Submitter) > 0 {
+		i -= len(m.Submitter)
+		copy(dAtA[i:], m.Submitter)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Submitter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgSubmitRootEvidenceResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitRootEvidenceResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitRootEvidenceResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Validator) > 0 {
+		i -= len(m.Validator)
+		copy(dAtA[i:], m.Validator)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Validator)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgSubmitValsetEvidence) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitValsetEvidence) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitValsetEvidence) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Signature) > 0 {
+		i -= len(m.Signature)
+		copy(dAtA[i:], m.Signature)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Signature)))
+		i--
+		dAtA[i] = 0x2a
+	}
+	if len(m.Powers) > 0 {
+		dAtA3 := make([]byte, len(m.Powers)*10)
+		var j2 int
+		for _, num := range m.Powers {
+			for num >= 1<<7 {
+				dAtA3[j2] = uint8(uint64(num)&0x7f | 0x80)
+				num >>= 7
+				j2++
+			}
+			dAtA3[j2] = uint8(num)
+			j2++
+		}
+		i -= j2
+		copy(dAtA[i:], dAtA3[:j2])
+		i = encodeVarintTx(dAtA, i, uint64(j2))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.Validators) > 0 {
+		for iNdEx := len(m.Validators) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.Validators[iNdEx])
+			copy(dAtA[i:], m.Validators[iNdEx])
+			i = encodeVarintTx(dAtA, i, uint64(len(m.Validators[iNdEx])))
+			i--
+			dAtA[i] = 0x1a
+		}
+	}
+	if m.Nonce != 0 {
+		i = encodeVarintTx(dAtA, i, uint64(m.Nonce))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.Submitter) > 0 {
+		i -= len(m.Submitter)
+		copy(dAtA[i:], m.Submitter)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Submitter)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MsgSubmitValsetEvidenceResponse) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MsgSubmitValsetEvidenceResponse) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *MsgSubmitValsetEvidenceResponse) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if len(m.Validator) > 0 {
+		i -= len(m.Validator)
+		copy(dAtA[i:], m.Validator)
+		i = encodeVarintTx(dAtA, i, uint64(len(m.Validator)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
 func (m *MsgUpdateParams) Marshal() (dAtA []byte, err error) {
 	size := m.Size()
 	dAtA = make([]byte, size)
@@ -1528,6 +2284,10 @@ func (m *MsgAttestDeposit) Size() (n int) {
 	if l > 0 {
 		n += 1 + l + sovTx(uint64(l))
 	}
+	l = len(m.EvmBlockHash)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
 	return n
 }
 
@@ -1625,6 +2385,119 @@ func (m *MsgWithdrawToEvmResponse) Size() (n int) {
 	_ = l
 	l = m.Cumulative.Size()
 	n += 1 + l + sovTx(uint64(l))
+	return n
+}
+
+func (m *MsgRevokeAttestation) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Orchestrator)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.Nonce != 0 {
+		n += 1 + sovTx(uint64(m.Nonce))
+	}
+	return n
+}
+
+func (m *MsgRevokeAttestationResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	return n
+}
+
+func (m *MsgSubmitRootEvidence) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Submitter)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.ValsetNonce != 0 {
+		n += 1 + sovTx(uint64(m.ValsetNonce))
+	}
+	if m.Epoch != 0 {
+		n += 1 + sovTx(uint64(m.Epoch))
+	}
+	l = len(m.Root)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	l = m.TotalCumulative.Size()
+	n += 1 + l + sovTx(uint64(l))
+	l = len(m.Signature)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	return n
+}
+
+func (m *MsgSubmitRootEvidenceResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Validator)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	return n
+}
+
+func (m *MsgSubmitValsetEvidence) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Submitter)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	if m.Nonce != 0 {
+		n += 1 + sovTx(uint64(m.Nonce))
+	}
+	if len(m.Validators) > 0 {
+		for _, s := range m.Validators {
+			l = len(s)
+			n += 1 + l + sovTx(uint64(l))
+		}
+	}
+	if len(m.Powers) > 0 {
+		l = 0
+		for _, e := range m.Powers {
+			l += sovTx(uint64(e))
+		}
+		n += 1 + sovTx(uint64(l)) + l
+	}
+	l = len(m.Signature)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
+	return n
+}
+
+func (m *MsgSubmitValsetEvidenceResponse) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Validator)
+	if l > 0 {
+		n += 1 + l + sovTx(uint64(l))
+	}
 	return n
 }
 
@@ -2116,6 +2989,38 @@ func (m *MsgAttestDeposit) Unmarshal(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			m.EvmTxHash = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 8:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field EvmBlockHash", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.EvmBlockHash = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
@@ -2767,6 +3672,784 @@ func (m *MsgWithdrawToEvmResponse) Unmarshal(dAtA []byte) error {
 			if err := m.Cumulative.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgRevokeAttestation) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgRevokeAttestation: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgRevokeAttestation: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Orchestrator", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Orchestrator = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Nonce", wireType)
+			}
+			m.Nonce = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Nonce |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgRevokeAttestationResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgRevokeAttestationResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgRevokeAttestationResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgSubmitRootEvidence) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitRootEvidence: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitRootEvidence: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Submitter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Submitter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ValsetNonce", wireType)
+			}
+			m.ValsetNonce = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.ValsetNonce |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Epoch", wireType)
+			}
+			m.Epoch = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Epoch |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Root", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Root = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field TotalCumulative", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if err := m.TotalCumulative.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 6:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signature", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signature = append(m.Signature[:0], dAtA[iNdEx:postIndex]...)
+			if m.Signature == nil {
+				m.Signature = []byte{}
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgSubmitRootEvidenceResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitRootEvidenceResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitRootEvidenceResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Validator", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Validator = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgSubmitValsetEvidence) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitValsetEvidence: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitValsetEvidence: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Submitter", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Submitter = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Nonce", wireType)
+			}
+			m.Nonce = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Nonce |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Validators", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Validators = append(m.Validators, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		case 4:
+			if wireType == 0 {
+				var v uint64
+				for shift := uint(0); ; shift += 7 {
+					if shift >= 64 {
+						return ErrIntOverflowTx
+					}
+					if iNdEx >= l {
+						return io.ErrUnexpectedEOF
+					}
+					b := dAtA[iNdEx]
+					iNdEx++
+					v |= uint64(b&0x7F) << shift
+					if b < 0x80 {
+						break
+					}
+				}
+				m.Powers = append(m.Powers, v)
+			} else if wireType == 2 {
+				var packedLen int
+				for shift := uint(0); ; shift += 7 {
+					if shift >= 64 {
+						return ErrIntOverflowTx
+					}
+					if iNdEx >= l {
+						return io.ErrUnexpectedEOF
+					}
+					b := dAtA[iNdEx]
+					iNdEx++
+					packedLen |= int(b&0x7F) << shift
+					if b < 0x80 {
+						break
+					}
+				}
+				if packedLen < 0 {
+					return ErrInvalidLengthTx
+				}
+				postIndex := iNdEx + packedLen
+				if postIndex < 0 {
+					return ErrInvalidLengthTx
+				}
+				if postIndex > l {
+					return io.ErrUnexpectedEOF
+				}
+				var elementCount int
+				var count int
+				for _, integer := range dAtA[iNdEx:postIndex] {
+					if integer < 128 {
+						count++
+					}
+				}
+				elementCount = count
+				if elementCount != 0 && len(m.Powers) == 0 {
+					m.Powers = make([]uint64, 0, elementCount)
+				}
+				for iNdEx < postIndex {
+					var v uint64
+					for shift := uint(0); ; shift += 7 {
+						if shift >= 64 {
+							return ErrIntOverflowTx
+						}
+						if iNdEx >= l {
+							return io.ErrUnexpectedEOF
+						}
+						b := dAtA[iNdEx]
+						iNdEx++
+						v |= uint64(b&0x7F) << shift
+						if b < 0x80 {
+							break
+						}
+					}
+					m.Powers = append(m.Powers, v)
+				}
+			} else {
+				return fmt.Errorf("proto: wrong wireType = %d for field Powers", wireType)
+			}
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Signature", wireType)
+			}
+			var byteLen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				byteLen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if byteLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Signature = append(m.Signature[:0], dAtA[iNdEx:postIndex]...)
+			if m.Signature == nil {
+				m.Signature = []byte{}
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipTx(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthTx
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MsgSubmitValsetEvidenceResponse) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowTx
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MsgSubmitValsetEvidenceResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MsgSubmitValsetEvidenceResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Validator", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowTx
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthTx
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthTx
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Validator = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex

@@ -37,6 +37,7 @@ var tables = []struct {
 	{
 		readme: "x/auction/README.md", heading: "## Keeper interface for x/settlement",
 		ifaces: []iface{{"x/settlement/types", "AuctionKeeper"}, {"x/settlement/types", "AuctionHooksSetter"}, {"x/bridge/types", "AuctionKeeper"}},
+		wiring: []string{"SetEvmWithdrawer"}, // x/bridge's depinject hands it the one withdrawal path
 	},
 }
 
