@@ -59,7 +59,7 @@ func TestEVMSideOnGeth(t *testing.T) {
 	g.send(renter, e.vaultC, v.PackDeposit(big.NewInt(200), provider.Addr))
 	last := g.send(renter, e.vaultC, v.PackDeposit(big.NewInt(300), renter.Addr)).BlockNumber.Uint64()
 
-	o := &orchestrator{evm: e}
+	o := newDepositAttester(discardLogger(), newMetrics("test"), nil, nil, e.client, vaultAddr)
 	deps, err := o.depositsIn(ctx, 0, last)
 	require.NoError(t, err)
 	require.Len(t, deps, 3)
@@ -84,11 +84,11 @@ func TestEVMSideOnGeth(t *testing.T) {
 	require.NoError(t, err)
 	sigs, err := signatures(vs, []bridgetypes.Confirm{{EvmAddress: val.Addr.Hex(), Signature: sig}}, digest)
 	require.NoError(t, err)
-	_, err = e.send(ctx, relayerKey.key, e.vaultC, v.PackAcceptRoot())
+	_, err = e.send(ctx, relayerKey.key, e.vaultC, v.PackAcceptRoot(1))
 	require.ErrorContains(t, err, "NoPendingRoot", "a refused estimate names the vault's error")
 	_, err = e.send(ctx, relayerKey.key, e.vaultC, v.PackProposeRoot(vaultValset(vs), vaultSigs(sigs), 1, tree.Root(), tree.Total()))
 	require.NoError(t, err)
-	_, err = e.send(ctx, relayerKey.key, e.vaultC, v.PackAcceptRoot())
+	_, err = e.send(ctx, relayerKey.key, e.vaultC, v.PackAcceptRoot(1))
 	require.ErrorContains(t, err, "TimelockNotExpired")
 
 	r := &relayer{key: relayerKey.key, evm: e, m: newMetrics("test"), log: discardLogger()}
@@ -98,4 +98,36 @@ func TestEVMSideOnGeth(t *testing.T) {
 		require.NoError(t, err)
 		return acc.Epoch == 1
 	}, 30*time.Second, 500*time.Millisecond)
+
+	// Two later roots pending at once, epoch 3 proposed after epoch 2: once
+	// both timelocks have passed, one round accepts the highest, which
+	// supersedes epoch 2.
+	var due uint64
+	for epoch := uint64(2); epoch <= 3; epoch++ {
+		tr, err := payout.NewTree([]payout.Entry{{Account: provider.Addr, Cumulative: big.NewInt(150 + int64(epoch))}})
+		require.NoError(t, err)
+		d, err := domain.RootDigest(1, epoch, tr.Root(), tr.Total())
+		require.NoError(t, err)
+		sig, err := bridgetypes.SignDigest(val.key, d)
+		require.NoError(t, err)
+		sigs, err := signatures(vs, []bridgetypes.Confirm{{EvmAddress: val.Addr.Hex(), Signature: sig}}, d)
+		require.NoError(t, err)
+		rcpt, err := e.send(ctx, relayerKey.key, e.vaultC, v.PackProposeRoot(vaultValset(vs), vaultSigs(sigs), epoch, tr.Root(), tr.Total()))
+		require.NoError(t, err)
+		ev, err := v.UnpackRootProposedEvent(rcpt.Logs[0])
+		require.NoError(t, err)
+		due = ev.AcceptableAt
+	}
+	require.Eventually(t, func() bool {
+		h, err := g.client.HeaderByNumber(ctx, nil)
+		require.NoError(t, err)
+		return h.Time >= due
+	}, 30*time.Second, 200*time.Millisecond)
+	require.NoError(t, r.acceptRoot(ctx, bridgeParams{}))
+	acc, err := call(ctx, e, v.PackAcceptedRoot(), v.UnpackAcceptedRoot)
+	require.NoError(t, err)
+	require.Equal(t, uint64(3), acc.Epoch, "the highest acceptable root, in one round")
+	_, err = e.send(ctx, relayerKey.key, e.vaultC, v.PackAcceptRoot(2))
+	require.ErrorContains(t, err, "RootSuperseded")
+	require.NoError(t, r.acceptRoot(ctx, bridgeParams{}), "nothing left to accept")
 }

@@ -22,6 +22,8 @@ type metrics struct {
 	EvmHead      prometheus.Gauge
 	LastAttested prometheus.Gauge
 	Attested     prometheus.Counter
+	Superseded   prometheus.Counter
+	Attestable   *prometheus.GaugeVec
 	Confirms     *prometheus.CounterVec
 	Relayed      *prometheus.CounterVec
 	Errors       *prometheus.CounterVec
@@ -37,6 +39,10 @@ func newMetrics(role string) *metrics {
 			Help: "The validator's last attested deposit nonce on the idlegpu chain."}),
 		Attested: prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "_deposits_attested_total",
 			Help: "Deposit attestations sent."}),
+		Superseded: prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "_deposits_superseded_total",
+			Help: "Deposit votes replaced because an EVM reorg orphaned the block they named."}),
+		Attestable: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: ns + "_evm_attestable_block",
+			Help: "Newest EVM block deposits are attested up to, by source (finalized or depth)."}, []string{"source"}),
 		Confirms: prometheus.NewCounterVec(prometheus.CounterOpts{Name: ns + "_confirms_total",
 			Help: "Valset and root confirmations sent, by kind."}, []string{"kind"}),
 		Relayed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: ns + "_evm_txs_total",
@@ -45,7 +51,7 @@ func newMetrics(role string) *metrics {
 			Help: "Failed rounds, by step."}, []string{"step"}),
 	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.EvmHead, m.LastAttested, m.Attested, m.Confirms, m.Relayed, m.Errors)
+		m.EvmHead, m.LastAttested, m.Attested, m.Superseded, m.Attestable, m.Confirms, m.Relayed, m.Errors)
 	return m
 }
 

@@ -47,8 +47,13 @@ func orchestrateCmd() *cobra.Command {
 			}
 			defer stop()
 			poll, _ := cmd.Flags().GetDuration(flagPoll)
+			mode, _ := cmd.Flags().GetString(flagFinality)
+			fin, err := newFinality(mode, log)
+			if err != nil {
+				return err
+			}
 			o := &orchestrator{cmd: cmd, log: log, chain: cl, q: queryClient(cl.Context()), m: m,
-				evmAddr: crypto.PubkeyToAddress(key.PublicKey)}
+				evmAddr: crypto.PubkeyToAddress(key.PublicKey), finality: fin}
 			o.sign = func(d [32]byte) ([]byte, error) { return bridgetypes.SignDigest(key, d) }
 			return loop(cmd.Context(), log, poll, o.round)
 		},
@@ -58,6 +63,7 @@ func orchestrateCmd() *cobra.Command {
 	addEthRPCFlag(cmd)
 	addEthKeyFlags(cmd, "the validator's registered EVM signing key")
 	addMetricsFlag(cmd)
+	addFinalityFlag(cmd)
 	cmd.Flags().Duration(flagPoll, 2*time.Second, "how often to look at both chains")
 	return cmd
 }
@@ -81,7 +87,7 @@ func loop(ctx context.Context, log *slog.Logger, poll time.Duration, round func(
 }
 
 // orchestrator is one validator's orchestrator: its Cosmos account, its EVM
-// signer, and where it is in the vault's event stream.
+// signer, and its deposit attester (where it is in the vault's events).
 type orchestrator struct {
 	cmd     *cobra.Command
 	log     *slog.Logger
@@ -91,11 +97,9 @@ type orchestrator struct {
 	evmAddr [20]byte
 	sign    func([32]byte) ([]byte, error)
 
-	evm *evm
-	// scanFrom is the EVM block the next deposit search starts at; zero
-	// means "ask the idlegpu chain" (at start and after any failure).
-	scanFrom uint64
-	haveScan bool
+	evm      *evm
+	finality *finality
+	deposits *depositAttester
 }
 
 // round is one pass: deposits, then the newest valset, then the newest root.
@@ -131,11 +135,12 @@ func (o *orchestrator) round(ctx context.Context) error {
 			o.evm = nil
 			return fmt.Errorf("the EVM node is chain %s, the idlegpu chain's vault is on %s", id, p.domain.ChainID)
 		}
+		o.deposits = newDepositAttester(o.log, o.m, chainDeposits{q: o.q, chain: o.chain}, o.finality, o.evm.client, o.evm.addr)
 	}
 	var errs []error
-	if err := o.attestDeposits(ctx, p, me.Signer.Validator, me.LastAttestedNonce); err != nil {
+	if err := o.deposits.attest(ctx, p.params.EvmConfirmations, me.Signer.Validator, me.LastAttestedNonce); err != nil {
 		o.m.Errors.WithLabelValues("deposits").Inc()
-		o.haveScan = false
+		o.deposits.reset()
 		errs = append(errs, err)
 	}
 	if err := o.confirmValset(ctx, p, me.Signer.Validator); err != nil {
