@@ -34,7 +34,7 @@ func TestEveryMsgValidatesBasic(t *testing.T) {
 		require.True(t, ok, "%s has no ValidateBasic: its stateless errors cost the sender a fee", url)
 		n++
 	}
-	require.Equal(t, 36, n, "the five modules' messages (a new one needs a ValidateBasic, and this count)")
+	require.Equal(t, 40, n, "the five modules' messages (a new one needs a ValidateBasic, and this count)")
 }
 
 // TestStatelessErrorCostsNoFee: a message with a stateless error (a region

@@ -36,28 +36,31 @@ const (
 // whose only key is an Ethereum key (an injected EIP-1193 wallet signing in
 // Go) posts a job from the form, seeing the escrow first; the relayer
 // submits it and earns its fee; the job's lease and its proven epochs appear
-// with exact amounts; the provider page shows the earnings. Every page is
+// with exact amounts; the provider page shows the earnings; the renter
+// withdraws part of its unspent balance to its own EVM address by
+// signature. Every page is
 // screenshotted into build/screenshots and any console error fails the test.
 func TestWebAppEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a chain, the agent, the web app and Chromium (minutes)")
 	}
 	b := browser.Start(t)
-	c := harness.NewChain(t, bins, root, harness.GenesisEdits{
+	// The renter: an Ethereum key, its account the address's 20 bytes,
+	// holding 10 USDC bridged in from the vault (the genesis books them as
+	// deposited, so they can be withdrawn again).
+	key, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	wallet := &browser.Wallet{Key: key, ChainID: evmChainID}
+	renter := sdk.MustBech32ifyAddressBytes(chaincfg.Bech32Prefix, wallet.Address().Bytes())
+	c := harness.NewChainBridged(t, bins, root, harness.GenesisEdits{
 		"settlement": {"epoch_seconds": "20", "sample_interval_seconds": "1", "min_samples_ratio_bps": 7000, "proof_grace_seconds": "30"},
-	})
+	}, map[string]int64{renter: 10_000_000})
 	a := harness.NewAgent(t, c, bins, harness.AgentOptions{GPUs: 1, Seed: 21, Edit: func(cfg *config.Config) { cfg.Rewards.ClaimEvery = "5s" }})
 	c.Tx("alice", "bank", "send", "alice", a.Addr, "500000000ugpu")
 	a.CLI("register", "--region", "eu-de-fra1", "--endpoint", a.Endpoint, "--bond", "200000000ugpu", "--moniker", "web e2e")
 	a.Start()
 
-	// The renter: an Ethereum key, its account the address's 20 bytes,
-	// funded with 10 USDC.
-	key, err := crypto.GenerateKey()
-	require.NoError(t, err)
-	wallet := &browser.Wallet{Key: key, ChainID: evmChainID}
-	renter := sdk.MustBech32ifyAddressBytes(chaincfg.Bech32Prefix, wallet.Address().Bytes())
-	c.Tx("alice", "bank", "send", "alice", renter, "10000000uusdc")
+	require.EqualValues(t, 10_000_000, c.Balance(renter, "uusdc"))
 	relayer := c.Address("validator")
 	relayerBefore := c.Balance(relayer, "uusdc")
 
@@ -208,6 +211,35 @@ func TestWebAppEndToEnd(t *testing.T) {
 	require.Contains(t, jobs, "0.001112 USDC", "job 1: 11,112 escrowed, cut to 10,000 at clearing, 1,112 refunded")
 	require.Contains(t, jobs, "0.005556 USDC", "job 2: its whole deposit refunded on cancel")
 	p.Screenshot("jobs")
+
+	// The renter takes 2.5 USDC of its unspent balance back out from the
+	// withdrawal page: its wallet signs a Withdraw, the relayer submits it
+	// for its fee, x/bridge burns the amount and adds it to the cumulative
+	// payout of the wallet's own EVM address.
+	before = c.Balance(renter, "uusdc")
+	relayerAt := c.Balance(relayer, "uusdc")
+	p.Navigate(url + "/withdraw")
+	p.WaitVisible("#withdraw")
+	p.SetValue("#withdraw-amount", "2.5")
+	p.Click("#withdraw")
+	p.WaitText("#withdraw-cumulative", "2.50 USDC")
+	require.True(t, strings.Contains(p.URL(), "/withdraw?account="+wallet.Address().Hex()), p.URL())
+	var withdrew bool
+	for _, call := range p.WalletCalls() {
+		if call.Method == "eth_signTypedData_v4" && strings.Contains(fmt.Sprint(call.Params[1]), `"primaryType":"Withdraw"`) {
+			withdrew = true
+			require.Contains(t, call.Params[1], `"amount":"2500000"`)
+		}
+	}
+	require.True(t, withdrew, "the wallet signed the withdrawal")
+	require.EqualValues(t, before-2_500_000-relayerFee, c.Balance(renter, "uusdc"), "the amount burned and the relayer's fee paid, nothing else")
+	require.EqualValues(t, relayerAt+relayerFee, c.Balance(relayer, "uusdc"))
+	var cum struct {
+		Amount string `json:"amount"`
+	}
+	c.Query(&cum, "bridge", "cumulative", wallet.Address().Hex())
+	require.Equal(t, "2500000", cum.Amount, "x/bridge owes the wallet's EVM address exactly the amount")
+	p.Screenshot("withdraw")
 
 	waitPage(t, p, url+"/network", "#validators", "")
 	require.Contains(t, p.Text("#params-auction"), "evm_chain_id")

@@ -1,4 +1,4 @@
-// Checks the chain's EIP-712 JobBid vectors against ethers v6, an
+// Checks the chain's EIP-712 vectors (JobBid, Withdraw) against ethers v6, an
 // implementation independent of the chain's Go encoder
 // (x/auction/types/eip712.go) and of go-ethereum.
 //

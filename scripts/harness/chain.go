@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +39,15 @@ type Pass struct{ GPU, Provider string }
 // with them verified: the load benchmark's thousands of GPUs).
 func NewChain(t T, bin Binaries, root string, edits GenesisEdits, passes ...Pass) *Chain {
 	t.Helper()
+	return NewChainBridged(t, bin, root, edits, nil, passes...)
+}
+
+// NewChainBridged is NewChain whose genesis also gives each address in
+// bridged that many base units of x/bridge's denom as if credited from the
+// vault (minted and booked as deposited, not unbacked): coins its holder
+// can withdraw, on a chain with no EVM side.
+func NewChainBridged(t T, bin Binaries, root string, edits GenesisEdits, bridged map[string]int64, passes ...Pass) *Chain {
+	t.Helper()
 	home := t.TempDir()
 	setup := exec.Command(filepath.Join(root, "scripts", "node.sh"))
 	setup.Env = append(os.Environ(), "IDLEGPUD="+bin.Idlegpud, "NODE_HOME="+home, "NODE_SETUP_ONLY=1")
@@ -45,6 +55,9 @@ func NewChain(t T, bin Binaries, root string, edits GenesisEdits, passes ...Pass
 	noError(t, err, "node.sh: %s", out)
 
 	editGenesis(t, filepath.Join(home, "config", "genesis.json"), edits)
+	if len(bridged) > 0 {
+		creditBridged(t, filepath.Join(home, "config", "genesis.json"), bridged)
+	}
 	if len(passes) > 0 {
 		grantPasses(t, filepath.Join(home, "config", "genesis.json"), passes)
 	}
@@ -74,6 +87,46 @@ func editGenesis(t T, path string, edits GenesisEdits) {
 			params[k] = v
 		}
 	}
+	raw, err = json.MarshalIndent(gen, "", "  ")
+	noError(t, err, "encode %s", path)
+	noError(t, os.WriteFile(path, raw, 0o600), "write %s", path)
+}
+
+// creditBridged adds each address's bridged balance to the genesis: a bank
+// balance, the denom's supply (when the genesis lists it) and x/bridge's
+// totals.deposited, so the bridge's books (supply = unbacked + deposited −
+// withdrawn) still hold.
+func creditBridged(t T, path string, bridged map[string]int64) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	noError(t, err, "read %s", path)
+	var gen map[string]any
+	noError(t, decodeJSON(raw, &gen), "decode %s", path)
+	app := gen["app_state"].(map[string]any)
+	bridge := app["bridge"].(map[string]any)
+	denom := bridge["params"].(map[string]any)["denom"].(string)
+	bank := app["bank"].(map[string]any)
+	balances, _ := bank["balances"].([]any)
+	var total int64
+	for _, addr := range slices.Sorted(maps.Keys(bridged)) {
+		amt := bridged[addr]
+		total += amt
+		balances = append(balances, map[string]any{"address": addr, "coins": []any{map[string]any{"denom": denom, "amount": strconv.FormatInt(amt, 10)}}})
+	}
+	bank["balances"] = balances
+	add := func(m map[string]any, key string) {
+		n, err := strconv.ParseInt(fmt.Sprint(m[key]), 10, 64)
+		noError(t, err, "genesis %s %v", key, m[key])
+		m[key] = strconv.FormatInt(n+total, 10)
+	}
+	if supply, _ := bank["supply"].([]any); len(supply) > 0 {
+		for _, c := range supply {
+			if c := c.(map[string]any); c["denom"] == denom {
+				add(c, "amount")
+			}
+		}
+	}
+	add(bridge["totals"].(map[string]any), "deposited")
 	raw, err = json.MarshalIndent(gen, "", "  ")
 	noError(t, err, "encode %s", path)
 	noError(t, os.WriteFile(path, raw, 0o600), "write %s", path)

@@ -29,6 +29,9 @@ type Keeper struct {
 	// hooks is shared by every copy of the keeper, so SetHooks after the
 	// app is wired reaches the copies other modules hold.
 	hooks *leaseHooks
+	// withdrawer is x/bridge's withdrawal path, shared by every copy like
+	// hooks (SetEvmWithdrawer).
+	withdrawer *evmWithdrawer
 
 	// authority may change the params (the gov module account by default).
 	authority string
@@ -88,6 +91,7 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 		offers:       offers,
 		payee:        payee.Module,
 		hooks:        &leaseHooks{},
+		withdrawer:   &evmWithdrawer{},
 		authority:    authority,
 		Params:       collections.NewItem(sb, types.ParamsKey, "params", codec.CollValue[types.Params](cdc)),
 		Jobs:         collections.NewMap(sb, types.JobsKey, "jobs", collections.Uint64Key, codec.CollValue[types.Job](cdc)),

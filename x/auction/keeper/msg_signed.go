@@ -185,8 +185,8 @@ type signedAction struct {
 	contract        string
 	nonce, deadline uint64
 	// maxFee is the most the submitter may be paid; reserve is what the
-	// renter must hold besides the fee, in the same denom (a job's deposit;
-	// zero Coin for none).
+	// renter must hold besides the fee (a job's deposit, a withdrawal's
+	// amount; zero Coin for none).
 	maxFee, reserve sdk.Coin
 	structHash      []byte
 }
@@ -221,12 +221,16 @@ func (m msgServer) relaySigned(ctx context.Context, params types.Params, submitt
 	if err != nil {
 		return sdk.Coin{}, err
 	}
-	need := fee
+	// The fee and the reserve may be in different denoms (a withdrawal's
+	// fee need not be in the withdrawn denom): each is covered.
+	need := sdk.NewCoins(fee)
 	if !a.reserve.IsNil() {
 		need = need.Add(a.reserve)
 	}
-	if have := m.bank.SpendableCoin(ctx, a.renter, need.Denom); have.IsLT(need) {
-		return sdk.Coin{}, errorsmod.Wrapf(types.ErrInsufficientFunds, "%s needed with the relayer fee, spendable %s", need, have)
+	for _, c := range need {
+		if have := m.bank.SpendableCoin(ctx, a.renter, c.Denom); have.IsLT(c) {
+			return sdk.Coin{}, errorsmod.Wrapf(types.ErrInsufficientFunds, "%s needed with the relayer fee, spendable %s", c, have)
+		}
 	}
 	if err := m.useNonce(ctx, a.renter, a.nonce, a.deadline); err != nil {
 		return sdk.Coin{}, err

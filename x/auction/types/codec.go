@@ -20,6 +20,7 @@ func RegisterInterfaces(registry codectypes.InterfaceRegistry) {
 		&MsgSubmitSignedJob{},
 		&MsgSubmitSignedCancel{},
 		&MsgSubmitSignedClose{},
+		&MsgSubmitSignedWithdraw{},
 		&MsgUpdateParams{},
 	)
 	msgservice.RegisterMsgServiceDesc(registry, &_Msg_serviceDesc)

@@ -34,6 +34,10 @@ const (
 	// CancelJobType and CloseLeaseType are a renter's signed cancel and close.
 	CancelJobType  = "CancelJob(string cosmosChainId,address renter,uint64 jobId,uint64 nonce,uint64 deadline,uint256 maxRelayerFee,string feeDenom)"
 	CloseLeaseType = "CloseLease(string cosmosChainId,address renter,uint64 leaseId,string reason,uint64 nonce,uint64 deadline,uint256 maxRelayerFee,string feeDenom)"
+
+	// WithdrawType is a wallet account's withdrawal to its own EVM address
+	// (the renter's 20 bytes: there is no recipient to choose).
+	WithdrawType = "Withdraw(string cosmosChainId,address renter,uint256 amount,string denom,uint64 nonce,uint64 deadline,uint256 maxRelayerFee,string feeDenom)"
 )
 
 var (
@@ -41,6 +45,7 @@ var (
 	jobBidTypeHash       = crypto.Keccak256([]byte(JobBidType))
 	cancelJobTypeHash    = crypto.Keccak256([]byte(CancelJobType))
 	closeLeaseTypeHash   = crypto.Keccak256([]byte(CloseLeaseType))
+	withdrawTypeHash     = crypto.Keccak256([]byte(WithdrawType))
 )
 
 // EIP712Domain is the domain a wallet signs under: the EVM chain its
@@ -136,6 +141,23 @@ func CloseLeaseHash(a CloseLeaseAuth, renter []byte) ([]byte, error) {
 	}
 	return crypto.Keccak256(closeLeaseTypeHash, encString(a.CosmosChainId), common.LeftPadBytes(renter, 32),
 		encUint64(a.LeaseId), encString(a.Reason), encUint64(a.Nonce), encUint64(a.Deadline), fee, encString(a.MaxRelayerFee.Denom)), nil
+}
+
+// WithdrawHash is a WithdrawAuth's hashStruct; renter its 20 address bytes.
+func WithdrawHash(a WithdrawAuth, renter []byte) ([]byte, error) {
+	if err := walletAddress(renter); err != nil {
+		return nil, err
+	}
+	amount, err := encUint256(a.Amount.Amount, "amount")
+	if err != nil {
+		return nil, err
+	}
+	fee, err := encUint256(a.MaxRelayerFee.Amount, "max relayer fee")
+	if err != nil {
+		return nil, err
+	}
+	return crypto.Keccak256(withdrawTypeHash, encString(a.CosmosChainId), common.LeftPadBytes(renter, 32),
+		amount, encString(a.Amount.Denom), encUint64(a.Nonce), encUint64(a.Deadline), fee, encString(a.MaxRelayerFee.Denom)), nil
 }
 
 func walletAddress(renter []byte) error {

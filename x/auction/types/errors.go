@@ -92,4 +92,7 @@ var (
 	// ErrRelayerFeeTooHigh is returned when the submitter asks more than the
 	// signer allowed.
 	ErrRelayerFeeTooHigh = errorsmod.Register(ModuleName, 41, "relayer fee above the signed maximum")
+	// ErrNoWithdrawer is returned for a signed withdrawal on a chain whose
+	// app wired no EVM withdrawal path (x/bridge) into the auction.
+	ErrNoWithdrawer = errorsmod.Register(ModuleName, 42, "no EVM withdrawal path wired")
 )

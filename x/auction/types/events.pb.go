@@ -860,9 +860,9 @@ func (m *EventSignedJobRelayed) GetRelayerFee() types.Coin {
 // EventSignedActionRelayed is emitted when a wallet-signed cancel or close
 // is carried out.
 type EventSignedActionRelayed struct {
-	// action is "cancel-job" or "close-lease".
+	// action is "cancel-job", "close-lease" or "withdraw-to-evm".
 	Action string `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
-	// id is the job or lease.
+	// id is the job or lease (0 for a withdrawal).
 	Id uint64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
 	// renter signed it.
 	Renter string `protobuf:"bytes,3,opt,name=renter,proto3" json:"renter,omitempty"`

@@ -3,6 +3,10 @@ package types
 import (
 	"context"
 
+	"cosmossdk.io/math"
+
+	"github.com/ethereum/go-ethereum/common"
+
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
@@ -39,4 +43,12 @@ type OfferKeeper interface {
 	Fit(ctx context.Context, offerID uint64, q offertypes.CandidateQuery) (offertypes.Candidate, bool, error)
 	OccupyForLease(ctx context.Context, offerID uint64, uuids []string) error
 	VacateGPUs(ctx context.Context, offerID uint64, uuids []string) error
+}
+
+// EvmWithdrawer is x/bridge's one withdrawal path (its Keeper.Withdraw):
+// burn amt from sender and add it to recipient's cumulative payout, or
+// refuse with nothing moved. Set at wiring (Keeper.SetEvmWithdrawer), so
+// x/auction does not import x/bridge.
+type EvmWithdrawer interface {
+	Withdraw(ctx context.Context, sender sdk.AccAddress, recipient common.Address, amt sdk.Coin) (math.Int, error)
 }

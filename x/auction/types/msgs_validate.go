@@ -122,6 +122,27 @@ func (m *MsgSubmitSignedClose) ValidateBasic() error {
 	return validRelay(m.Submitter, a.VerifyingContract, m.Signature, m.RelayerFee, a.MaxRelayerFee.Amount)
 }
 
+// ValidateBasic checks a signed withdrawal as MsgSubmitSignedJob's, and a
+// positive amount (its denom and minimum are x/bridge's params, checked by
+// the keeper).
+func (m *MsgSubmitSignedWithdraw) ValidateBasic() error {
+	a := m.Auth
+	renter, err := accAddress("renter", a.Renter)
+	if err != nil {
+		return err
+	}
+	if _, err := WithdrawHash(a, renter); err != nil {
+		return err
+	}
+	if err := a.Amount.Validate(); err != nil || !a.Amount.IsPositive() {
+		return errorsmod.Wrapf(ErrInvalidSignedMsg, "amount %s: want a positive coin", a.Amount)
+	}
+	if err := a.MaxRelayerFee.Validate(); err != nil {
+		return errorsmod.Wrapf(ErrInvalidSignedMsg, "max relayer fee: %v", err)
+	}
+	return validRelay(m.Submitter, a.VerifyingContract, m.Signature, m.RelayerFee, a.MaxRelayerFee.Amount)
+}
+
 // ValidateRelayerFee checks the fee a submitter asks: not negative, and at
 // most the maximum the renter signed.
 func ValidateRelayerFee(asked, maxFee sdkmath.Int) error {

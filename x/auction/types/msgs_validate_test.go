@@ -58,6 +58,14 @@ func TestValidateBasic(t *testing.T) {
 		edit(m)
 		return m
 	}
+	signedWithdraw := func(edit func(*types.MsgSubmitSignedWithdraw)) *types.MsgSubmitSignedWithdraw {
+		m := &types.MsgSubmitSignedWithdraw{Submitter: provider, Signature: sig, RelayerFee: math.NewInt(5), Auth: types.WithdrawAuth{
+			Renter: renter, Amount: sdk.NewInt64Coin("uusdc", 1_000_000), CosmosChainId: "idlegpu-1", Nonce: 1, Deadline: 100,
+			MaxRelayerFee: fee, EvmChainId: 1, VerifyingContract: contract,
+		}}
+		edit(m)
+		return m
+	}
 	price := func(denom string, n int64) sdk.Coin { return sdk.Coin{Denom: denom, Amount: math.NewInt(n)} }
 	badParams := types.DefaultParams()
 	badParams.MaxGpusPerJob = 0
@@ -166,6 +174,31 @@ func TestValidateBasic(t *testing.T) {
 			types.ErrInvalidReason, "at most 256 printable bytes: invalid reason"},
 		{"signed close: renter", signedClose(func(m *types.MsgSubmitSignedClose) { m.Auth.Renter = long }),
 			types.ErrInvalidSignedMsg, "renter has 32 address bytes; a wallet account has 20: invalid signed message"},
+
+		{"signed withdraw", signedWithdraw(func(*types.MsgSubmitSignedWithdraw) {}), nil, ""},
+		{"signed withdraw: another denom is x/bridge's to refuse", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.Auth.Amount.Denom = "ugpu" }), nil, ""},
+		{"signed withdraw: renter", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.Auth.Renter = "bad" }),
+			types.ErrInvalidAddress, `renter "bad": ` + badBech32 + `: invalid address`},
+		{"signed withdraw: not a wallet account", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.Auth.Renter = long }),
+			types.ErrInvalidSignedMsg, "renter has 32 address bytes; a wallet account has 20: invalid signed message"},
+		{"signed withdraw: zero amount", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.Auth.Amount = price("uusdc", 0) }),
+			types.ErrInvalidSignedMsg, "amount 0uusdc: want a positive coin: invalid signed message"},
+		{"signed withdraw: negative amount", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.Auth.Amount = price("uusdc", -1) }),
+			types.ErrInvalidSignedMsg, "amount -1 is not a uint256: invalid signed message"},
+		{"signed withdraw: no amount", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.Auth.Amount = sdk.Coin{} }),
+			types.ErrInvalidSignedMsg, "amount <nil> is not a uint256: invalid signed message"},
+		{"signed withdraw: bad denom", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.Auth.Amount = price("U", 5) }),
+			types.ErrInvalidSignedMsg, "amount 5U: want a positive coin: invalid signed message"},
+		{"signed withdraw: max fee", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.Auth.MaxRelayerFee = price("uusdc", -1) }),
+			types.ErrInvalidSignedMsg, "max relayer fee -1 is not a uint256: invalid signed message"},
+		{"signed withdraw: fee above the signed maximum", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.RelayerFee = math.NewInt(11) }),
+			types.ErrRelayerFeeTooHigh, "asked 11, the renter allowed 10: relayer fee above the signed maximum"},
+		{"signed withdraw: contract", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.Auth.VerifyingContract = "0x12" }),
+			types.ErrInvalidSignedMsg, `"0x12" is not a 0x-prefixed 20-byte address: invalid signed message`},
+		{"signed withdraw: signature length", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.Signature = sig[:64] }),
+			types.ErrBadSignature, "64 bytes, want 65: bad wallet signature"},
+		{"signed withdraw: submitter", signedWithdraw(func(m *types.MsgSubmitSignedWithdraw) { m.Submitter = "" }),
+			types.ErrInvalidAddress, `submitter "": empty address string is not allowed: invalid address`},
 	})
 }
 

@@ -43,6 +43,9 @@ func TestPages(t *testing.T) {
 		{"/leases/2", []string{"proven", "95 %", "550 W", "555.6 Wh", `id="lease-paid">1.01 USDC`}},
 		{"/network", []string{"Indexed to block 1.", "evm_chain_id", "take_rate_bps"}},
 		{"/post", []string{`id="post-job"`, "NVIDIA H100 80GB HBM3"}},
+		// The withdrawal form names the bridged denom and x/bridge's minimum.
+		{"/withdraw", []string{`data-wallet-action="withdraw"`, "The least you can withdraw is 1.00 USDC"}},
+		{"/withdraw?account=" + f.renters[0], []string{`id="withdraw-balance"`, `id="withdraw-cumulative">0.00 USDC`}},
 		// 2 GPUs × 2 h at most 1.5 USDC: 6 USDC escrow, 0.05 relayer cap.
 		{"/post?preview=1&gpus=2&duration=2h&max_price=1.5usdc/gpu-h&tier=silver&workload=batch&manifest=x&max_relayer_fee=0.05&image=" + imageRef,
 			[]string{"locks 6.00 USDC in escrow", "plus at most 0.05 USDC for the relayer: 6.05 USDC in all"}},

@@ -28,6 +28,7 @@ import (
 	"github.com/idlegpu/idlegpu/x/auction/client/cli"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 )
 
 // maxBody bounds what the API reads from one request.
@@ -246,6 +247,10 @@ type relayed struct {
 	JobID      uint64 `json:"jobId,omitempty"`
 	LeaseID    uint64 `json:"leaseId,omitempty"`
 	RelayerFee string `json:"relayerFee"`
+	// EvmRecipient and Cumulative are a withdrawal's: the signer's EVM
+	// address and everything withdrawn to it so far (base units).
+	EvmRecipient string `json:"evmRecipient,omitempty"`
+	Cumulative   string `json:"cumulative,omitempty"`
 }
 
 // readSigned decodes a signed message as sign-job prints it.
@@ -302,11 +307,12 @@ func (s *Server) fee(max sdkmath.Int) sdkmath.Int {
 	return s.cfg.RelayerFee
 }
 
-func (s *Server) relayJob(r *http.Request) (any, error)    { return s.relay(r, "bid") }
-func (s *Server) relayCancel(r *http.Request) (any, error) { return s.relay(r, "cancel") }
-func (s *Server) relayClose(r *http.Request) (any, error)  { return s.relay(r, "close") }
+func (s *Server) relayJob(r *http.Request) (any, error)      { return s.relay(r, "bid") }
+func (s *Server) relayCancel(r *http.Request) (any, error)   { return s.relay(r, "cancel") }
+func (s *Server) relayClose(r *http.Request) (any, error)    { return s.relay(r, "close") }
+func (s *Server) relayWithdraw(r *http.Request) (any, error) { return s.relay(r, "withdraw") }
 
-// signedMsg is the message that relays sj's bid, cancel or close (want) for
+// signedMsg is the message that relays sj's bid, cancel, close or withdraw (want) for
 // submitter, at the relayer's fee. The signed message is read with
 // wallet.UnmarshalSignedJSON, so a number not in plain decimal is refused
 // (a 400 carrying auctiontypes.ErrInvalidSignedMsg, naming the field), and
@@ -349,6 +355,16 @@ func (s *Server) signedMsg(sj cli.SignedJob, sig []byte, want, submitter string)
 		}
 		fee := s.fee(a.MaxRelayerFee.Amount)
 		return &auctiontypes.MsgSubmitSignedCancel{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}, fee, nil
+	case "withdraw":
+		var a auctiontypes.WithdrawAuth
+		if err := read(sj.Withdraw, &a); err != nil {
+			return nil, sdkmath.Int{}, err
+		}
+		if err := checkSigner(a.Renter, a.VerifyingContract, a.EvmChainId, func(rn []byte) ([]byte, error) { return auctiontypes.WithdrawHash(a, rn) }, sig); err != nil {
+			return nil, sdkmath.Int{}, err
+		}
+		fee := s.fee(a.MaxRelayerFee.Amount)
+		return &auctiontypes.MsgSubmitSignedWithdraw{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}, fee, nil
 	default: // "close"
 		var a auctiontypes.CloseLeaseAuth
 		if err := read(sj.Close, &a); err != nil {
@@ -362,7 +378,7 @@ func (s *Server) signedMsg(sj cli.SignedJob, sig []byte, want, submitter string)
 	}
 }
 
-// relay submits a wallet-signed bid, cancel or close with the app's key
+// relay submits a wallet-signed bid, cancel, close or withdrawal with the app's key
 // and answers once it is in a block.
 func (s *Server) relay(r *http.Request, want string) (any, error) {
 	if s.relayer == nil {
@@ -392,11 +408,14 @@ func (s *Server) relay(r *http.Request, want string) (any, error) {
 		case *auctiontypes.EventSignedJobRelayed:
 			out.JobID = ev.JobId
 		case *auctiontypes.EventSignedActionRelayed:
-			if ev.Action == "close-lease" {
+			switch ev.Action {
+			case "close-lease":
 				out.LeaseID = ev.Id
-			} else {
+			case "cancel-job":
 				out.JobID = ev.Id
 			}
+		case *bridgetypes.EventWithdrawal:
+			out.EvmRecipient, out.Cumulative = ev.EvmRecipient, ev.Cumulative.String()
 		}
 	}
 	s.cfg.Log.Info("relayed", "kind", want, "tx", res.TxHash, "job", out.JobID, "lease", out.LeaseID, "fee", fee.String())

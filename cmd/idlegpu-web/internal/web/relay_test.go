@@ -127,8 +127,49 @@ func TestSignedMsgRefusesNonCanonicalNumbers(t *testing.T) {
 	require.ErrorAs(t, err, new(errBadRequest))
 	require.EqualError(t, err, `bid.spec.max_price.amount: "001500000" is not a canonical decimal integer: invalid signed message`)
 
-	for _, want := range []string{"bid", "cancel", "close"} {
+	for _, want := range []string{"bid", "cancel", "close", "withdraw"} {
 		_, _, err = s.signedMsg(cli.SignedJob{}, sig, want, submitter)
 		require.EqualError(t, err, "want a signed "+want)
 	}
+}
+
+// A signed withdrawal relays as MsgSubmitSignedWithdraw for exactly what was
+// signed; one whose amount a relayer raised (its signature no longer the
+// account's) is refused before any gas is paid, as is a non-canonical amount.
+func TestSignedWithdrawRelay(t *testing.T) {
+	key, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	addr := crypto.PubkeyToAddress(key.PublicKey)
+	account := sdk.MustBech32ifyAddressBytes(chaincfg.Bech32Prefix, addr.Bytes())
+	a := auctiontypes.WithdrawAuth{
+		Renter: account, Amount: sdk.NewInt64Coin("uusdc", 2_500_000), CosmosChainId: "idlegpu-local",
+		Nonce: (1 << 62) + 7, Deadline: 1_900_000_000, MaxRelayerFee: sdk.NewInt64Coin("uusdc", 20_000),
+		EvmChainId: 1337, VerifyingContract: testContract,
+	}
+	sig, err := wallet.SignWithdraw(a, key)
+	require.NoError(t, err)
+	enc, err := chain.Encoding()
+	require.NoError(t, err)
+	bz, err := enc.Codec.MarshalJSON(&a)
+	require.NoError(t, err)
+	s := &Server{cfg: Config{ChainID: "idlegpu-local", RelayerFee: sdkmath.NewInt(50_000)}}
+	const submitter = "idle1submitter"
+
+	msg, fee, err := s.signedMsg(cli.SignedJob{Withdraw: bz}, sig, "withdraw", submitter)
+	require.NoError(t, err)
+	got := msg.(*auctiontypes.MsgSubmitSignedWithdraw)
+	require.Equal(t, a, got.Auth)
+	require.Equal(t, sdkmath.NewInt(20_000), fee, "never more than the signed maximum")
+	require.Equal(t, fee, got.RelayerFee)
+
+	raised := strings.Replace(string(bz), `"amount":"2500000"`, `"amount":"2500001"`, 1)
+	_, _, err = s.signedMsg(cli.SignedJob{Withdraw: json.RawMessage(raised)}, sig, "withdraw", submitter)
+	var ae apiError
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, http.StatusForbidden, ae.code)
+
+	hexAmount := strings.Replace(string(bz), `"amount":"2500000"`, `"amount":"0x2625a0"`, 1)
+	_, _, err = s.signedMsg(cli.SignedJob{Withdraw: json.RawMessage(hexAmount)}, sig, "withdraw", submitter)
+	require.ErrorIs(t, err, auctiontypes.ErrInvalidSignedMsg)
+	require.EqualError(t, err, `withdraw.amount.amount: "0x2625a0" is not a canonical decimal integer: invalid signed message`)
 }

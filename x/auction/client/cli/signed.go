@@ -40,12 +40,14 @@ const (
 	EnvEthPassphrase = "IDLEGPU_ETH_PASSPHRASE"
 )
 
-// SignedJob is what sign-job, sign-cancel and sign-close print and
-// submit-signed-job reads: one of bid, cancel or close, and the signature.
+// SignedJob is what sign-job, sign-cancel, sign-close and sign-withdraw
+// print and submit-signed-job reads: one of bid, cancel, close or
+// withdraw, and the signature.
 type SignedJob struct {
 	Bid       json.RawMessage `json:"bid,omitempty"`
 	Cancel    json.RawMessage `json:"cancel,omitempty"`
 	Close     json.RawMessage `json:"close,omitempty"`
+	Withdraw  json.RawMessage `json:"withdraw,omitempty"`
 	Signature string          `json:"signature"`
 }
 
@@ -143,11 +145,12 @@ func SubmitSignedJobCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "submit-signed-job <signed.json>",
 		Aliases: []string{"submit-signed"},
-		Short:   "Submit a wallet-signed job bid, cancel or close for its renter; the renter pays you --relayer-fee",
-		Long: `Submit what sign-job, sign-cancel or sign-close printed (or a wallet signed through
-the web app). The action is the renter's; you pay the gas and receive
---relayer-fee (base units of the job's price denom for a bid, of the signed
-fee's denom for a cancel or close; at most the signed maximum) from the renter.`,
+		Short:   "Submit a wallet-signed job bid, cancel, close or withdrawal for its signer; the signer pays you --relayer-fee",
+		Long: `Submit what sign-job, sign-cancel, sign-close or sign-withdraw printed (or a wallet
+signed through the web app). The action is the signer's; you pay the gas and
+receive --relayer-fee (base units of the job's price denom for a bid, of the
+signed fee's denom otherwise; at most the signed maximum) from the signer. A
+withdrawal always pays the signer's own EVM address.`,
 		Example: `idlegpud tx auction submit-signed-job bid.json --relayer-fee 50000 --from relayer`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -194,8 +197,14 @@ fee's denom for a cancel or close; at most the signed maximum) from the renter.`
 					return fmt.Errorf("%s: close: %w", args[0], err)
 				}
 				msg = &types.MsgSubmitSignedClose{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
+			case len(sj.Withdraw) > 0:
+				var a types.WithdrawAuth
+				if err := wallet.UnmarshalSignedJSON(clientCtx.Codec, "withdraw", sj.Withdraw, &a); err != nil {
+					return fmt.Errorf("%s: withdraw: %w", args[0], err)
+				}
+				msg = &types.MsgSubmitSignedWithdraw{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
 			default:
-				return fmt.Errorf("%s holds no bid, cancel or close", args[0])
+				return fmt.Errorf("%s holds no bid, cancel, close or withdraw", args[0])
 			}
 			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), msg)
 		},

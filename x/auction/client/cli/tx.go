@@ -29,7 +29,7 @@ func NewTxCmd() *cobra.Command {
 		SuggestionsMinimumDistance: 2,
 		RunE:                       client.ValidateCmd,
 	}
-	cmd.AddCommand(PostJobCmd(), SignJobCmd(), SignCancelCmd(), SignCloseCmd(), SubmitSignedJobCmd())
+	cmd.AddCommand(PostJobCmd(), SignJobCmd(), SignCancelCmd(), SignCloseCmd(), SignWithdrawCmd(), SubmitSignedJobCmd())
 	return cmd
 }
 

@@ -27,10 +27,10 @@ import (
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 
-// updateEthersVectors rewrites testdata/jobbid_*.json from the Go encoders:
+// updateEthersVectors rewrites testdata/*_vector*.json from the Go encoders:
 //
 //	go test ./x/auction/client/wallet/ -run TestEthers -update-ethers-vectors
-var updateEthersVectors = flag.Bool("update-ethers-vectors", false, "rewrite testdata/jobbid_*.json")
+var updateEthersVectors = flag.Bool("update-ethers-vectors", false, "rewrite testdata/*_vector*.json")
 
 // ethersVector is what scripts/eip712/crosscheck.mjs reads: the bid as
 // ethers' TypedDataEncoder takes it, and what the chain makes of it.
@@ -80,7 +80,7 @@ func emptyArraysBid(renter common.Address) types.JobBid {
 }
 
 // TestEthersAgreesWithTheChain checks the committed vectors are what the
-// chain's encoder gives for vectorBid and emptyArraysBid, then (where node
+// chain's encoder gives for vectorBid, emptyArraysBid and vectorWithdraw, then (where node
 // and npm are installed) that ethers v6 gives the same digest and
 // signature and accepts the Go wallet's signature.
 func TestEthersAgreesWithTheChain(t *testing.T) {
@@ -89,21 +89,26 @@ func TestEthersAgreesWithTheChain(t *testing.T) {
 	renter := crypto.PubkeyToAddress(key.PublicKey)
 
 	vectors := []struct {
-		file string
-		bid  types.JobBid
+		file  string
+		build func(*testing.T) ethersVector
 	}{
-		{"jobbid_vector.json", vectorBid(renter)},
-		{"jobbid_vector_empty_arrays.json", emptyArraysBid(renter)},
+		{"jobbid_vector.json", func(t *testing.T) ethersVector { return buildEthersVector(t, vectorBid(renter), key) }},
+		{"jobbid_vector_empty_arrays.json", func(t *testing.T) ethersVector { return buildEthersVector(t, emptyArraysBid(renter), key) }},
+		{"withdraw_vector.json", func(t *testing.T) ethersVector { return buildWithdrawVector(t, vectorWithdraw(renter), key) }},
 	}
 	var files []string
 	for _, vc := range vectors {
 		path := filepath.Join("testdata", vc.file)
 		files = append(files, path)
 		t.Run(vc.file, func(t *testing.T) {
-			v := buildEthersVector(t, vc.bid, key)
-			if vc.file == "jobbid_vector.json" {
+			v := vc.build(t)
+			switch vc.file {
+			case "jobbid_vector.json":
 				require.Equal(t, "0x"+vectorDigest, v.ExpectedDigest, "the committed digest (vectors_test.go)")
 				require.Equal(t, "0x"+vectorSignature, v.ExpectedSignature, "the committed signature (vectors_test.go)")
+			case "withdraw_vector.json":
+				require.Equal(t, "0x"+withdrawVectorDigest, v.ExpectedDigest, "the committed digest (vectors_test.go)")
+				require.Equal(t, "0x"+withdrawVectorSignature, v.ExpectedSignature, "the committed signature (vectors_test.go)")
 			}
 			got, err := json.MarshalIndent(v, "", "  ")
 			require.NoError(t, err)
@@ -140,14 +145,40 @@ func buildEthersVector(t *testing.T, bid types.JobBid, key *ecdsa.PrivateKey) et
 	t.Helper()
 	renter := crypto.PubkeyToAddress(key.PublicKey)
 	td := wallet.JobBidTypedData(bid, renter)
+	require.Equal(t, types.JobBidType, encodeTypeString("JobBid", td.Types["JobBid"]))
+	structHash, err := types.JobBidHash(bid, renter.Bytes())
+	require.NoError(t, err)
+	sig, err := wallet.SignJobBid(bid, key)
+	require.NoError(t, err)
+	return typedDataVector(t, td, structHash, sig, key)
+}
 
+// buildWithdrawVector is buildEthersVector for a signed withdrawal.
+func buildWithdrawVector(t *testing.T, a types.WithdrawAuth, key *ecdsa.PrivateKey) ethersVector {
+	t.Helper()
+	renter := crypto.PubkeyToAddress(key.PublicKey)
+	td := wallet.WithdrawTypedData(a, renter)
+	require.Equal(t, types.WithdrawType, encodeTypeString("Withdraw", td.Types["Withdraw"]))
+	structHash, err := types.WithdrawHash(a, renter.Bytes())
+	require.NoError(t, err)
+	sig, err := wallet.SignWithdraw(a, key)
+	require.NoError(t, err)
+	return typedDataVector(t, td, structHash, sig, key)
+}
+
+// typedDataVector renders the Go wallet's typed data td as ethers takes it,
+// with the chain's struct hash and digest and the Go wallet's signature,
+// after checking go-ethereum agrees and the signature recovers the key.
+func typedDataVector(t *testing.T, td apitypes.TypedData, structHash, sig []byte, key *ecdsa.PrivateKey) ethersVector {
+	t.Helper()
+	renter := crypto.PubkeyToAddress(key.PublicKey)
+	primary := td.PrimaryType
 	// The typed data's schema is the chain's, to the letter.
 	require.Equal(t, types.EIP712DomainType, encodeTypeString("EIP712Domain", td.Types["EIP712Domain"]))
-	require.Equal(t, types.JobBidType, encodeTypeString("JobBid", td.Types["JobBid"]))
 	require.Len(t, td.Types, 2)
 
 	message := make(map[string]any, len(td.Message))
-	for _, f := range td.Types["JobBid"] {
+	for _, f := range td.Types[primary] {
 		val, ok := td.Message[f.Name]
 		require.True(t, ok, "the message lacks %s", f.Name)
 		switch x := val.(type) {
@@ -167,11 +198,9 @@ func buildEthersVector(t *testing.T, bid types.JobBid, key *ecdsa.PrivateKey) et
 	require.Len(t, message, len(td.Message), "the message has fields the type lacks")
 	require.Equal(t, renter.Hex(), message["renter"], "the renter is checksummed")
 
-	contract, err := types.ParseEVMAddress(bid.VerifyingContract)
+	contract, err := types.ParseEVMAddress(td.Domain.VerifyingContract)
 	require.NoError(t, err)
-	domain := types.EIP712Domain{ChainID: bid.EvmChainId, VerifyingContract: contract}
-	structHash, err := types.JobBidHash(bid, renter.Bytes())
-	require.NoError(t, err)
+	domain := types.EIP712Domain{ChainID: (*big.Int)(td.Domain.ChainId).Uint64(), VerifyingContract: contract}
 	digest := types.TypedDataDigest(domain, structHash)
 
 	// go-ethereum agrees with the chain before ethers is asked.
@@ -179,14 +208,12 @@ func buildEthersVector(t *testing.T, bid types.JobBid, key *ecdsa.PrivateKey) et
 	require.NoError(t, err)
 	require.Equal(t, hex.EncodeToString(digest), hex.EncodeToString(gethDigest), "go-ethereum's digest")
 
-	sig, err := wallet.SignJobBid(bid, key)
-	require.NoError(t, err)
 	signer, err := types.RecoverWalletSigner(digest, sig)
 	require.NoError(t, err)
 	require.Equal(t, renter, signer)
 
 	return ethersVector{
-		About: "EIP-712 JobBid vector, generated by TestEthersAgreesWithTheChain in x/auction/client/wallet/ethers_test.go " +
+		About: "EIP-712 " + primary + " vector, generated by TestEthersAgreesWithTheChain in x/auction/client/wallet/ethers_test.go " +
 			"(-update-ethers-vectors) and checked against ethers by scripts/eip712/crosscheck.mjs. Test key: never fund it.",
 		Domain: ethersDomain{
 			Name:              td.Domain.Name,
@@ -194,8 +221,8 @@ func buildEthersVector(t *testing.T, bid types.JobBid, key *ecdsa.PrivateKey) et
 			ChainID:           (*big.Int)(td.Domain.ChainId).String(),
 			VerifyingContract: common.HexToAddress(td.Domain.VerifyingContract).Hex(),
 		},
-		Types:                   map[string][]apitypes.Type{"JobBid": td.Types["JobBid"]},
-		PrimaryType:             td.PrimaryType,
+		Types:                   map[string][]apitypes.Type{primary: td.Types[primary]},
+		PrimaryType:             primary,
 		Message:                 message,
 		Key:                     "0x" + hex.EncodeToString(crypto.FromECDSA(key)),
 		ExpectedDomainSeparator: "0x" + hex.EncodeToString(domain.Separator()),

@@ -36,6 +36,15 @@ func SignCloseLease(a types.CloseLeaseAuth, key *ecdsa.PrivateKey) ([]byte, erro
 	return sign(a.EvmChainId, a.VerifyingContract, structHash, key)
 }
 
+// SignWithdraw signs a wallet account's withdrawal as a wallet would.
+func SignWithdraw(a types.WithdrawAuth, key *ecdsa.PrivateKey) ([]byte, error) {
+	structHash, err := types.WithdrawHash(a, renter(key))
+	if err != nil {
+		return nil, err
+	}
+	return sign(a.EvmChainId, a.VerifyingContract, structHash, key)
+}
+
 func renter(key *ecdsa.PrivateKey) []byte { return crypto.PubkeyToAddress(key.PublicKey).Bytes() }
 
 // sign signs the typed-data digest under the domain (evmChainID,

@@ -12,8 +12,8 @@ import (
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
 
-// UnmarshalSignedJSON decodes a wallet-signed JobBid, CancelJobAuth or
-// CloseLeaseAuth from the chain's JSON (what sign-job prints and the web
+// UnmarshalSignedJSON decodes a wallet-signed JobBid, CancelJobAuth,
+// CloseLeaseAuth or WithdrawAuth from the chain's JSON (what sign-job prints and the web
 // app hands back with the signature) into msg, after checking that every
 // number in it is plain decimal (app/canon: JSONChecker). The codec reads
 // math.Int text with Go's base-0 rules, so without the check a bid whose

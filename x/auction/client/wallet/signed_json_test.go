@@ -16,8 +16,8 @@ import (
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
 
-// TestUnmarshalSignedJSON: every number in a signed bid's, cancel's or
-// close's JSON must be plain decimal, or the relayer would submit another
+// TestUnmarshalSignedJSON: every number in a signed bid's, cancel's,
+// close's or withdrawal's JSON must be plain decimal, or the relayer would submit another
 // number than the one the wallet signed and the person read; the refusal
 // is ErrInvalidSignedMsg naming the field. The canonical JSON decodes to the
 // message that was signed, with the committed digest.
@@ -37,6 +37,9 @@ func TestUnmarshalSignedJSON(t *testing.T) {
 		Deadline: 1_800_000_000, MaxRelayerFee: sdk.NewInt64Coin("uusdc", 20_000), EvmChainId: 1337, VerifyingContract: bid.VerifyingContract}
 	closeJSON, err := cdc.MarshalJSON(&closeAuth)
 	require.NoError(t, err)
+	withdraw := vectorWithdraw(renter)
+	withdrawJSON, err := cdc.MarshalJSON(&withdraw)
+	require.NoError(t, err)
 
 	// The codec alone reads the octal-looking price as 0o1600000.
 	var plain types.JobBid
@@ -45,7 +48,7 @@ func TestUnmarshalSignedJSON(t *testing.T) {
 
 	testCases := []struct {
 		name     string
-		doc      string // "bid", "cancel" or "close"
+		doc      string // "bid", "cancel", "close" or "withdraw"
 		old, new string
 		expErr   string
 	}{
@@ -68,11 +71,17 @@ func TestUnmarshalSignedJSON(t *testing.T) {
 		{"cancel fee", "cancel", `"amount":"20000"`, `"amount":"020000"`, `cancel.max_relayer_fee.amount: "020000"`},
 		{"lease id", "close", `"lease_id":"4"`, `"lease_id":"+4"`, `close.lease_id: "+4"`},
 		{"close nonce", "close", `"nonce":"4"`, `"nonce":"4 "`, `close.nonce: "4 "`},
+		{"withdraw amount octal", "withdraw", `"amount":"123456789012345678901234567890"`, `"amount":"0123456789012345678901234567890"`,
+			`withdraw.amount.amount: "0123456789012345678901234567890"`},
+		{"withdraw amount hex", "withdraw", `"amount":"123456789012345678901234567890"`, `"amount":"0x10"`, `withdraw.amount.amount: "0x10"`},
+		{"withdraw fee", "withdraw", `"amount":"20000"`, `"amount":"2e4"`, `withdraw.max_relayer_fee.amount: "2e4"`},
+		{"withdraw nonce", "withdraw", `"nonce":"11"`, `"nonce":"011"`, `withdraw.nonce: "011"`},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			doc := map[string][]byte{"bid": bidJSON, "cancel": cancelJSON, "close": closeJSON}[tc.doc]
-			msg := map[string]codec.ProtoMarshaler{"bid": &types.JobBid{}, "cancel": &types.CancelJobAuth{}, "close": &types.CloseLeaseAuth{}}[tc.doc]
+			doc := map[string][]byte{"bid": bidJSON, "cancel": cancelJSON, "close": closeJSON, "withdraw": withdrawJSON}[tc.doc]
+			msg := map[string]codec.ProtoMarshaler{"bid": &types.JobBid{}, "cancel": &types.CancelJobAuth{}, "close": &types.CloseLeaseAuth{},
+				"withdraw": &types.WithdrawAuth{}}[tc.doc]
 			bad := strings.Replace(string(doc), tc.old, tc.new, 1)
 			require.NotEqual(t, string(doc), bad)
 			err := wallet.UnmarshalSignedJSON(cdc, tc.doc, []byte(bad), msg)
@@ -102,6 +111,9 @@ func TestUnmarshalSignedJSON(t *testing.T) {
 		var gotClose types.CloseLeaseAuth
 		require.NoError(t, wallet.UnmarshalSignedJSON(cdc, "close", closeJSON, &gotClose))
 		require.Equal(t, closeAuth, gotClose)
+		var gotWithdraw types.WithdrawAuth
+		require.NoError(t, wallet.UnmarshalSignedJSON(cdc, "withdraw", withdrawJSON, &gotWithdraw))
+		require.Equal(t, withdraw, gotWithdraw)
 	})
 
 	t.Run("not JSON", func(t *testing.T) {

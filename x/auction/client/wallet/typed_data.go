@@ -118,6 +118,17 @@ var closeLeaseFields = []apitypes.Type{
 	{Name: "feeDenom", Type: "string"},
 }
 
+var withdrawFields = []apitypes.Type{
+	{Name: "cosmosChainId", Type: "string"},
+	{Name: "renter", Type: "address"},
+	{Name: "amount", Type: "uint256"},
+	{Name: "denom", Type: "string"},
+	{Name: "nonce", Type: "uint64"},
+	{Name: "deadline", Type: "uint64"},
+	{Name: "maxRelayerFee", Type: "uint256"},
+	{Name: "feeDenom", Type: "string"},
+}
+
 func domain(evmChainID uint64, contract string) apitypes.TypedDataDomain {
 	return apitypes.TypedDataDomain{
 		Name: types.EIP712Name, Version: types.EIP712Version,
@@ -155,6 +166,22 @@ func CloseLeaseTypedData(a types.CloseLeaseAuth, renter common.Address) apitypes
 		Message: apitypes.TypedDataMessage{
 			"cosmosChainId": a.CosmosChainId, "renter": renter.Hex(),
 			"leaseId": new(big.Int).SetUint64(a.LeaseId), "reason": a.Reason,
+			"nonce": new(big.Int).SetUint64(a.Nonce), "deadline": new(big.Int).SetUint64(a.Deadline),
+			"maxRelayerFee": a.MaxRelayerFee.Amount.BigInt(), "feeDenom": a.MaxRelayerFee.Denom,
+		},
+	}
+}
+
+// WithdrawTypedData is a wallet account's withdrawal (to its own EVM
+// address) as eth_signTypedData_v4 takes it.
+func WithdrawTypedData(a types.WithdrawAuth, renter common.Address) apitypes.TypedData {
+	return apitypes.TypedData{
+		Types:       apitypes.Types{"EIP712Domain": domainFields, "Withdraw": withdrawFields},
+		PrimaryType: "Withdraw",
+		Domain:      domain(a.EvmChainId, a.VerifyingContract),
+		Message: apitypes.TypedDataMessage{
+			"cosmosChainId": a.CosmosChainId, "renter": renter.Hex(),
+			"amount": a.Amount.Amount.BigInt(), "denom": a.Amount.Denom,
 			"nonce": new(big.Int).SetUint64(a.Nonce), "deadline": new(big.Int).SetUint64(a.Deadline),
 			"maxRelayerFee": a.MaxRelayerFee.Amount.BigInt(), "feeDenom": a.MaxRelayerFee.Denom,
 		},

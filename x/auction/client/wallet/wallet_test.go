@@ -164,3 +164,53 @@ func TestCancelAndCloseDigestsMatchGoEthereum(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, hex.EncodeToString(want), hex.EncodeToString(types.TypedDataDigest(d, h)))
 }
+
+// vectorWithdraw is a fixed withdrawal by vectorKey's account: an amount
+// past 64 bits, the fee in another denom.
+func vectorWithdraw(renter common.Address) types.WithdrawAuth {
+	amount, _ := sdkmath.NewIntFromString("123456789012345678901234567890")
+	return types.WithdrawAuth{
+		Renter: sdk.AccAddress(renter.Bytes()).String(), Amount: sdk.NewCoin("uusdc", amount), CosmosChainId: "idlegpu-local",
+		Nonce: 11, Deadline: 1_800_000_000, MaxRelayerFee: sdk.NewInt64Coin("ugpu", 20_000), EvmChainId: 1337,
+		VerifyingContract: "0x00000000000000000000000000000000000000a1",
+	}
+}
+
+// TestWithdrawDigestMatchesGoEthereum: the chain's Withdraw encoding agrees
+// with go-ethereum's EIP-712 encoder and the committed vector, and every
+// field is signed.
+func TestWithdrawDigestMatchesGoEthereum(t *testing.T) {
+	key, err := crypto.HexToECDSA(vectorKey)
+	require.NoError(t, err)
+	renter := crypto.PubkeyToAddress(key.PublicKey)
+	d := types.EIP712Domain{ChainID: 1337, VerifyingContract: common.HexToAddress("0x00000000000000000000000000000000000000a1")}
+	digest := func(a types.WithdrawAuth) (chain, geth string) {
+		h, err := types.WithdrawHash(a, renter.Bytes())
+		require.NoError(t, err)
+		want, _, err := apitypes.TypedDataAndHash(wallet.WithdrawTypedData(a, renter))
+		require.NoError(t, err)
+		return hex.EncodeToString(types.TypedDataDigest(d, h)), hex.EncodeToString(want)
+	}
+	got, want := digest(vectorWithdraw(renter))
+	require.Equal(t, want, got)
+	require.Equal(t, withdrawVectorDigest, got, "the committed vector")
+	sig, err := wallet.SignWithdraw(vectorWithdraw(renter), key)
+	require.NoError(t, err)
+	require.Equal(t, withdrawVectorSignature, hex.EncodeToString(sig), "RFC 6979 signatures are deterministic")
+
+	for name, change := range map[string]func(*types.WithdrawAuth){
+		"chain":     func(a *types.WithdrawAuth) { a.CosmosChainId = "other" },
+		"amount":    func(a *types.WithdrawAuth) { a.Amount.Amount = a.Amount.Amount.AddRaw(1) },
+		"denom":     func(a *types.WithdrawAuth) { a.Amount.Denom = "ugpu" },
+		"nonce":     func(a *types.WithdrawAuth) { a.Nonce++ },
+		"deadline":  func(a *types.WithdrawAuth) { a.Deadline++ },
+		"fee":       func(a *types.WithdrawAuth) { a.MaxRelayerFee.Amount = a.MaxRelayerFee.Amount.AddRaw(1) },
+		"fee denom": func(a *types.WithdrawAuth) { a.MaxRelayerFee.Denom = "uusdc" },
+	} {
+		a := vectorWithdraw(renter)
+		change(&a)
+		c, g := digest(a)
+		require.Equal(t, g, c, name)
+		require.NotEqual(t, withdrawVectorDigest, c, name)
+	}
+}

@@ -1,6 +1,6 @@
 // idlegpu web app: the only script. Pages work without it; it adds the
 // wallet (EIP-1193: eth_requestAccounts, eth_signTypedData_v4) to sign bids,
-// cancels and closes, which the app's relayer then submits.
+// cancels, closes and withdrawals, which the app's relayer then submits.
 "use strict";
 
 (function () {
@@ -169,7 +169,10 @@
         ev.preventDefault();
         sign("/api/prepare/" + kind, "/api/relay/" + kind, f, st).then(function (res) {
           say(st, "Done (tx " + res.txhash + "). Reloading…", "good");
-          window.location.reload();
+          // A withdrawal shows the account it came from: its balance and
+          // what its EVM address has been paid so far.
+          if (res.evmRecipient) window.location.assign("/withdraw?account=" + res.evmRecipient);
+          else window.location.reload();
         }, fail(st));
       });
     });

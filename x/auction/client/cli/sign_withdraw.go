@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cosmos/cosmos-sdk/client"
+	"github.com/cosmos/cosmos-sdk/client/flags"
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/idlegpu/idlegpu/app/precheck"
+	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
+	"github.com/idlegpu/idlegpu/x/auction/types"
+	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
+)
+
+// SignWithdrawCmd is `tx auction sign-withdraw <amount>`.
+func SignWithdrawCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sign-withdraw <amount>",
+		Short: "Sign a withdrawal of your bridged coins to your own EVM address with an Ethereum key, for anyone to submit",
+		Long: `Sign, as a wallet would (EIP-712 typed data Withdraw), the withdrawal of <amount> of
+the bridged denom from the key's idle1… account to the key's own address on the
+EVM chain, and print it as JSON for submit-signed-job. Nobody can send it
+elsewhere: the recipient is the signer. The submitter is paid at most
+--max-relayer-fee (a coin; default none, in the amount's denom) from your
+account, which must hold both. The next payout root carries the withdrawal to
+the vault; claim it there.
+
+The node is asked for the EIP-712 domain and x/bridge's denom and minimum
+withdrawal; nothing is broadcast.`,
+		Example: `idlegpud tx auction sign-withdraw 2500000uusdc --eth-key wallet.json --passphrase-file pass.txt \
+  --max-relayer-fee 20000uusdc > withdraw.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			clientCtx, err := client.GetClientQueryContext(cmd)
+			if err != nil {
+				return err
+			}
+			amount, err := precheck.Coin(args[0])
+			if err != nil {
+				return fmt.Errorf("amount: %w", err)
+			}
+			key, err := EthKey(cmd)
+			if err != nil {
+				return err
+			}
+			bridge, err := bridgetypes.NewQueryClient(clientCtx).Params(cmd.Context(), &bridgetypes.QueryParamsRequest{})
+			if err != nil {
+				return fmt.Errorf("reading x/bridge's params: %w", err)
+			}
+			if bp := bridge.Params; amount.Denom != bp.Denom || amount.Amount.LT(bp.MinWithdrawal) {
+				return fmt.Errorf("amount %s: want at least %s%s, the bridged denom's minimum withdrawal", amount, bp.MinWithdrawal, bp.Denom)
+			}
+			params, err := types.NewQueryClient(clientCtx).Params(cmd.Context(), &types.QueryParamsRequest{})
+			if err != nil {
+				return fmt.Errorf("reading the EIP-712 domain: %w", err)
+			}
+			t, err := termsFromFlags(cmd, clientCtx, key.PublicKey)
+			if err != nil {
+				return err
+			}
+			maxFee := sdk.NewInt64Coin(amount.Denom, 0)
+			if s, _ := cmd.Flags().GetString(flagMaxRelayerFee); s != "" {
+				if maxFee, err = precheck.Coin(s); err != nil {
+					return fmt.Errorf("--%s %q: want a coin such as 20000uusdc: %w", flagMaxRelayerFee, s, err)
+				}
+			}
+			a := types.WithdrawAuth{
+				Renter: t.renter, Amount: amount, CosmosChainId: t.chainID, Nonce: t.nonce, Deadline: t.deadline,
+				MaxRelayerFee: maxFee, EvmChainId: params.Params.EvmChainId, VerifyingContract: params.Params.EvmVerifyingContract,
+			}
+			sig, err := wallet.SignWithdraw(a, key)
+			if err != nil {
+				return err
+			}
+			bz, err := clientCtx.Codec.MarshalJSON(&a)
+			if err != nil {
+				return err
+			}
+			cmd.PrintErrf("signed: %s to %s on EVM chain %d\n", amount, crypto.PubkeyToAddress(key.PublicKey).Hex(), a.EvmChainId)
+			return printSigned(cmd, SignedJob{Withdraw: bz, Signature: "0x" + hex.EncodeToString(sig)})
+		},
+	}
+	f := cmd.Flags()
+	AddEthKeyFlags(cmd, "your Ethereum key: its account pays, its address receives")
+	f.Uint64(flagNonce, 0, "the nonce (default: a random one)")
+	f.Duration(flagValidFor, time.Hour, "how long it may be submitted")
+	f.String(flagMaxRelayerFee, "", "the most a submitter may be paid, as a coin (e.g. 20000uusdc; default none)")
+	_ = cmd.MarkFlagRequired(flagEthKey)
+	flags.AddQueryFlagsToCmd(cmd)
+	f.String(flags.FlagChainID, "", "the chain the signature is bound to (default: client.toml's chain-id)")
+	return cmd
+}
