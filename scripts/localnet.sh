@@ -11,7 +11,8 @@
 #   scripts/localnet.sh status          height and app hash of each validator
 #
 #   LOCALNET_DIR    homes, logs, pids   (default ./build/localnet)
-#   LOCALNET_PORTS  20 ports: 5 per node (p2p rpc grpc api pprof); default
+#   LOCALNET_VALIDATORS  how many validators (default 4)
+#   LOCALNET_PORTS  5 ports per node (p2p rpc grpc api pprof); default
 #                   26600 + 10·I + 0..4
 #   IDLEGPUD        binary (default ./build/idlegpud)
 #   CHAIN_ID        (default idlegpu-localnet)
@@ -21,14 +22,14 @@ cd "$(dirname "$0")/.."
 bin=${IDLEGPUD:-$PWD/build/idlegpud}
 dir=${LOCALNET_DIR:-$PWD/build/localnet}
 chain_id=${CHAIN_ID:-idlegpu-localnet}
-n=4
+n=${LOCALNET_VALIDATORS:-4}
 [ -x "$bin" ] || { echo "localnet: $bin not built: run 'make build'" >&2; exit 1; }
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
 read -r -a ports <<<"${LOCALNET_PORTS:-}"
 port() { # port I K: node I's K-th port
-  if [ "${#ports[@]}" -ge 20 ]; then echo "${ports[$(($1 * 5 + $2))]}"; else echo $((26600 + $1 * 10 + $2)); fi
+  if [ "${#ports[@]}" -ge $((n * 5)) ]; then echo "${ports[$(($1 * 5 + $2))]}"; else echo $((26600 + $1 * 10 + $2)); fi
 }
 home() { echo "$dir/node$1"; }
 d() { local i=$1; shift; "$bin" --home "$(home "$i")" "$@"; }
@@ -46,11 +47,16 @@ init() {
     d 0 genesis add-genesis-account "$(d "$i" keys show "validator$i" -a --keyring-backend test)" 1000000000000ugpu >/dev/null
   done
   d 0 keys add alice --keyring-backend test >/dev/null 2>&1
-  d 0 genesis add-genesis-account "$(d 0 keys show alice -a --keyring-backend test)" 1000000000000ugpu,1000000000000uusdc >/dev/null
+  local alice
+  alice=$(d 0 keys show alice -a --keyring-backend test)
+  d 0 genesis add-genesis-account "$alice" 1000000000000ugpu,1000000000000uusdc >/dev/null
   sed -i '/"payment_denoms": \[/{n;s/"ugpu"/"ugpu",\n          "uusdc"/}' "$(home 0)/config/genesis.json"
   # alice's 1,000,000 USDC are pre-minted with no vault deposit behind them:
-  # x/bridge books them as unbacked (a bridged network starts at zero).
-  sed -i 's/"unbacked": "0"/"unbacked": "1000000000000"/' "$(home 0)/config/genesis.json"
+  # x/bridge books them as unbacked, hers (a bridged network starts at
+  # zero): she can spend them on the chain, never withdraw them.
+  sed -i -e 's/"unbacked": "0"/"unbacked": "1000000000000"/' \
+    -e "s/\"unbacked_holders\": \[\]/\"unbacked_holders\": [{\"address\": \"$alice\", \"amount\": \"1000000000000\"}]/" \
+    "$(home 0)/config/genesis.json"
   # A development chain: simulated GPUs allowed, audited on the CPU.
   d 0 genesis development
   mkdir -p "$(home 0)/config/gentx"
@@ -99,7 +105,7 @@ case "${1:-start}" in
   start)
     init
     for ((i = 0; i < n; i++)); do start_node "$i"; done
-    echo "localnet: 4 validators up; rpc $(for ((i = 0; i < n; i++)); do printf 'tcp://127.0.0.1:%s ' "$(port "$i" 1)"; done)"
+    echo "localnet: $n validators up; rpc $(for ((i = 0; i < n; i++)); do printf 'tcp://127.0.0.1:%s ' "$(port "$i" 1)"; done)"
     echo "  alice: $bin --home $(home 0) ...   stop: make localnet-stop"
     ;;
   stop) for ((i = 0; i < n; i++)); do signal_node "$i" TERM; done; echo "localnet: stopped" ;;

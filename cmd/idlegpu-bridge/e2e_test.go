@@ -46,10 +46,12 @@ const (
 // killed between them and restarted), is credited on the chain exactly
 // once each, signs a job bid that a relayer submits, the agent runs and
 // proves the lease, the provider withdraws its earnings to its EVM
-// address, the validator signs the payout root, the relayer proposes it
-// (and is killed and restarted before acceptance), accepts it after the
-// timelock, and the provider claims. Every balance on both chains is
-// checked to the unit, and printed as a table (make demo-evm shows it).
+// address, the renter takes its unspent balance back out by a signed
+// withdrawal that anyone relays for a fee, the validator signs the payout
+// root, the relayer proposes it (and is killed and restarted before
+// acceptance), accepts it after the timelock, and the provider and the
+// renter claim. Every balance on both chains is checked to the unit, and
+// printed as a table (make demo-evm shows it).
 func TestBridgeEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts geth, a chain, the agent and the bridge (minutes)")
@@ -120,7 +122,9 @@ func TestBridgeEndToEnd(t *testing.T) {
 	vaultC := vault.Instance(g.client, vaultAddr)
 	step("vault deployed at %s with valset %d, root delay %s", vaultAddr.Hex(), vs.Valset.Nonce, rootDelay)
 
-	orchArgs := append([]string{"orchestrate", "--eth-rpc", g.URL, "--eth-key", valEth.File, "--poll", "500ms"}, cosmos("orchestrator")...)
+	// geth --dev finalizes every 32nd block: depth keeps the deposits prompt.
+	orchArgs := append([]string{"orchestrate", "--eth-rpc", g.URL, "--eth-key", valEth.File, "--poll", "500ms",
+		"--finality", "depth"}, cosmos("orchestrator")...)
 	relayArgs := []string{"relay", "--node", c.RPC, "--eth-rpc", g.URL, "--eth-key", relayer.File, "--poll", "500ms"}
 	orchestrator := bridgeProc(t, bridge, orchArgs...)
 	relay := bridgeProc(t, bridge, relayArgs...)
@@ -227,6 +231,8 @@ func TestBridgeEndToEnd(t *testing.T) {
 	c.Tx("agent", "bridge", "withdraw-to-evm", provider.Addr.Hex(), fmt.Sprintf("%duusdc", earned), "--keyring-dir", a.Home, "--keyring-backend", "test")
 	require.EqualValues(t, 0, c.Balance(a.Addr, "uusdc"))
 	step("provider withdrew %d uusdc to %s", earned, provider.Addr.Hex())
+	renterOut, cosmosWithdrawRelayer, alicesBefore := withdrawWalletRenter(t, bins.Idlegpud, c, renter.File, renterAcct, deposited-fee-paid)
+	step("renter signed a withdrawal of its unspent %d uusdc to its own EVM address; alice relayed it for %d", renterOut, withdrawFee)
 
 	// The root: made by the chain, confirmed by the orchestrator, proposed
 	// by the relayer. The relayer is killed the moment the root is ready on
@@ -236,12 +242,13 @@ func TestBridgeEndToEnd(t *testing.T) {
 	harness.WaitFor(t, 90*time.Second, "a ready root on the chain", func() bool {
 		r, err := q.Root(ctx, &bridgetypes.QueryRootRequest{ReadyOnly: true})
 		ready = r
-		return err == nil && r.Root.Epoch > 0
+		// The root that holds both withdrawals (they may land in two payout epochs).
+		return err == nil && r.Root.Epoch > 0 && r.Root.TotalCumulative.Int64() == earned+renterOut
 	})
 	relay.Stop(t, syscall.SIGKILL)
-	pend, err := bind.Call(vaultC, &bind.CallOpts{Context: ctx}, vault.PackPendingRoot(), vault.UnpackPendingRoot)
+	proposed, err := bind.Call(vaultC, &bind.CallOpts{Context: ctx}, vault.PackLastProposedEpoch(), vault.UnpackLastProposedEpoch)
 	require.NoError(t, err)
-	step("root epoch %d ready (total %s); relayer killed (SIGKILL), the vault's pending epoch then: %d", ready.Root.Epoch, ready.Root.TotalCumulative, pend.Epoch)
+	step("root epoch %d ready (total %s); relayer killed (SIGKILL), the vault's last proposed epoch then: %d", ready.Root.Epoch, ready.Root.TotalCumulative, proposed)
 	relay = bridgeProc(t, bridge, relayArgs...)
 	var acc bindings.AcceptedRootOutput
 	harness.WaitFor(t, 60*time.Second, "the root accepted", func() bool {
@@ -249,7 +256,7 @@ func TestBridgeEndToEnd(t *testing.T) {
 		acc = a
 		return err == nil && a.Epoch == ready.Root.Epoch
 	})
-	require.EqualValues(t, earned, acc.TotalCumulative.Int64())
+	require.EqualValues(t, earned+renterOut, acc.TotalCumulative.Int64())
 	step("restarted relayer accepted root epoch %d after the %s timelock", acc.Epoch, rootDelay)
 
 	claimArgs := []string{"claim", provider.Addr.Hex(), "--node", c.RPC, "--eth-rpc", g.URL, "--eth-key", relayer.File}
@@ -258,17 +265,21 @@ func TestBridgeEndToEnd(t *testing.T) {
 	step("claimed: %s", strings.TrimSpace(claimed))
 	_, err = runBridgeErr(bridge, claimArgs...)
 	require.ErrorContains(t, err, "nothing to claim")
+	claimedRenter := runBridge(t, bridge, "claim", renter.Addr.Hex(), "--node", c.RPC, "--eth-rpc", g.URL, "--eth-key", relayer.File)
+	require.Contains(t, claimedRenter, fmt.Sprintf("paid %d to %s", renterOut, renter.Addr.Hex()))
+	step("claimed for the wallet renter: %s", strings.TrimSpace(claimedRenter))
 
 	// The money table, both chains, to the unit.
 	rows := []struct {
 		who       string
 		got, want int64
 	}{
-		{"EVM renter USDC", g.usdcBalance(token, renter.Addr), minted - deposited},
-		{"EVM vault USDC", g.usdcBalance(token, vaultAddr), deposited - earned},
+		{"EVM renter USDC", g.usdcBalance(token, renter.Addr), minted - deposited + renterOut},
+		{"EVM vault USDC", g.usdcBalance(token, vaultAddr), deposited - earned - renterOut},
 		{"EVM provider USDC", g.usdcBalance(token, provider.Addr), earned},
-		{"idlegpu renter uusdc", c.Balance(renterAcct, "uusdc"), deposited - fee - paid},
+		{"idlegpu renter uusdc", c.Balance(renterAcct, "uusdc"), 0},
 		{"idlegpu relayer uusdc (fee)", c.Balance(cosmosRelayer, "uusdc") - relayerBefore, fee},
+		{"idlegpu alice uusdc (wd fee)", c.Balance(cosmosWithdrawRelayer, "uusdc") - alicesBefore, withdrawFee},
 		{"idlegpu provider uusdc", c.Balance(a.Addr, "uusdc"), 0},
 	}
 	var b strings.Builder
@@ -285,6 +296,30 @@ func TestBridgeEndToEnd(t *testing.T) {
 		require.Equal(t, r.want, r.got, r.who)
 	}
 	step("every figure matches")
+}
+
+// withdrawFee is what the wallet renter lets a relayer take for its signed
+// withdrawal.
+const withdrawFee = 20_000
+
+// withdrawWalletRenter takes all of the wallet renter's unspent balance
+// (left, in uusdc) back to its own EVM address: it signs a withdrawal of
+// left − withdrawFee with its EVM key (sign-withdraw) and alice relays it
+// (submit-signed) for withdrawFee. It returns the amount withdrawn, alice's
+// account and her uusdc before the fee.
+func withdrawWalletRenter(t *testing.T, idlegpud string, c *harness.Chain, keyFile, renterAcct string, left int64) (int64, string, int64) {
+	t.Helper()
+	out := left - withdrawFee
+	signed := idlegpudStdout(t, idlegpud, c, "tx", "auction", "sign-withdraw", fmt.Sprintf("%duusdc", out), "--eth-key", keyFile,
+		"--chain-id", c.ChainID, "--max-relayer-fee", fmt.Sprintf("%duusdc", withdrawFee))
+	file := filepath.Join(t.TempDir(), "withdraw.json")
+	require.NoError(t, os.WriteFile(file, signed, 0o600))
+	alice := c.Address("alice")
+	before := c.Balance(alice, "uusdc")
+	c.Tx("alice", "auction", "submit-signed", file, "--relayer-fee", strconv.Itoa(withdrawFee))
+	require.EqualValues(t, 0, c.Balance(renterAcct, "uusdc"), "the amount burned and the fee paid: nothing left")
+	require.EqualValues(t, before+withdrawFee, c.Balance(alice, "uusdc"))
+	return out, alice, before
 }
 
 // bridgeQueries is x/bridge's query client on the node at rpc.

@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// Localnet is scripts/localnet.sh's four validators on free loopback ports.
+// Localnet is scripts/localnet.sh's validators (four unless NewLocalnetOf
+// says otherwise) on free loopback ports.
 type Localnet struct {
 	t     T
 	bin   Binaries
@@ -28,9 +29,15 @@ const localnetChainID = "idlegpu-localnet"
 // validator's copy, starts all four and waits for blocks.
 func NewLocalnet(t T, bin Binaries, root string, edits GenesisEdits) *Localnet {
 	t.Helper()
-	l := &Localnet{t: t, bin: bin, root: root, Dir: t.TempDir(), ports: FreePorts(t, 20)}
+	return NewLocalnetOf(t, bin, root, 4, edits)
+}
+
+// NewLocalnetOf is NewLocalnet with n validators of equal stake.
+func NewLocalnetOf(t T, bin Binaries, root string, n int, edits GenesisEdits) *Localnet {
+	t.Helper()
+	l := &Localnet{t: t, bin: bin, root: root, Dir: t.TempDir(), ports: FreePorts(t, 5*n)}
 	l.script("init")
-	for i := range 4 {
+	for i := range n {
 		home := filepath.Join(l.Dir, fmt.Sprintf("node%d", i))
 		editGenesis(t, filepath.Join(home, "config", "genesis.json"), edits)
 		l.Nodes = append(l.Nodes, Connect(t, bin, home, fmt.Sprintf("tcp://127.0.0.1:%d", l.ports[i*5+1]), localnetChainID))
@@ -39,7 +46,7 @@ func NewLocalnet(t T, bin Binaries, root string, edits GenesisEdits) *Localnet {
 	t.Cleanup(func() {
 		l.script("stop")
 		if f, ok := t.(interface{ Failed() bool }); ok && f.Failed() {
-			for i := range 4 {
+			for i := range l.Nodes {
 				b, _ := os.ReadFile(filepath.Join(l.Dir, fmt.Sprintf("node%d.log", i)))
 				t.Logf("validator %d log (tail):\n%s", i, Tail(string(b), 15))
 			}
@@ -57,7 +64,8 @@ func (l *Localnet) script(args ...string) {
 		ports[i] = strconv.Itoa(p)
 	}
 	cmd.Env = append(os.Environ(), "IDLEGPUD="+l.bin.Idlegpud, "LOCALNET_DIR="+l.Dir,
-		"LOCALNET_PORTS="+strings.Join(ports, " "), "CHAIN_ID="+localnetChainID)
+		"LOCALNET_PORTS="+strings.Join(ports, " "), "CHAIN_ID="+localnetChainID,
+		"LOCALNET_VALIDATORS="+strconv.Itoa(len(l.ports)/5))
 	out, err := cmd.CombinedOutput()
 	noError(l.t, err, "localnet.sh %s: %s", strings.Join(args, " "), out)
 }
