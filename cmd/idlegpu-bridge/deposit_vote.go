@@ -44,6 +44,11 @@ func (v depositVote) sameContent(o depositVote) bool {
 	return v.Nonce == o.Nonce && v.Sender == o.Sender && v.Recipient == o.Recipient && v.Amount.Cmp(o.Amount) == 0
 }
 
+// sameVote: the same claim in every field the chain compares.
+func (v depositVote) sameVote(o depositVote) bool {
+	return v.sameContent(o) && v.BlockNumber == o.BlockNumber && v.BlockHash == o.BlockHash && v.TxHash == o.TxHash
+}
+
 // sameLog: the same content at the same place. A vote whose block hash is
 // unknown (zero) is matched by block number and tx hash alone.
 func (v depositVote) sameLog(o depositVote) bool {

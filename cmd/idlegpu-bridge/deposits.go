@@ -42,13 +42,13 @@ type depositAttester struct {
 	anchor   *blockRef
 	// voted is every block hash this process has voted with (or seen as a
 	// standing vote), by nonce: it never votes twice with one block hash.
-	voted map[uint64]map[common.Hash]bool
+	voted map[uint64]map[common.Hash]depositVote
 }
 
 func newDepositAttester(log *slog.Logger, m *metrics, c depositChain, f *finality, evm evmChain, vault common.Address) *depositAttester {
 	v := bindings.NewSettlementVault()
 	return &depositAttester{log: log, m: m, chain: c, finality: f, evm: evm,
-		vault: v, vaultC: v.Instance(evm, vault), voted: map[uint64]map[common.Hash]bool{}}
+		vault: v, vaultC: v.Instance(evm, vault), voted: map[uint64]map[common.Hash]depositVote{}}
 }
 
 // reset forgets the scan cursor: the next round rebuilds it from the chain.
@@ -185,9 +185,11 @@ func (a *depositAttester) knownBlock(ctx context.Context, votes []depositVote, n
 
 // supersede re-attests each orphaned vote whose deposit is back on the
 // canonical chain within the attestable range (deps), in its new block.
-// It never sends a vote for a block hash this process already voted with:
-// one block's receipts give one vote, and a different vote for the same
-// block hash is equivocation. A deposit not attestable yet is waited for.
+// For a block hash this process already voted with, it sends only the very
+// claim it sent then (the chain takes it back: a reorg returned to that
+// block): a different claim for the same block hash is equivocation, which
+// the chain slashes (x/bridge/keeper/attest.go: reattest). A deposit not
+// attestable yet is waited for.
 func (a *depositAttester) supersede(ctx context.Context, orphans []depositVote, deps []*bindings.SettlementVaultDeposited) error {
 	byNonce := map[uint64]depositVote{}
 	for _, d := range deps {
@@ -204,9 +206,10 @@ func (a *depositAttester) supersede(ctx context.Context, orphans []depositVote, 
 		case v.BlockHash == o.BlockHash:
 			errs = append(errs, fmt.Errorf("deposit %d: the standing vote differs from the log in its own block %s; not voting again for that block", o.Nonce, o.BlockHash))
 			continue
-		case a.voted[o.Nonce][v.BlockHash]:
-			a.log.Warn("deposit is back in a block this validator already voted with; not voting for it again",
-				"nonce", o.Nonce, "block", v.BlockNumber, "hash", v.BlockHash)
+		}
+		if prev, ok := a.voted[o.Nonce][v.BlockHash]; ok && !prev.sameVote(v) {
+			errs = append(errs, fmt.Errorf("deposit %d: block %s now shows another deposit than this validator attested from it; not voting again for that block",
+				o.Nonce, v.BlockHash))
 			continue
 		}
 		out, old = append(out, v), append(old, o)
@@ -288,9 +291,9 @@ func (a *depositAttester) remember(votes []depositVote, last uint64) {
 
 func (a *depositAttester) record(v depositVote) {
 	if a.voted[v.Nonce] == nil {
-		a.voted[v.Nonce] = map[common.Hash]bool{}
+		a.voted[v.Nonce] = map[common.Hash]depositVote{}
 	}
-	a.voted[v.Nonce][v.BlockHash] = true
+	a.voted[v.Nonce][v.BlockHash] = v
 }
 
 // depositsIn reads the vault's Deposited events in [from, to], by nonce.

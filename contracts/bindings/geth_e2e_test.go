@@ -116,7 +116,39 @@ type gethEnv struct {
 	t      *testing.T
 	ctx    context.Context
 	client *ethclient.Client
+	rc     *rpc.Client
 	chain  *big.Int
+}
+
+// newGethEnv starts geth --dev for t (90 s of context).
+func newGethEnv(t *testing.T) *gethEnv {
+	rc := startGeth(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	client := ethclient.NewClient(rc)
+	chain, err := client.ChainID(ctx)
+	require.NoError(t, err)
+	return &gethEnv{t: t, ctx: ctx, client: client, chain: chain, rc: rc}
+}
+
+// fund sends each actor 1 ether from geth --dev's unlocked developer
+// account and waits for every transfer.
+func (g *gethEnv) fund(actors ...actor) {
+	var devs []common.Address
+	require.NoError(g.t, g.rc.CallContext(g.ctx, &devs, "eth_accounts"))
+	require.NotEmpty(g.t, devs, "geth --dev has no developer account")
+	ether := new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
+	var funding []common.Hash
+	for _, a := range actors {
+		var h common.Hash
+		require.NoError(g.t, g.rc.CallContext(g.ctx, &h, "eth_sendTransaction", map[string]any{
+			"from": devs[0], "to": a.addr, "value": (*hexutil.Big)(ether),
+		}))
+		funding = append(funding, h)
+	}
+	for _, h := range funding {
+		g.wait(h)
+	}
 }
 
 func (g *gethEnv) actor(seed string) actor {
@@ -159,34 +191,13 @@ func (g *gethEnv) deploy(from actor, bin string, input []byte) common.Address {
 // passed by the chain's own clock, both accounts' claims paid to the unit
 // and a repeated claim refused with the vault's exact error.
 func TestGethDevEndToEnd(t *testing.T) {
-	rc := startGeth(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(cancel)
-	client := ethclient.NewClient(rc)
-	chain, err := client.ChainID(ctx)
-	require.NoError(t, err)
-	require.Equal(t, big.NewInt(1337), chain)
-	g := &gethEnv{t: t, ctx: ctx, client: client, chain: chain}
-
-	// Fund the test's accounts from the unlocked developer account.
-	var devs []common.Address
-	require.NoError(t, rc.CallContext(ctx, &devs, "eth_accounts"))
-	require.NotEmpty(t, devs, "geth --dev has no developer account")
+	g := newGethEnv(t)
+	require.Equal(t, big.NewInt(1337), g.chain)
+	client, ctx := g.client, g.ctx
 	deployer, relayer, renter := g.actor("deployer"), g.actor("relayer"), g.actor("renter")
 	guardian := g.actor("guardian")
 	p0, p1 := g.actor("provider 0"), g.actor("provider 1")
-	ether := new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
-	var funding []common.Hash
-	for _, a := range []actor{deployer, relayer, renter, p0, p1} {
-		var h common.Hash
-		require.NoError(t, rc.CallContext(ctx, &h, "eth_sendTransaction", map[string]any{
-			"from": devs[0], "to": a.addr, "value": (*hexutil.Big)(ether),
-		}))
-		funding = append(funding, h)
-	}
-	for _, h := range funding {
-		g.wait(h)
-	}
+	g.fund(deployer, relayer, renter, p0, p1)
 
 	// Token and vault: 4 equal validators, a 3-second timelock.
 	token := bindings.NewTestUSDC()
@@ -198,7 +209,7 @@ func TestGethDevEndToEnd(t *testing.T) {
 	vaultAddr := g.deploy(deployer, bindings.SettlementVaultMetaData.Bin,
 		vault.PackConstructor(tokenAddr, vaultID, guardian.addr, uint64(gethDelay/time.Second), toValset(valset)))
 	vaultC := vault.Instance(client, vaultAddr)
-	domain := payout.Domain{VaultID: vaultID, ChainID: chain, Vault: vaultAddr}
+	domain := payout.Domain{VaultID: vaultID, ChainID: g.chain, Vault: vaultAddr}
 	balance := func(a common.Address) *big.Int {
 		t.Helper()
 		b, err := bind.Call(tokenC, &bind.CallOpts{Context: ctx}, token.PackBalanceOf(a), token.UnpackBalanceOf)

@@ -1,7 +1,6 @@
 package bindings_test
 
 import (
-	"context"
 	"fmt"
 	"math/big"
 	"sync"
@@ -10,11 +9,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idlegpu/idlegpu/contracts/bindings"
@@ -39,31 +35,11 @@ const (
 // proposal. (Against a vault where each proposal replaces the pending
 // root and restarts the timelock, it is never accepted: the test fails.)
 func TestGethDevRootStarvation(t *testing.T) {
-	rc := startGeth(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(cancel)
-	client := ethclient.NewClient(rc)
-	chain, err := client.ChainID(ctx)
-	require.NoError(t, err)
-	g := &gethEnv{t: t, ctx: ctx, client: client, chain: chain}
-
-	var devs []common.Address
-	require.NoError(t, rc.CallContext(ctx, &devs, "eth_accounts"))
-	require.NotEmpty(t, devs, "geth --dev has no developer account")
+	g := newGethEnv(t)
+	client, ctx := g.client, g.ctx
 	deployer, relayer, attacker, renter := g.actor("deployer"), g.actor("relayer"), g.actor("attacker"), g.actor("renter")
 	p0 := g.actor("provider 0")
-	ether := new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
-	var funding []common.Hash
-	for _, a := range []actor{deployer, relayer, attacker, renter} {
-		var h common.Hash
-		require.NoError(t, rc.CallContext(ctx, &h, "eth_sendTransaction", map[string]any{
-			"from": devs[0], "to": a.addr, "value": (*hexutil.Big)(ether),
-		}))
-		funding = append(funding, h)
-	}
-	for _, h := range funding {
-		g.wait(h)
-	}
+	g.fund(deployer, relayer, attacker, renter)
 
 	token := bindings.NewTestUSDC()
 	tokenAddr := g.deploy(deployer, bindings.TestUSDCMetaData.Bin, nil)
@@ -75,7 +51,7 @@ func TestGethDevRootStarvation(t *testing.T) {
 	vaultAddr := g.deploy(deployer, bindings.SettlementVaultMetaData.Bin,
 		vault.PackConstructor(tokenAddr, vaultID, guardian.addr, uint64(starveDelay/time.Second), toValset(valset)))
 	vaultC := vault.Instance(client, vaultAddr)
-	domain := payout.Domain{VaultID: vaultID, ChainID: chain, Vault: vaultAddr}
+	domain := payout.Domain{VaultID: vaultID, ChainID: g.chain, Vault: vaultAddr}
 	g.send(deployer, tokenC, token.PackMint(renter.addr, usdc(1000)))
 	g.send(renter, tokenC, token.PackApprove(vaultAddr, usdc(1000)))
 	g.send(renter, vaultC, vault.PackDeposit(usdc(1000), renter.addr))

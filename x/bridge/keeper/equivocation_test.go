@@ -385,3 +385,25 @@ func TestValsetEvidenceSlashed(t *testing.T) {
 	_, err = n.app.BridgeKeeper.Equivocations.Get(n.ctx(), collectionsJoin3(n.accs[0].Address, types.EquivocationValset, 2))
 	require.NoError(t, err)
 }
+
+// TestFlipBackIsNotEquivocation: a reorg back to a block a validator
+// already voted from brings back the very claim it made from it; that
+// replaces its vote again and is never punished (the history holds claims,
+// not the order of votes). The standing claim again is refused as attested.
+func TestFlipBackIsNotEquivocation(t *testing.T) {
+	n := registeredNetwork(t)
+	userEvm := common.BytesToAddress(n.accs[4].Address)
+	canonical := n.attest(0, 1, userEvm, 5_000_000)
+	n.ok(n.tx(0, canonical))
+	n.ok(n.tx(0, n.orphaned(0, 1, userEvm, 5_000_000)))
+	res := n.tx(0, n.attest(0, 1, userEvm, 5_000_000))
+	n.ok(res)
+	require.True(t, hasEvent(res, "idlegpu.bridge.v1.EventAttestationSuperseded"))
+	require.False(t, hasEvent(res, "idlegpu.bridge.v1.EventEquivocationSlashed"))
+	require.Equal(t, int64(bondedTokens), n.tokens(0))
+	require.False(t, n.jailed(0))
+	vote, err := n.app.BridgeKeeper.Votes.Get(n.ctx(), collectionsJoin(1, n.accs[0].Address))
+	require.NoError(t, err)
+	require.Equal(t, canonical.EvmBlockHash, vote.EvmBlockHash)
+	n.refused(n.tx(0, n.attest(0, 1, userEvm, 5_000_000)), types.ErrAlreadyAttested)
+}
