@@ -38,7 +38,7 @@ func (k Keeper) punishDepositEquivocation(ctx sdk.Context, val sdk.ValAddress, s
 	if err := k.notPunished(ctx, key, signer.Validator); err != nil {
 		return err
 	}
-	return k.punish(ctx, key, types.Equivocation{
+	return k.punish(ctx, key, ctx.BlockHeight(), types.Equivocation{
 		Validator: signer.Validator, Kind: types.EquivocationDeposit, Id: claim.Nonce,
 		Claim: &claim, Submitter: signer.Orchestrator,
 	})
@@ -102,7 +102,10 @@ func (m msgServer) SubmitRootEvidence(goCtx context.Context, msg *types.MsgSubmi
 	if err := m.notPunished(ctx, key, sk.Validator); err != nil {
 		return nil, err
 	}
-	if err := m.punish(ctx, key, types.Equivocation{
+	// The signature carries no height; the chain's root for the epoch is
+	// the earliest it can be proven against, so stake that started
+	// unbonding since is slashed too (an equivocator cannot unbond away).
+	if err := m.punish(ctx, key, kept.Height, types.Equivocation{
 		Validator: sk.Validator, Kind: types.EquivocationRoot, Id: msg.Epoch,
 		Digest: digest.Hex(), EvmAddress: evm.Hex(), Signature: msg.Signature, Submitter: msg.Submitter,
 	}); err != nil {
@@ -173,7 +176,7 @@ func (m msgServer) SubmitValsetEvidence(goCtx context.Context, msg *types.MsgSub
 	if err := m.notPunished(ctx, key, sk.Validator); err != nil {
 		return nil, err
 	}
-	if err := m.punish(ctx, key, types.Equivocation{
+	if err := m.punish(ctx, key, made.Height, types.Equivocation{
 		Validator: sk.Validator, Kind: types.EquivocationValset, Id: msg.Nonce,
 		Digest: checkpoint.Hex(), EvmAddress: evm.Hex(), Signature: msg.Signature, Submitter: msg.Submitter,
 	}); err != nil {
@@ -208,10 +211,12 @@ func (k Keeper) notPunished(ctx sdk.Context, key equivocationKey, valStr string)
 }
 
 // punish slashes equivocation_slash_bps of the validator's tokens at its
-// power now (the offence is proven now; what it signed carries no height),
-// jails it until at least the slashing module's downtime jail duration from
-// now, records e under key and emits it.
-func (k Keeper) punish(ctx sdk.Context, key equivocationKey, e types.Equivocation) error {
+// power now, and of what began unbonding or redelegating from it since
+// infractionHeight (the height of the chain's record the offence is proven
+// against: a signature carries no height), jails it until at least the
+// slashing module's downtime jail duration from now, records e under key
+// and emits it.
+func (k Keeper) punish(ctx sdk.Context, key equivocationKey, infractionHeight int64, e types.Equivocation) error {
 	params, err := k.Params.Get(ctx)
 	if err != nil {
 		return err
@@ -229,7 +234,7 @@ func (k Keeper) punish(ctx sdk.Context, key equivocationKey, e types.Equivocatio
 	}
 	power := v.PotentialConsensusPower(k.staking.PowerReduction(ctx))
 	fraction := math.LegacyNewDecWithPrec(int64(params.EquivocationSlashBps), 4)
-	if err := k.slashing.SlashWithInfractionReason(ctx, consAddr, fraction, power, ctx.BlockHeight(),
+	if err := k.slashing.SlashWithInfractionReason(ctx, consAddr, fraction, power, infractionHeight,
 		stakingtypes.Infraction_INFRACTION_UNSPECIFIED); err != nil {
 		return err
 	}
