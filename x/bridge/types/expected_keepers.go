@@ -41,6 +41,8 @@ type BankKeeper interface {
 	SendCoinsFromAccountToModule(ctx context.Context, sender sdk.AccAddress, recipientModule string, amt sdk.Coins) error
 	SpendableCoin(ctx context.Context, addr sdk.AccAddress, denom string) sdk.Coin
 	GetBalance(ctx context.Context, addr sdk.AccAddress, denom string) sdk.Coin
+	// IterateAllBalances is used once, by the version-1 → 2 migration.
+	IterateAllBalances(ctx context.Context, cb func(addr sdk.AccAddress, coin sdk.Coin) (stop bool))
 	GetSupply(ctx context.Context, denom string) sdk.Coin
 	BlockedAddr(addr sdk.AccAddress) bool
 }
