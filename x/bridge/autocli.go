@@ -32,6 +32,7 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 				{RpcMethod: "Deposit", Use: "deposit <nonce>", Short: "Show a credited deposit or its attestations", PositionalArgs: arg("nonce")},
 				{RpcMethod: "Attestations", Use: "attestations <valoper>", Short: "List a validator's standing votes for uncredited deposits (at most 1000 nonces after the last credited)", PositionalArgs: arg("validator")},
 				{RpcMethod: "Conflicts", Use: "conflicts", Short: "List conflicting attestations"},
+				{RpcMethod: "Equivocations", Use: "equivocations", Short: "List proven equivocations (each slashed once)"},
 				{RpcMethod: "Root", Use: "root [epoch]", Short: "Show a payout root and its confirmations (newest without epoch)", PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "epoch", Optional: true}}},
 				{RpcMethod: "Proof", Use: "proof <epoch> <0x-address>", Short: "Show an EVM account's leaf and Merkle proof (epoch 0: newest ready root)", PositionalArgs: []*autocliv1.PositionalArgDescriptor{{ProtoField: "epoch"}, {ProtoField: "evm_address"}}},
 				{RpcMethod: "Cumulative", Use: "cumulative <0x-address>", Short: "Show everything withdrawn to an EVM account", PositionalArgs: arg("evm_address")},

@@ -228,6 +228,14 @@ func TestDepositEquivocationSlashed(t *testing.T) {
 	require.Equal(t, int64(bondedTokens), n.tokens(2))
 	require.Equal(t, int64(bondedTokens), n.tokens(3))
 
+	listed, err := keeperQuerier(n).Equivocations(n.ctx(), &types.QueryEquivocationsRequest{})
+	require.NoError(t, err)
+	require.Len(t, listed.Equivocations, 2)
+	for _, e := range listed.Equivocations {
+		require.Equal(t, types.EquivocationDeposit, e.Kind)
+		require.Equal(t, "50000", e.Slashed.String())
+	}
+
 	gs, err := n.app.BridgeKeeper.ExportGenesis(n.ctx())
 	require.NoError(t, err)
 	require.NoError(t, gs.Validate())

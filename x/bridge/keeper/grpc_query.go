@@ -179,6 +179,18 @@ func (q querier) Conflicts(ctx context.Context, req *types.QueryConflictsRequest
 	return &types.QueryConflictsResponse{Conflicts: cs, Pagination: page}, err
 }
 
+func (q querier) Equivocations(ctx context.Context, req *types.QueryEquivocationsRequest) (*types.QueryEquivocationsResponse, error) {
+	var pr *query.PageRequest
+	if req != nil {
+		pr = req.Pagination
+	}
+	es, page, err := query.CollectionPaginate(ctx, q.Keeper.Equivocations, pr,
+		func(_ equivocationKey, e types.Equivocation) (types.Equivocation, error) {
+			return e, nil
+		})
+	return &types.QueryEquivocationsResponse{Equivocations: es, Pagination: page}, err
+}
+
 func (q querier) Root(ctx context.Context, req *types.QueryRootRequest) (*types.QueryRootResponse, error) {
 	if req == nil {
 		return nil, status.Error(codes.InvalidArgument, "empty request")
