@@ -64,28 +64,13 @@ func (m msgServer) SubmitRootEvidence(goCtx context.Context, msg *types.MsgSubmi
 	if msg.TotalCumulative.IsNil() || msg.TotalCumulative.IsNegative() {
 		return nil, errorsmod.Wrap(types.ErrNotProvable, "total_cumulative must not be negative")
 	}
-	params, err := m.Params.Get(ctx)
+	domain, err := m.vaultDomain(ctx)
 	if err != nil {
 		return nil, err
-	}
-	domain, ok, err := m.domain(ctx, params)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errorsmod.Wrap(types.ErrNotProvable, "no vault is named: nothing can be signed for it")
 	}
 	digest, err := domain.RootDigest(msg.ValsetNonce, msg.Epoch, common.Hash(root), msg.TotalCumulative.BigInt())
 	if err != nil {
 		return nil, errorsmod.Wrapf(types.ErrNotProvable, "digest: %s", err)
-	}
-	evm, err := types.RecoverSigner(digest, msg.Signature)
-	if err != nil {
-		return nil, err
-	}
-	val, sk, err := m.signerOf(ctx, evm)
-	if err != nil {
-		return nil, err
 	}
 	kept, err := m.Roots.Get(ctx, msg.Epoch)
 	if errors.Is(err, collections.ErrNotFound) {
@@ -98,20 +83,14 @@ func (m msgServer) SubmitRootEvidence(goCtx context.Context, msg *types.MsgSubmi
 		kept.TotalCumulative.Equal(msg.TotalCumulative) {
 		return nil, errorsmod.Wrapf(types.ErrNotProvable, "epoch %d: the chain's own root", msg.Epoch)
 	}
-	key := collections.Join3(val, types.EquivocationRoot, msg.Epoch)
-	if err := m.notPunished(ctx, key, sk.Validator); err != nil {
-		return nil, err
-	}
 	// The signature carries no height; the chain's root for the epoch is
 	// the earliest it can be proven against, so stake that started
-	// unbonding since is slashed too (an equivocator cannot unbond away).
-	if err := m.punish(ctx, key, kept.Height, types.Equivocation{
-		Validator: sk.Validator, Kind: types.EquivocationRoot, Id: msg.Epoch,
-		Digest: digest.Hex(), EvmAddress: evm.Hex(), Signature: msg.Signature, Submitter: msg.Submitter,
-	}); err != nil {
+	// unbonding since is slashed too.
+	v, err := m.punishSigner(ctx, digest, msg.Signature, types.EquivocationRoot, msg.Epoch, kept.Height, msg.Submitter)
+	if err != nil {
 		return nil, err
 	}
-	return &types.MsgSubmitRootEvidenceResponse{Validator: sk.Validator}, nil
+	return &types.MsgSubmitRootEvidenceResponse{Validator: v}, nil
 }
 
 // SubmitValsetEvidence judges a signature over the vault's checkpoint of
@@ -138,26 +117,11 @@ func (m msgServer) SubmitValsetEvidence(goCtx context.Context, msg *types.MsgSub
 		}
 		signed.Validators = append(signed.Validators, a)
 	}
-	params, err := m.Params.Get(ctx)
+	domain, err := m.vaultDomain(ctx)
 	if err != nil {
 		return nil, err
-	}
-	domain, ok, err := m.domain(ctx, params)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errorsmod.Wrap(types.ErrNotProvable, "no vault is named: nothing can be signed for it")
 	}
 	checkpoint := domain.ValsetCheckpoint(signed)
-	evm, err := types.RecoverSigner(checkpoint, msg.Signature)
-	if err != nil {
-		return nil, err
-	}
-	val, sk, err := m.signerOf(ctx, evm)
-	if err != nil {
-		return nil, err
-	}
 	made, err := m.Valsets.Get(ctx, msg.Nonce)
 	if errors.Is(err, collections.ErrNotFound) {
 		return nil, errorsmod.Wrapf(types.ErrNotProvable, "the chain has made no valset %d", msg.Nonce)
@@ -172,17 +136,51 @@ func (m msgServer) SubmitValsetEvidence(goCtx context.Context, msg *types.MsgSub
 	if slices.Equal(own.Validators, signed.Validators) && slices.Equal(own.Powers, signed.Powers) {
 		return nil, errorsmod.Wrapf(types.ErrNotProvable, "valset %d: the chain's own", msg.Nonce)
 	}
-	key := collections.Join3(val, types.EquivocationValset, msg.Nonce)
-	if err := m.notPunished(ctx, key, sk.Validator); err != nil {
+	v, err := m.punishSigner(ctx, checkpoint, msg.Signature, types.EquivocationValset, msg.Nonce, made.Height, msg.Submitter)
+	if err != nil {
 		return nil, err
 	}
-	if err := m.punish(ctx, key, made.Height, types.Equivocation{
-		Validator: sk.Validator, Kind: types.EquivocationValset, Id: msg.Nonce,
-		Digest: checkpoint.Hex(), EvmAddress: evm.Hex(), Signature: msg.Signature, Submitter: msg.Submitter,
-	}); err != nil {
-		return nil, err
+	return &types.MsgSubmitValsetEvidenceResponse{Validator: v}, nil
+}
+
+// vaultDomain is the domain of this chain's vault; with no vault named,
+// nothing can have been signed for it.
+func (k Keeper) vaultDomain(ctx sdk.Context) (payout.Domain, error) {
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return payout.Domain{}, err
 	}
-	return &types.MsgSubmitValsetEvidenceResponse{Validator: sk.Validator}, nil
+	domain, ok, err := k.domain(ctx, params)
+	if err != nil {
+		return payout.Domain{}, err
+	}
+	if !ok {
+		return payout.Domain{}, errorsmod.Wrap(types.ErrNotProvable, "no vault is named: nothing can be signed for it")
+	}
+	return domain, nil
+}
+
+// punishSigner punishes, once, the validator whose EVM key (current or
+// replaced) signed digest, a digest the caller has shown the chain never
+// made: a root or valset of kind with id, contradicting a record made at
+// infractionHeight. It returns the validator.
+func (k Keeper) punishSigner(ctx sdk.Context, digest common.Hash, sig []byte, kind uint32, id uint64, infractionHeight int64, submitter string) (string, error) {
+	evm, err := types.RecoverSigner(digest, sig)
+	if err != nil {
+		return "", err
+	}
+	val, sk, err := k.signerOf(ctx, evm)
+	if err != nil {
+		return "", err
+	}
+	key := collections.Join3(val, kind, id)
+	if err := k.notPunished(ctx, key, sk.Validator); err != nil {
+		return "", err
+	}
+	return sk.Validator, k.punish(ctx, key, infractionHeight, types.Equivocation{
+		Validator: sk.Validator, Kind: kind, Id: id,
+		Digest: digest.Hex(), EvmAddress: evm.Hex(), Signature: sig, Submitter: submitter,
+	})
 }
 
 // signerOf is the validator that registered evm, now or before.
