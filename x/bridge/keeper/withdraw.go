@@ -56,17 +56,14 @@ func (k Keeper) Withdraw(ctx context.Context, sender sdk.AccAddress, recipient c
 	if have := k.bank.SpendableCoin(ctx, sender, amt.Denom); have.Amount.LT(amt.Amount) {
 		return math.Int{}, errorsmod.Wrapf(types.ErrInsufficientFunds, "has %s, withdraws %s", have, amt)
 	}
-	mark, err := k.UnbackedOf(ctx, sender)
+	// The send to the module below moves no mark (SendRestriction), so the
+	// sender keeps every unbacked coin it had.
+	backed, err := k.backedBalance(ctx, sender, amt.Denom)
 	if err != nil {
 		return math.Int{}, err
 	}
-	if mark.IsPositive() {
-		// The send to the module below moves no mark (SendRestriction), so
-		// the sender keeps every unbacked coin it had: 0 < mark ≤ balance.
-		bal := k.bank.GetBalance(ctx, sender, amt.Denom).Amount
-		if backed := bal.Sub(mark); backed.LT(amt.Amount) {
-			return math.Int{}, errorsmod.Wrapf(types.ErrUnbacked, "holds %s%s of which %s unbacked, withdraws %s", bal, amt.Denom, mark, amt)
-		}
+	if backed.LT(amt.Amount) {
+		return math.Int{}, errorsmod.Wrapf(types.ErrUnbacked, "holds %s%s with a deposit behind it, withdraws %s", backed, amt.Denom, amt)
 	}
 	totals, err := k.Totals.Get(ctx)
 	if err != nil {
