@@ -37,10 +37,21 @@ var repoRoot, _ = filepath.Abs("../..")
 // tree once per test binary.
 var (
 	buildOnce sync.Once
+	buildDir  string
 	e2eBins   harness.Binaries
 	bridgeBin string
 	buildErr  error
 )
+
+// TestMain removes the built binaries (hundreds of MB) when the tests end,
+// so a long CI run does not fill the disk.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
 
 func buildBinaries(t *testing.T) (harness.Binaries, string) {
 	t.Helper()
@@ -50,6 +61,7 @@ func buildBinaries(t *testing.T) (harness.Binaries, string) {
 			buildErr = err
 			return
 		}
+		buildDir = dir
 		if e2eBins, buildErr = harnesstest.Build(repoRoot, dir); buildErr != nil {
 			return
 		}
@@ -86,7 +98,10 @@ func startGeth(t *testing.T, ctx context.Context) *gethNode {
 	p := harness.Start(t, bin, "--dev", "--dev.period", "1",
 		"--http", "--http.addr", "127.0.0.1", "--http.port", fmt.Sprint(ports[0]), "--http.api", "eth,net,web3",
 		"--datadir", filepath.Join(dir, "data"), "--ipcdisable", "--nodiscover", "--maxpeers", "0",
-		"--port", "0", "--authrpc.addr", "127.0.0.1", "--authrpc.port", fmt.Sprint(ports[1]))
+		"--port", "0", "--authrpc.addr", "127.0.0.1", "--authrpc.port", fmt.Sprint(ports[1]),
+		// A throwaway dev chain: geth's default shuts it down when the
+		// machine's free disk falls below 512 MB, mid-test.
+		"--datadir.minfreedisk", "0")
 	t.Cleanup(func() {
 		p.Stop(t, syscall.SIGINT)
 		if t.Failed() {

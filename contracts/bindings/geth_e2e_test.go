@@ -60,7 +60,10 @@ func startGeth(t *testing.T) *rpc.Client {
 	cmd := exec.Command(bin, "--dev", "--dev.period", "1",
 		"--http", "--http.addr", "127.0.0.1", "--http.port", fmt.Sprint(httpPort), "--http.api", "eth,net,web3",
 		"--datadir", filepath.Join(dir, "data"), "--ipcdisable", "--nodiscover", "--maxpeers", "0",
-		"--port", "0", "--authrpc.addr", "127.0.0.1", "--authrpc.port", fmt.Sprint(freePort(t)))
+		"--port", "0", "--authrpc.addr", "127.0.0.1", "--authrpc.port", fmt.Sprint(freePort(t)),
+		// A throwaway dev chain: geth's default shuts it down when the
+		// machine's free disk falls below 512 MB, mid-test.
+		"--datadir.minfreedisk", "0")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	require.NoError(t, cmd.Start())
 	done := make(chan error, 1)

@@ -32,8 +32,21 @@ var binaries = sync.OnceValues(func() (harness.Binaries, error) {
 	if err != nil {
 		return harness.Binaries{}, err
 	}
+	buildDir = dir
 	return harnesstest.Build(repoRoot, dir)
 })
+
+// buildDir holds the binaries; TestMain removes it (hundreds of MB) so a
+// long CI run does not fill the disk.
+var buildDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
 
 // runIndexer runs ix.Run until the returned stop is called; stop waits for
 // Run to return and fails the test if it returned an error.
