@@ -204,6 +204,53 @@ func (s *KeeperTestSuite) TestClearingHonoursResourcesAndImagePrefixes() {
 	s.Require().Equal(narrow, s.lease(job.LeaseIds[0]).OfferId, "an image under its prefix goes to the cheapest")
 }
 
+// TestClearingHonoursEgress: a job that needs egress is matched only with an
+// offer that gives at least that much per GPU, even when a cheaper offer
+// exists; a job that needs none takes the cheapest, the no-network one
+// included. The cases run in order on one market: each lease holds its GPU.
+func (s *KeeperTestSuite) TestClearingHonoursEgress() {
+	none := s.provider(0, "eu-de", 1, 10000, 1_000_000)
+	slow := s.provider(1, "eu-de", 2, 10000, 1_200_000)
+	fast := s.provider(2, "eu-de", 2, 10000, 1_500_000)
+	s.setTerms(1, slow, func(t *offertypes.OfferTerms) { t.EgressMbpsPerGpu = 100 })
+	s.setTerms(2, fast, func(t *offertypes.OfferTerms) { t.EgressMbpsPerGpu = 1000 })
+	renter := 3
+
+	for _, tc := range []struct {
+		name      string
+		minEgress uint32
+		wantOffer uint64 // 0: no offer fits and the job expires
+		wantPrice int64
+	}{
+		{"needs none: the cheapest, the no-network offer, at the runner-up's ask", 0, none, 1_200_000},
+		{"needs 1 Mbit/s: not the no-network offer", 1, slow, 1_500_000},
+		{"needs exactly the slow offer's rate", 100, slow, 1_500_000},
+		{"needs one more than the slow offer's: the only fit, at its own ask", 101, fast, 1_500_000},
+		{"needs exactly the fast offer's rate", 1000, fast, 1_500_000},
+		{"needs more than any offer gives", 1001, 0, 0},
+	} {
+		s.Run(tc.name, func() {
+			before := s.renterUSDC(renter)
+			sp := spec(1, 2_000_000, 0)
+			sp.MinEgressMbpsPerGpu = tc.minEgress
+			id := s.post(renter, sp)
+			s.endBlock(time.Second)
+			job := s.job(id)
+			if tc.wantOffer == 0 {
+				s.Require().Equal(types.JOB_STATUS_EXPIRED, job.Status)
+				s.Require().Equal(before, s.renterUSDC(renter), "the whole deposit comes back")
+				return
+			}
+			s.Require().Equal(types.JOB_STATUS_MATCHED, job.Status)
+			l := s.lease(job.LeaseIds[0])
+			s.Require().Equal(tc.wantOffer, l.OfferId)
+			s.Require().Equal(tc.wantPrice, l.Price.Amount.Int64())
+			// Escrow keeps price × 1 GPU × 2 h; the rest of the deposit is back.
+			s.Require().Equal(before.SubRaw(2*tc.wantPrice), s.renterUSDC(renter))
+		})
+	}
+}
+
 // setTerms edits offer id's terms through MsgUpdateOffer.
 func (s *KeeperTestSuite) setTerms(i int, id uint64, edit func(*offertypes.OfferTerms)) {
 	s.T().Helper()
@@ -425,6 +472,7 @@ func (s *KeeperTestSuite) TestPostJobRejects() {
 		{"more cores per GPU than any offer may give", with(func(s *types.JobSpec) { s.MinCpuCoresPerGpu = offertypes.MaxCPUCoresPerGPU + 1 }), 3, types.ErrInvalidResources},
 		{"more memory per GPU than any offer may give", with(func(s *types.JobSpec) { s.MinHostMemoryMibPerGpu = offertypes.MaxMemoryMiBPerGPU + 1 }), 3, types.ErrInvalidResources},
 		{"more disk per GPU than any offer may give", with(func(s *types.JobSpec) { s.MinDiskGibPerGpu = offertypes.MaxDiskGiBPerGPU + 1 }), 3, types.ErrInvalidResources},
+		{"more egress per GPU than any offer may give", with(func(s *types.JobSpec) { s.MinEgressMbpsPerGpu = offertypes.MaxEgressMbpsPerGPU + 1 }), 3, types.ErrInvalidResources},
 		{"deposit the renter cannot pay", with(func(s *types.JobSpec) { s.MaxPrice = *usdc(1_000_000_000_000) }), 3, types.ErrInsufficientFunds},
 	} {
 		s.Run(tc.name, func() {

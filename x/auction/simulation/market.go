@@ -58,6 +58,9 @@ func MsgPostJobFactory(k keeper.Keeper, offers OfferParams) simsx.SimMsgFactoryF
 			GpuCount: gpus, Tier: tier, Preemptible: tier == types.TIER_BRONZE, DurationSeconds: duration,
 			MaxPrice: sdk.NewCoin(denom, maxPrice), BidWindowBlocks: uint32(r.Intn(3)), AllowSplit: r.Intn(2) == 0,
 		}
+		if r.Intn(4) == 0 { // a quarter of the jobs need internet egress; only offers giving as much match
+			spec.MinEgressMbpsPerGpu = uint32(r.Intn(10_000)) + 1
+		}
 		return []simsx.SimAccount{renter}, &types.MsgPostJob{Renter: renter.AddressBech32, Spec: spec}
 	}
 }

@@ -66,7 +66,7 @@ var (
 	ErrInvalidReason = errorsmod.Register(ModuleName, 30, "invalid reason")
 	// ErrProviderNotEligible is returned for a bid from a provider that is not ACTIVE or reliable enough for the tier.
 	ErrProviderNotEligible = errorsmod.Register(ModuleName, 31, "provider not eligible")
-	// ErrInvalidResources is returned for minimum CPU, memory or disk per GPU beyond what any offer may give.
+	// ErrInvalidResources is returned for minimum CPU, memory, disk or egress per GPU beyond what any offer may give.
 	ErrInvalidResources = errorsmod.Register(ModuleName, 32, "invalid resources per gpu")
 	// ErrInvalidSignedMsg is returned for a wallet-signed message that is
 	// malformed (a renter that is not a 20-byte address, a bad number).

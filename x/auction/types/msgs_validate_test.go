@@ -107,6 +107,9 @@ func TestValidateBasic(t *testing.T) {
 			types.ErrInvalidPrice, "5u: invalid denom: u: invalid price"},
 		{"post job: resources", post(func(s *types.JobSpec) { s.MinCpuCoresPerGpu = 1025 }),
 			types.ErrInvalidResources, "min per GPU 1025 cores, 0 MiB, 0 GiB: at most 1024, 67108864, 1048576 (no offer could give more): invalid resources per gpu"},
+		{"post job: egress at the bound", post(func(s *types.JobSpec) { s.MinEgressMbpsPerGpu = 100_000 }), nil, ""},
+		{"post job: egress over the bound", post(func(s *types.JobSpec) { s.MinEgressMbpsPerGpu = 100_001 }),
+			types.ErrInvalidResources, "min_egress_mbps_per_gpu 100001: at most 100000 (no offer could give more): invalid resources per gpu"},
 		{"post job: bid window", post(func(s *types.JobSpec) { s.BidWindowBlocks = types.MaxBidWindowBlocks + 1 }),
 			types.ErrInvalidBidWindow, "100001 blocks, at most 100000: invalid bid window"},
 

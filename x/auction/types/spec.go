@@ -100,6 +100,10 @@ func (s JobSpec) validate(maxGPUs uint32, maxSeconds uint64) error {
 			s.MinCpuCoresPerGpu, s.MinHostMemoryMibPerGpu, s.MinDiskGibPerGpu,
 			offertypes.MaxCPUCoresPerGPU, offertypes.MaxMemoryMiBPerGPU, offertypes.MaxDiskGiBPerGPU)
 	}
+	if s.MinEgressMbpsPerGpu > offertypes.MaxEgressMbpsPerGPU {
+		return errorsmod.Wrapf(ErrInvalidResources, "min_egress_mbps_per_gpu %d: at most %d (no offer could give more)",
+			s.MinEgressMbpsPerGpu, offertypes.MaxEgressMbpsPerGPU)
+	}
 	if s.BidWindowBlocks > MaxBidWindowBlocks {
 		return errorsmod.Wrapf(ErrInvalidBidWindow, "%d blocks, at most %d", s.BidWindowBlocks, MaxBidWindowBlocks)
 	}
@@ -170,6 +174,6 @@ func (s JobSpec) CandidateQuery(params Params) offertypes.CandidateQuery {
 		Regions: s.Regions, Workload: s.Workload, ImageDigest: s.ImageDigest, GPUCount: s.GpuCount,
 		AllowSplit: s.AllowSplit, DurationSeconds: s.DurationSeconds, MaxScan: params.MaxCandidatesPerJob,
 		Image: s.Image, MinCPUCoresPerGPU: s.MinCpuCoresPerGpu, MinMemoryMiBPerGPU: s.MinHostMemoryMibPerGpu,
-		MinDiskGiBPerGPU: s.MinDiskGibPerGpu,
+		MinDiskGiBPerGPU: s.MinDiskGibPerGpu, MinEgressMbpsPerGPU: s.MinEgressMbpsPerGpu,
 	}
 }

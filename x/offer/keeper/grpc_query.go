@@ -170,7 +170,7 @@ func (q querier) Candidates(ctx context.Context, req *types.QueryCandidatesReque
 		Regions: req.Regions, Workload: req.Workload, ImageDigest: req.ImageDigest, GPUCount: req.GpuCount,
 		AllowSplit: req.AllowSplit, DurationSeconds: req.DurationSeconds, Image: req.Image,
 		MinCPUCoresPerGPU: req.MinCpuCoresPerGpu, MinMemoryMiBPerGPU: req.MinHostMemoryMibPerGpu,
-		MinDiskGiBPerGPU: req.MinDiskGibPerGpu,
+		MinDiskGiBPerGPU: req.MinDiskGibPerGpu, MinEgressMbpsPerGPU: req.MinEgressMbpsPerGpu,
 		// A query may look further than a block would, but not forever.
 		MaxScan: 100 * MaxCandidatesLimit,
 	}

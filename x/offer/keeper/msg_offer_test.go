@@ -120,6 +120,7 @@ func (s *KeeperTestSuite) TestCreateOfferRejects() {
 		{name: "cpu cores per GPU over the bound", terms: with(func(t *types.OfferTerms) { t.CpuCoresPerGpu = types.MaxCPUCoresPerGPU + 1 }), expErr: types.ErrInvalidResources},
 		{name: "memory per GPU over the bound", terms: with(func(t *types.OfferTerms) { t.MemoryMibPerGpu = types.MaxMemoryMiBPerGPU + 1 }), expErr: types.ErrInvalidResources},
 		{name: "disk per GPU over the bound", terms: with(func(t *types.OfferTerms) { t.DiskGibPerGpu = types.MaxDiskGiBPerGPU + 1 }), expErr: types.ErrInvalidResources},
+		{name: "egress per GPU over the bound", terms: with(func(t *types.OfferTerms) { t.EgressMbpsPerGpu = types.MaxEgressMbpsPerGPU + 1 }), expErr: types.ErrInvalidResources},
 		{name: "window end before start", terms: with(func(t *types.OfferTerms) { t.Windows = []types.Window{future(3, 2)} }), expErr: types.ErrInvalidWindows},
 		{name: "window end equals start", terms: with(func(t *types.OfferTerms) { t.Windows = []types.Window{future(2, 2)} }), expErr: types.ErrInvalidWindows},
 		{name: "windows unsorted", terms: with(func(t *types.OfferTerms) { t.Windows = []types.Window{future(5, 6), future(1, 2)} }), expErr: types.ErrInvalidWindows},

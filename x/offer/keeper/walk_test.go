@@ -268,3 +268,52 @@ func (s *KeeperTestSuite) TestWalkCandidatesResourcesAndImagePrefixes() {
 	s.Require().Equal(uint32(16), c.Offer.Terms.CpuCoresPerGpu, "the stored offer shows its resources")
 	s.Require().Equal([]string{"ghcr.io/acme", "docker.io/library/"}, c.Offer.Terms.ImagePrefixes)
 }
+
+// A job that needs egress matches only offers that give at least that much
+// per GPU; a job that needs none matches every offer, the no-network one
+// included. Fit (explicit bids) applies the same rule.
+func (s *KeeperTestSuite) TestWalkCandidatesEgress() {
+	p0 := s.provide(0, h100, 81559, 0, 3, 3)
+	none := terms(1_000_000) // offer 1: jobs get no network
+	slow := terms(2_000_000) // offer 2: 100 Mbit/s per GPU
+	slow.EgressMbpsPerGpu = 100
+	fast := terms(3_000_000) // offer 3: the bound
+	fast.EgressMbpsPerGpu = types.MaxEgressMbpsPerGPU
+	s.create(0, p0[:1], none)
+	s.create(0, p0[1:2], slow)
+	s.create(0, p0[2:], fast)
+
+	q := types.CandidateQuery{
+		Lane: types.LANE_ON_DEMAND, MaxPrice: *usdc(10_000_000), Workload: types.WORKLOAD_TRAINING,
+		ImageDigest: "sha256:abcdef", GPUCount: 1, DurationSeconds: 1800, MaxScan: 1000,
+	}
+	for _, tc := range []struct {
+		name string
+		min  uint32
+		want []uint64
+	}{
+		{"needs none: every offer", 0, []uint64{1, 2, 3}},
+		{"needs 1: not the no-network offer", 1, []uint64{2, 3}},
+		{"needs exactly the slow offer's", 100, []uint64{2, 3}},
+		{"needs one more than the slow offer's", 101, []uint64{3}},
+		{"needs the bound", types.MaxEgressMbpsPerGPU, []uint64{3}},
+		{"needs more than any offer may give", types.MaxEgressMbpsPerGPU + 1, nil},
+	} {
+		s.Run(tc.name, func() {
+			q := q
+			q.MinEgressMbpsPerGPU = tc.min
+			got, scanned := s.walk(q)
+			s.Require().Equal(tc.want, got)
+			s.Require().Equal(uint32(3), scanned, "every offer is scanned and filtered")
+		})
+	}
+
+	q.MinEgressMbpsPerGPU = 101
+	_, ok, err := s.keeper.Fit(s.ctx, 2, q)
+	s.Require().NoError(err)
+	s.Require().False(ok, "an explicit bid meets the same egress rule")
+	c, ok, err := s.keeper.Fit(s.ctx, 3, q)
+	s.Require().NoError(err)
+	s.Require().True(ok)
+	s.Require().Equal(uint32(types.MaxEgressMbpsPerGPU), c.Offer.Terms.EgressMbpsPerGpu, "the stored offer shows its egress")
+}

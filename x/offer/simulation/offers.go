@@ -144,7 +144,8 @@ func liveOffer(ctx context.Context, k keeper.Keeper, testData *simsx.ChainDataSo
 }
 
 // randomTerms draws valid terms: a random non-empty lane set priced in an
-// accepted denom, any workloads, sometimes a window from now and a max duration.
+// accepted denom, any workloads, sometimes a window from now, a max duration
+// and internet egress.
 func randomTerms(r *simsx.XRand, params types.Params, now time.Time) types.OfferTerms {
 	denom := params.PaymentDenoms[r.Intn(len(params.PaymentDenoms))]
 	price := func() *sdk.Coin { c := sdk.NewCoin(denom, math.NewInt(r.Int63n(10_000_000)+1)); return &c }
@@ -163,6 +164,9 @@ func randomTerms(r *simsx.XRand, params types.Params, now time.Time) types.Offer
 	}
 	if r.Intn(4) == 0 {
 		t.ImageAllowlist = []string{"sha256:" + providersim.RandomHex(r, 4)}
+	}
+	if r.Intn(2) == 0 { // half the offers give jobs internet egress
+		t.EgressMbpsPerGpu = uint32(r.Intn(types.MaxEgressMbpsPerGPU)) + 1
 	}
 	return t
 }

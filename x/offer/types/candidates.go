@@ -39,6 +39,9 @@ type CandidateQuery struct {
 	MinCPUCoresPerGPU  uint32
 	MinMemoryMiBPerGPU uint64
 	MinDiskGiBPerGPU   uint64
+	// MinEgressMbpsPerGPU is the least internet egress per GPU the job needs
+	// (0: none, and it runs with none).
+	MinEgressMbpsPerGPU uint32
 	// GPUCount is how many GPUs the job needs.
 	GPUCount uint32
 	// AllowSplit accepts offers with at least one free GPU (micro-pools).

@@ -67,6 +67,6 @@ var (
 	ErrGPUHeld = errorsmod.Register(ModuleName, 30, "gpu held out of the market")
 	// ErrInvalidImagePrefixes is returned for an image prefix list that is too long, repeats or holds a malformed entry.
 	ErrInvalidImagePrefixes = errorsmod.Register(ModuleName, 31, "invalid image prefixes")
-	// ErrInvalidResources is returned for CPU, memory or disk per GPU beyond the bounds.
+	// ErrInvalidResources is returned for CPU, memory, disk or egress per GPU beyond the bounds.
 	ErrInvalidResources = errorsmod.Register(ModuleName, 32, "invalid resources per gpu")
 )

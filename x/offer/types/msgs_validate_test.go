@@ -72,6 +72,9 @@ func TestValidateBasic(t *testing.T) {
 			types.ErrInvalidImagePrefixes, `entry 0 "ghcr.io/a b": must be 1..256 printable bytes without spaces: invalid image prefixes`},
 		{"create: resources", create(func(m *types.MsgCreateOffer) { m.Terms.CpuCoresPerGpu = 1025 }),
 			types.ErrInvalidResources, "cpu_cores_per_gpu 1025: at most 1024: invalid resources per gpu"},
+		{"create: egress at the bound", create(func(m *types.MsgCreateOffer) { m.Terms.EgressMbpsPerGpu = 100_000 }), nil, ""},
+		{"create: egress over the bound", create(func(m *types.MsgCreateOffer) { m.Terms.EgressMbpsPerGpu = 100_001 }),
+			types.ErrInvalidResources, "egress_mbps_per_gpu 100001: at most 100000: invalid resources per gpu"},
 
 		{"update", update(func(*types.MsgUpdateOffer) {}), nil, ""},
 		{"update: signer", update(func(m *types.MsgUpdateOffer) { m.Signer = "bad" }),

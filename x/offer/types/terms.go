@@ -67,8 +67,8 @@ func (t OfferTerms) Price(lane Lane) (sdk.Coin, bool) {
 // Validate checks the terms against the params: prices (in a payment
 // denom), lanes, workloads, windows (sorted, disjoint, end after start, at
 // most max_windows), max duration, allowlist, image prefixes and the
-// resources per GPU. Whether windows lie in the past depends on the block
-// time and is checked by ValidateWindowsAt.
+// resources and egress per GPU. Whether windows lie in the past depends on
+// the block time and is checked by ValidateWindowsAt.
 func (t OfferTerms) Validate(params Params) error { return t.validate(params.MaxWindows, &params) }
 
 // ValidateBasic is Validate without state: any denom, and at most
@@ -103,7 +103,10 @@ func (t OfferTerms) validate(maxWindows uint32, market *Params) error {
 	if err := validateImagePrefixes(t.ImagePrefixes); err != nil {
 		return err
 	}
-	return t.validateResources()
+	if err := t.validateResources(); err != nil {
+		return err
+	}
+	return t.validateEgress()
 }
 
 func validatePrice(field string, p *sdk.Coin, required bool, market *Params) error {

@@ -49,6 +49,7 @@ const (
 	flagMinCPU     = "min-cpu-cores-per-gpu"
 	flagMinHostMem = "min-host-memory-mib-per-gpu"
 	flagMinDisk    = "min-disk-gib-per-gpu"
+	flagMinEgress  = "min-egress-mbps-per-gpu"
 )
 
 // PostJobCmd is `tx auction post-job`.
@@ -106,9 +107,7 @@ func specFromFlags(cmd *cobra.Command, clientCtx client.Context) (types.JobSpec,
 	}
 	spec.Regions, _ = f.GetStringArray(flagRegion)
 	spec.AllowSplit, _ = f.GetBool(flagAllowSplit)
-	spec.MinCpuCoresPerGpu, _ = f.GetUint32(flagMinCPU)
-	spec.MinHostMemoryMibPerGpu, _ = f.GetUint64(flagMinHostMem)
-	spec.MinDiskGibPerGpu, _ = f.GetUint64(flagMinDisk)
+	minimaFromFlags(f, &spec)
 	mem, _ := f.GetString(flagMinMemory)
 	if spec.MinMemoryMib, err = ParseMemoryMiB(mem); err != nil {
 		return spec, err
@@ -185,6 +184,14 @@ func checkSpec(ctx context.Context, clientCtx client.Context, spec types.JobSpec
 	return spec.Validate(params)
 }
 
+// minimaFromFlags sets the host resources and egress per GPU the job needs.
+func minimaFromFlags(f *pflag.FlagSet, spec *types.JobSpec) {
+	spec.MinCpuCoresPerGpu, _ = f.GetUint32(flagMinCPU)
+	spec.MinHostMemoryMibPerGpu, _ = f.GetUint64(flagMinHostMem)
+	spec.MinDiskGibPerGpu, _ = f.GetUint64(flagMinDisk)
+	spec.MinEgressMbpsPerGpu, _ = f.GetUint32(flagMinEgress)
+}
+
 func upper(s string) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -213,6 +220,7 @@ func addSpecFlags(cmd *cobra.Command) {
 	f.Uint32(flagMinCPU, 0, "least host CPU cores per GPU an offer must give (0: any)")
 	f.Uint64(flagMinHostMem, 0, "least host memory per GPU in MiB an offer must give (0: any)")
 	f.Uint64(flagMinDisk, 0, "least scratch disk per GPU in GiB an offer must give (0: any)")
+	f.Uint32(flagMinEgress, 0, "least internet egress per GPU in Mbit/s an offer must give (0: the job needs no network and runs with none)")
 	for _, req := range []string{flagDuration, flagMaxPrice, flagImage, flagManifest} {
 		_ = cmd.MarkFlagRequired(req)
 	}

@@ -2,8 +2,8 @@ package wallet_test
 
 // Committed vectors for vectorKey with vectorBid and vectorWithdraw (wallet_test.go).
 const (
-	vectorDigest    = "9759956c89a6b4fe5d62d929e88f0b150fd52aa01f5e53ffbc7fbe966f5dcc80"
-	vectorSignature = "7d1e5999055dd2d36382854ead40d417a0a20a6c48cb0f30da39c1690788e28d7c2caca3ccf0ebba81588f14124771532d4b3ef641ff1bddbc1b5dc89ce598f41c"
+	vectorDigest    = "16568daba08235b1b1dd42435f507f1a5d794d98ec463b215cbd73b5c3bd9bab"
+	vectorSignature = "2c3302d5feea3445924d3d3d13e9de837c9bacd4192bf0ea200ad448308d9ce95c554329b213b0bfdeb8984b893c62c66775d43ea92010ca91fc895fd4b281c81b"
 
 	withdrawVectorDigest    = "8c3f7972c0865b5239276ea801ec97ee19d0fa7eea52bacd3925904b40028860"
 	withdrawVectorSignature = "c8e3364619b2de6da029439f70697570cfb8ebec2a295fc5b27f3a4c53b6b75617ecd8219c13c24253bf37c261a21ebee4d6491edc389714858d15dd6698991f1c"

@@ -43,7 +43,9 @@ const termsHelp = `Terms:
   --image PREFIX             allowed image digest prefix sha256:<hex>, repeatable (none: any)
   --image-prefix REF         image reference prefix run, e.g. ghcr.io/acme/, repeatable (none: any)
   --cpu-cores-per-gpu N      host CPU cores per GPU; --memory-mib-per-gpu N, --disk-gib-per-gpu N
-                             host memory (MiB) and scratch disk (GiB) per GPU (0: not stated)`
+                             host memory (MiB) and scratch disk (GiB) per GPU (0: not stated)
+  --egress-mbps-per-gpu N    internet egress per GPU in Mbit/s, never to the provider's host
+                             or private ranges (0: jobs get no network)`
 
 // CreateOfferCmd is `tx offer create-offer <gpu-uuid>...`.
 func CreateOfferCmd() *cobra.Command {
@@ -158,6 +160,7 @@ const (
 	flagCPUCores         = "cpu-cores-per-gpu"
 	flagMemoryMiB        = "memory-mib-per-gpu"
 	flagDiskGiB          = "disk-gib-per-gpu"
+	flagEgressMbps       = "egress-mbps-per-gpu"
 )
 
 func addTermFlags(cmd *cobra.Command) {
@@ -173,6 +176,7 @@ func addTermFlags(cmd *cobra.Command) {
 	f.Uint32(flagCPUCores, 0, "host CPU cores a job gets per GPU (0: not stated)")
 	f.Uint64(flagMemoryMiB, 0, "host memory a job gets per GPU, MiB (0: not stated)")
 	f.Uint64(flagDiskGiB, 0, "scratch disk a job gets per GPU, GiB (0: not stated)")
+	f.Uint32(flagEgressMbps, 0, "internet egress a job gets per GPU, Mbit/s (0: jobs get no network)")
 }
 
 // applyTermFlags writes the flags the user set into terms. On create every
@@ -255,6 +259,9 @@ func applyTermFlags(cmd *cobra.Command, t *types.OfferTerms, create bool) error 
 	}
 	if f.Changed(flagDiskGiB) {
 		t.DiskGibPerGpu, _ = f.GetUint64(flagDiskGiB)
+	}
+	if f.Changed(flagEgressMbps) {
+		t.EgressMbpsPerGpu, _ = f.GetUint32(flagEgressMbps)
 	}
 	// A lane dropped from the mask takes its price with it, so the terms
 	// stay valid when a provider stops selling, say, preemptible.

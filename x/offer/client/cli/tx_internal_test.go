@@ -29,13 +29,15 @@ func TestPricedLanes(t *testing.T) {
 func TestTermFlagsSetImagePrefixesAndResources(t *testing.T) {
 	cmd := CreateOfferCmd()
 	require.NoError(t, cmd.Flags().Parse([]string{"--price-on-demand", "2000000uusdc", "--image-prefix", "ghcr.io/acme/",
-		"--image-prefix", "docker.io/library/", "--cpu-cores-per-gpu", "16", "--memory-mib-per-gpu", "131072", "--disk-gib-per-gpu", "500"}))
+		"--image-prefix", "docker.io/library/", "--cpu-cores-per-gpu", "16", "--memory-mib-per-gpu", "131072", "--disk-gib-per-gpu", "500",
+		"--egress-mbps-per-gpu", "1000"}))
 	var terms types.OfferTerms
 	require.NoError(t, applyTermFlags(cmd, &terms, true))
 	require.Equal(t, []string{"ghcr.io/acme/", "docker.io/library/"}, terms.ImagePrefixes)
 	require.Equal(t, uint32(16), terms.CpuCoresPerGpu)
 	require.Equal(t, uint64(131072), terms.MemoryMibPerGpu)
 	require.Equal(t, uint64(500), terms.DiskGibPerGpu)
+	require.Equal(t, uint32(1000), terms.EgressMbpsPerGpu)
 
 	cmd = UpdateOfferCmd()
 	require.NoError(t, cmd.Flags().Parse([]string{"--image-prefix", "", "--disk-gib-per-gpu", "0"}))
@@ -43,4 +45,10 @@ func TestTermFlagsSetImagePrefixesAndResources(t *testing.T) {
 	require.Nil(t, terms.ImagePrefixes, "an empty prefix clears the list")
 	require.Zero(t, terms.DiskGibPerGpu)
 	require.Equal(t, uint32(16), terms.CpuCoresPerGpu, "what is not named is kept")
+	require.Equal(t, uint32(1000), terms.EgressMbpsPerGpu, "what is not named is kept")
+
+	cmd = UpdateOfferCmd()
+	require.NoError(t, cmd.Flags().Parse([]string{"--egress-mbps-per-gpu", "0"}))
+	require.NoError(t, applyTermFlags(cmd, &terms, false))
+	require.Zero(t, terms.EgressMbpsPerGpu, "0 takes the network away")
 }
