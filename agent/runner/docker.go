@@ -7,14 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/network"
@@ -36,6 +35,8 @@ type DockerAPI interface {
 	ContainerStop(ctx context.Context, containerID string, options container.StopOptions) error
 	ContainerRemove(ctx context.Context, containerID string, options container.RemoveOptions) error
 	ContainerInspect(ctx context.Context, containerID string) (container.InspectResponse, error)
+	ContainerInspectWithRaw(ctx context.Context, containerID string, getSize bool) (container.InspectResponse, []byte, error)
+	ContainerAttach(ctx context.Context, containerID string, options container.AttachOptions) (types.HijackedResponse, error)
 	ContainerTop(ctx context.Context, containerID string, arguments []string) (container.TopResponse, error)
 	ImageList(ctx context.Context, options image.ListOptions) ([]image.Summary, error)
 	ImageRemove(ctx context.Context, imageID string, options image.RemoveOptions) ([]image.DeleteResponse, error)
@@ -58,9 +59,21 @@ const LeaseLabel = "idlegpu.lease"
 // production: the zero value does not require digests, pull images or
 // request GPUs.
 type DockerOptions struct {
-	// LogDir holds LogDir/lease-N/job.log, a copy of the job's output that
-	// survives the container's removal.
+	// LogDir is the runner's work dir. LogDir/lease-N holds the job's
+	// output (job.log.1 then job.log, at most LogMaxBytes together; read
+	// them with OpenJobLog), which survives the container's removal, and
+	// scratch, the job's /scratch, removed with the container.
 	LogDir string
+	// LogMaxBytes bounds the agent's copy of a job's output: beyond it the
+	// oldest half is dropped. 0: DefaultLogMaxBytes.
+	LogMaxBytes int64
+	// DiskCheckInterval is how often the disk watchdog measures a job's
+	// writable directories (and writable layer). 0: DefaultDiskCheckInterval.
+	DiskCheckInterval time.Duration
+	// Unlimited names the limits (LimitNames) the provider gives up: a job
+	// runs without them when their option is 0. Any other limit left at 0
+	// makes CheckLimits fail and Start refuse the job.
+	Unlimited []string
 	// Grace is how long Stop waits after SIGTERM before SIGKILL. Docker counts
 	// in whole seconds: it is rounded up. 0: 10 s.
 	Grace time.Duration
@@ -75,24 +88,33 @@ type DockerOptions struct {
 	// Network is the container's network: "none" (the default, no network) or
 	// a Docker network name. "host" and "container:…" are refused.
 	Network string
+	// Egress is the network of jobs with EgressMbps > 0 (NewEgressNetwork);
+	// nil: such jobs are refused with ErrNoEgress. Jobs without egress have
+	// no network at all.
+	Egress *EgressNetwork
 	// DeviceRequests asks the daemon for the leased GPUs through the NVIDIA
 	// container runtime (DeviceRequests by UUID, like `docker run --gpus`).
 	// Set it where that runtime is installed; without it the daemon refuses
 	// such containers, so tests on machines without GPUs leave it false and
 	// the job only gets the environment variables naming its GPUs.
 	DeviceRequests bool
-	// PidsLimit bounds the processes in a container. 0: DefaultPidsLimit.
+	// PidsLimit bounds the processes in a container. 0: DefaultPidsLimit;
+	// below 0: none (LimitPids must then be in Unlimited).
 	PidsLimit int64
 	// CPUCoresPerGPU, MemoryBytesPerGPU and DiskBytesPerGPU are what a job
 	// gets per leased GPU (what the offer publishes), unless the spec says
-	// otherwise: CPU quota cores × GPUs, memory with no swap, and the
-	// writable layer's size where the storage driver can bound it. 0: no limit.
+	// otherwise: CPU quota cores × GPUs, memory with no swap, and disk: the
+	// bytes it writes to its /scratch, its writable mounts and (with
+	// AllowRoot) its writable layer, held by the disk watchdog, and the
+	// writable layer's size where the storage driver can also bound it.
+	// 0: no limit, only where Unlimited names it.
 	CPUCoresPerGPU    uint32
 	MemoryBytesPerGPU int64
 	DiskBytesPerGPU   int64
 	// MaxImageBytes bounds the disk the images of this runner's jobs take:
 	// after each job the least recently used ones no running job uses are
-	// removed until they fit. 0: images are never removed.
+	// removed until they fit. 0: images are never removed (only where
+	// Unlimited names LimitImages).
 	MaxImageBytes int64
 	// LogMaxSize and LogMaxFiles bound the daemon's json-file log of a
 	// container (its copy in LogDir is the agent's). "": DefaultLogMaxSize;
@@ -119,8 +141,10 @@ func DefaultDockerOptions(logDir string) DockerOptions {
 
 // Docker runs each job in its own container through the Docker Engine API:
 // the image pinned by digest, only the leased GPUs exposed, no privileges,
-// no host network, CPU/memory/shm/pids limits, logs copied to LogDir, and the
-// container removed (and the GPUs' memory checked free) when the job ends.
+// an unprivileged user on a read-only root (docker_sandbox.go), no host
+// network, CPU/memory/shm/pids limits and a disk watchdog, output attached
+// into a bounded log ring under LogDir, and the container and its scratch
+// removed (and the GPUs' memory checked free) when the job ends.
 type Docker struct {
 	cli  DockerAPI
 	opts DockerOptions
@@ -150,13 +174,23 @@ func NewDocker(cli DockerAPI, opts DockerOptions) *Docker {
 	if opts.LogMaxFiles == 0 {
 		opts.LogMaxFiles = DefaultLogMaxFiles
 	}
+	if opts.LogMaxBytes == 0 {
+		opts.LogMaxBytes = DefaultLogMaxBytes
+	}
+	if opts.DiskCheckInterval <= 0 {
+		opts.DiskCheckInterval = DefaultDiskCheckInterval
+	}
 	return &Docker{cli: cli, opts: opts}
 }
 
 // NewDockerFromEnv returns a docker runner talking to the daemon named by the
 // environment (DOCKER_HOST etc., else the local socket), negotiating the API
-// version down to the daemon's.
+// version down to the daemon's. It refuses options that leave a limit at 0
+// without naming it in Unlimited (CheckLimits).
 func NewDockerFromEnv(opts DockerOptions) (*Docker, error) {
+	if err := opts.CheckLimits(); err != nil {
+		return nil, err
+	}
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err != nil {
 		return nil, err
@@ -166,10 +200,17 @@ func NewDockerFromEnv(opts DockerOptions) (*Docker, error) {
 
 // Close closes the client if it can be closed.
 func (d *Docker) Close() error {
-	if c, ok := d.cli.(io.Closer); ok {
-		return c.Close()
+	var errs []error
+	if d.opts.Egress != nil {
+		// Kept while jobs are attached (they are adopted on restart).
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		errs = append(errs, d.opts.Egress.Close(ctx))
+		cancel()
 	}
-	return nil
+	if c, ok := d.cli.(io.Closer); ok {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // Name implements Runner.
@@ -181,10 +222,10 @@ func ContainerName(leaseID uint64) string { return fmt.Sprintf("idlegpu-lease-%d
 // Start implements Runner. A container of the same name left by a crashed
 // agent is removed first: the daemon calls Adopt for the leases it was
 // running, so a container still there when Start is called is not to be
-// kept, and the lease's job is started afresh (its log file is kept and
-// appended to). An empty Command runs the image's own; otherwise, as with
-// `docker run IMAGE CMD…`, it replaces the image's CMD and is passed to its
-// ENTRYPOINT, if any.
+// kept, and the lease's job is started afresh (its log ring and scratch
+// are kept and appended to). An empty Command runs the image's own;
+// otherwise, as with `docker run IMAGE CMD…`, it replaces the image's CMD
+// and is passed to its ENTRYPOINT, if any.
 func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
 	if spec.ImageDigest != "" {
 		pinned, err := PinnedImage(spec.Image, spec.ImageDigest)
@@ -197,6 +238,9 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
 		return nil, err
 	}
 	spec = d.withLimits(spec)
+	if err := d.opts.checkSpecLimits(spec); err != nil {
+		return nil, err
+	}
 	imageID, err := d.ensureImage(ctx, spec.Image)
 	if err != nil {
 		return nil, err
@@ -205,43 +249,54 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
 	if err := removeContainer(ctx, d.cli, name); err != nil {
 		return nil, fmt.Errorf("remove leftover container %s: %w", name, err)
 	}
-	logFile, logPath, err := d.openLog(spec.LeaseID)
-	if err != nil {
+	if err := d.prepareSandbox(spec); err != nil {
 		return nil, err
+	}
+	ring, err := openLogRing(d.leaseDir(spec.LeaseID), d.opts.LogMaxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("log of lease %d: %w", spec.LeaseID, err)
 	}
 	config, hostConfig := d.containerConfig(spec)
 	created, err := d.create(ctx, config, hostConfig, name)
 	if err != nil {
-		logFile.Close()
+		ring.Close()
 		return nil, fmt.Errorf("create container for lease %d: %w", spec.LeaseID, err)
 	}
-	j := d.newJob(ctx, spec, created.ID, logPath)
+	j := d.newJob(ctx, spec, created.ID, ring)
 	fail := func(err error) (Job, error) {
 		j.cancel()
-		logFile.Close()
+		ring.Close()
 		_ = removeContainer(context.WithoutCancel(ctx), d.cli, created.ID)
 		return nil, err
 	}
+	// Attached before it starts: every byte it writes comes through this
+	// stream, and a slow copy holds the job's writes back instead of
+	// losing them to the daemon's log rotation.
+	stream, err := d.attach(j.ctx, created.ID)
+	if err != nil {
+		return fail(fmt.Errorf("attach to the container of lease %d: %w", spec.LeaseID, err))
+	}
 	if err := d.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
+		stream.Close()
 		return fail(fmt.Errorf("start container for lease %d: %w", spec.LeaseID, err))
 	}
-	// Logs are followed from the start; the stream ends when the container stops.
-	stream, err := d.cli.ContainerLogs(j.ctx, created.ID, container.LogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
-	if err != nil {
-		return fail(fmt.Errorf("follow logs of lease %d: %w", spec.LeaseID, err))
+	if err := d.shapeEgress(ctx, spec, created.ID); err != nil {
+		stream.Close()
+		return fail(err)
 	}
-	j.run(stream, logFile)
+	j.run(stream, d.diskWatch(spec))
 	d.useImage(j, imageID)
 	return j, nil
 }
 
 // Adopt implements Runner: the lease's container (by name, and carrying the
-// lease's LeaseLabel), if it is running. Its output is copied to the lease's
-// log again from now on (what it printed while no agent followed it is in
-// the container's own log only; what the earlier agent copied is not copied
-// twice), and it is waited for, stopped and cleaned up as a started job. A
-// container of the lease that has exited is removed (and the GPUs' memory
-// checked) and ErrNotRunning returned; a cleanup failure is joined to it.
+// lease's LeaseLabel), if it is running. Its output is appended to the
+// lease's log ring again from now on (what it printed while no agent was
+// attached is in the daemon's json-file log only), its disk watched, and
+// it is waited for, stopped and cleaned up as a started job. A container
+// of the lease that has exited is removed (with its scratch, and the GPUs'
+// memory checked) and ErrNotRunning returned; a cleanup failure is joined
+// to it.
 func (d *Docker) Adopt(ctx context.Context, spec Spec) (Job, error) {
 	name := ContainerName(spec.LeaseID)
 	info, err := d.cli.ContainerInspect(ctx, name)
@@ -256,8 +311,9 @@ func (d *Docker) Adopt(ctx context.Context, spec Spec) (Job, error) {
 		// Not one this runner made for the lease: left alone.
 		return nil, fmt.Errorf("lease %d: container %s is not labelled %s=%s: %w", spec.LeaseID, name, LeaseLabel, lease, ErrNotRunning)
 	}
-	j := d.newJob(ctx, spec, info.ID, d.logPath(spec.LeaseID))
+	spec = d.withLimits(spec)
 	if info.State == nil || !info.State.Running {
+		j := d.newJob(ctx, spec, info.ID, nil)
 		j.cancel()
 		ended := fmt.Errorf("lease %d: container %s is not running (%s, exit code %d): %w",
 			spec.LeaseID, name, containerStatus(info.State), containerExitCode(info.State), ErrNotRunning)
@@ -266,24 +322,49 @@ func (d *Docker) Adopt(ctx context.Context, spec Spec) (Job, error) {
 		}
 		return nil, ended
 	}
-	// Taken before the stream is asked for: lines the earlier agent copied
-	// are older, and none printed from here on is missed.
-	since := time.Now()
-	logFile, _, err := d.openLog(spec.LeaseID)
+	ring, err := openLogRing(d.leaseDir(spec.LeaseID), d.opts.LogMaxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("log of lease %d: %w", spec.LeaseID, err)
+	}
+	j := d.newJob(ctx, spec, info.ID, ring)
+	// Attaching to a running container streams from now on: what the
+	// earlier agent copied is not copied twice.
+	stream, err := d.attach(j.ctx, info.ID)
 	if err != nil {
 		j.cancel()
-		return nil, err
+		ring.Close()
+		return nil, fmt.Errorf("attach to the container of lease %d: %w", spec.LeaseID, err)
 	}
-	stream, err := d.cli.ContainerLogs(j.ctx, info.ID, container.LogsOptions{ShowStdout: true, ShowStderr: true, Follow: true,
-		Since: fmt.Sprintf("%d.%09d", since.Unix(), since.Nanosecond())})
-	if err != nil {
-		j.cancel()
-		logFile.Close()
-		return nil, fmt.Errorf("follow logs of lease %d: %w", spec.LeaseID, err)
-	}
-	j.run(stream, logFile)
+	j.run(stream, d.diskWatch(spec))
 	d.useImage(j, info.Image)
 	return j, nil
+}
+
+// attach opens the container's stdout and stderr, multiplexed.
+func (d *Docker) attach(ctx context.Context, id string) (io.ReadCloser, error) {
+	resp, err := d.cli.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdout: true, Stderr: true})
+	if err != nil {
+		return nil, err
+	}
+	return attachStream{resp: resp}, nil
+}
+
+// attachStream is an attach connection as an io.ReadCloser.
+type attachStream struct{ resp types.HijackedResponse }
+
+func (a attachStream) Read(p []byte) (int, error) { return a.resp.Reader.Read(p) }
+
+func (a attachStream) Close() error {
+	a.resp.Close()
+	return nil
+}
+
+// diskWatch is the watchdog of a job's disk limit (none without one).
+func (d *Docker) diskWatch(spec Spec) *diskWatch {
+	if spec.DiskBytes <= 0 {
+		return nil
+	}
+	return &diskWatch{dirs: d.writableDirs(spec), rootfs: spec.AllowRoot, limit: spec.DiskBytes, interval: d.opts.DiskCheckInterval}
 }
 
 func containerStatus(s *container.State) string {
@@ -300,36 +381,22 @@ func containerExitCode(s *container.State) int {
 	return s.ExitCode
 }
 
-// logPath is LogDir/lease-N/job.log.
-func (d *Docker) logPath(leaseID uint64) string {
-	return filepath.Join(d.opts.LogDir, fmt.Sprintf("lease-%d", leaseID), "job.log")
-}
-
-// openLog opens a lease's log for appending, creating it and its directory.
-func (d *Docker) openLog(leaseID uint64) (*os.File, string, error) {
-	path := d.logPath(leaseID)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, "", err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, "", err
-	}
-	return f, path, nil
-}
-
 // newJob is the job of a lease's container; run starts following it.
-func (d *Docker) newJob(ctx context.Context, spec Spec, id, logPath string) *dockerJob {
+func (d *Docker) newJob(ctx context.Context, spec Spec, id string, ring *logRing) *dockerJob {
 	// The job outlives the request that started it.
 	jobCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	return &dockerJob{cli: d.cli, id: id, leaseID: spec.LeaseID, gpus: append([]string(nil), spec.GPUs...),
-		logPath: logPath, grace: d.opts.Grace, hook: d.opts.GPUMemoryFree,
+		ring: ring, logDir: d.leaseDir(spec.LeaseID), scratch: d.scratchDir(spec.LeaseID),
+		grace: d.opts.Grace, hook: d.opts.GPUMemoryFree,
 		ctx: jobCtx, cancel: cancel, done: make(chan struct{}), logsDone: make(chan struct{})}
 }
 
 // validate refuses specs and options that would break the job's isolation.
 func (d *Docker) validate(spec Spec) error {
 	if err := validateNetwork(d.opts.Network); err != nil {
+		return err
+	}
+	if err := d.validateEgress(spec); err != nil {
 		return err
 	}
 	if err := validateImage(spec.Image, d.opts.RequireDigest); err != nil {
@@ -340,6 +407,9 @@ func (d *Docker) validate(spec Spec) error {
 		return fmt.Errorf("%w: lease %d asks for %v CPUs", ErrInvalidSpec, spec.LeaseID, spec.CPUs)
 	case spec.MemoryBytes < 0 || spec.ShmBytes < 0 || spec.DiskBytes < 0:
 		return fmt.Errorf("%w: lease %d has a negative memory or shm size", ErrInvalidSpec, spec.LeaseID)
+	}
+	if err := validateMounts(spec); err != nil {
+		return err
 	}
 	return spec.validateGPUsAndEnv()
 }
@@ -367,12 +437,11 @@ func (d *Docker) containerConfig(spec Spec) (*container.Config, *container.HostC
 	}
 	pids := d.opts.PidsLimit
 	hostConfig := &container.HostConfig{
-		NetworkMode:    container.NetworkMode(d.opts.Network),
-		Privileged:     false,
-		CapDrop:        []string{"ALL"},
-		SecurityOpt:    []string{"no-new-privileges"},
-		ReadonlyRootfs: false,
-		ShmSize:        spec.ShmBytes,
+		NetworkMode: d.networkMode(spec),
+		Privileged:  false,
+		CapDrop:     []string{"ALL"},
+		SecurityOpt: []string{"no-new-privileges"},
+		ShmSize:     spec.ShmBytes,
 		LogConfig: container.LogConfig{Type: "json-file", Config: map[string]string{
 			"max-size": d.opts.LogMaxSize, "max-file": strconv.Itoa(d.opts.LogMaxFiles)}},
 		Resources: container.Resources{
@@ -386,11 +455,8 @@ func (d *Docker) containerConfig(spec Spec) (*container.Config, *container.HostC
 		hostConfig.MemorySwap = spec.MemoryBytes
 	}
 	if hostConfig.ShmSize == 0 {
-		// /dev/shm is memory: sized within the limit (a quarter of it), not Docker's 64 MiB.
-		hostConfig.ShmSize = DefaultShmBytes
-		if spec.MemoryBytes > 0 {
-			hostConfig.ShmSize = min(DefaultShmBytes*int64(max(len(spec.GPUs), 1)), spec.MemoryBytes/4)
-		}
+		// /dev/shm is memory: sized within the limit, not Docker's 64 MiB.
+		hostConfig.ShmSize = memoryShare(spec)
 	}
 	if spec.DiskBytes > 0 {
 		hostConfig.StorageOpt = map[string]string{"size": strconv.FormatInt(spec.DiskBytes, 10)}
@@ -402,6 +468,7 @@ func (d *Docker) containerConfig(spec Spec) (*container.Config, *container.HostC
 			Capabilities: [][]string{{"gpu"}},
 		}}
 	}
+	d.sandbox(spec, config, hostConfig)
 	return config, hostConfig
 }
 

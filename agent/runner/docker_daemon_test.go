@@ -163,10 +163,10 @@ func logTail(path string) string {
 }
 
 // importBusybox imports a one-binary image, busybox (static) with sh, echo,
-// sleep and env linked to it, straight from a tarball: no registry needed. It
-// returns the image id "sha256:<hex>". Imported images have no RepoDigest,
-// so the tests run it by id with RequireDigest off; digest checking has its
-// own tests.
+// sleep, env, id, dd, seq, touch, cat and ls linked to it, straight from a
+// tarball: no registry needed. It returns the image id "sha256:<hex>".
+// Imported images have no RepoDigest, so the tests run it by id with
+// RequireDigest off; digest checking has its own tests.
 func importBusybox(t *testing.T, cli *client.Client) string {
 	t.Helper()
 	const bin = "/bin/busybox"
@@ -185,11 +185,13 @@ func importBusybox(t *testing.T, cli *client.Client) string {
 			require.NoError(t, err)
 		}
 	}
-	for _, d := range []string{"bin/", "tmp/", "dev/", "proc/", "sys/", "etc/"} {
+	for _, d := range []string{"bin/", "dev/", "proc/", "sys/", "etc/"} {
 		add(&tar.Header{Typeflag: tar.TypeDir, Name: d, Mode: 0o755}, nil)
 	}
+	// As in standard images: runc gives a tmpfs on /tmp this mode.
+	add(&tar.Header{Typeflag: tar.TypeDir, Name: "tmp/", Mode: 0o1777}, nil)
 	add(&tar.Header{Typeflag: tar.TypeReg, Name: "bin/busybox", Mode: 0o755, Size: int64(len(body))}, body)
-	for _, l := range []string{"sh", "echo", "sleep", "env"} {
+	for _, l := range []string{"sh", "echo", "sleep", "env", "id", "dd", "seq", "touch", "cat", "ls"} {
 		add(&tar.Header{Typeflag: tar.TypeSymlink, Name: "bin/" + l, Linkname: "busybox", Mode: 0o777}, nil)
 	}
 	require.NoError(t, tw.Close())

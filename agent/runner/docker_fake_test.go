@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"sync"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/network"
@@ -223,6 +225,45 @@ func (f *fakeDocker) ContainerLogs(ctx context.Context, id string, options conta
 	return pr, nil
 }
 
+// ContainerAttach streams, multiplexed, what the container prints from
+// now on until it exits, over one end of a pipe as the daemon's hijacked
+// connection does; closing the connection ends it.
+func (f *fakeDocker) ContainerAttach(_ context.Context, id string, _ container.AttachOptions) (types.HijackedResponse, error) {
+	f.mu.Lock()
+	c, err := f.find(id)
+	sent := 0
+	if err == nil {
+		sent = len(c.lines)
+	}
+	f.mu.Unlock()
+	if err != nil {
+		return types.HijackedResponse{}, err
+	}
+	agentEnd, daemonEnd := net.Pipe()
+	go func() {
+		defer daemonEnd.Close()
+		for {
+			f.mu.Lock()
+			lines, running, started, changed := c.lines[sent:], c.running, c.started, c.changed
+			sent = len(c.lines)
+			f.mu.Unlock()
+			for _, l := range lines {
+				if _, err := stdcopy.NewStdWriter(daemonEnd, l.stream).Write([]byte(l.text)); err != nil {
+					return
+				}
+			}
+			if started && !running {
+				return
+			}
+			select {
+			case <-changed:
+			case <-c.exited:
+			}
+		}
+	}()
+	return types.NewHijackedResponse(agentEnd, ""), nil
+}
+
 func (f *fakeDocker) ContainerWait(ctx context.Context, id string, _ container.WaitCondition) (<-chan container.WaitResponse, <-chan error) {
 	resC, errC := make(chan container.WaitResponse, 1), make(chan error, 1)
 	f.mu.Lock()
@@ -271,6 +312,11 @@ func (f *fakeDocker) ContainerRemove(_ context.Context, id string, options conta
 	c.end(137)
 	delete(f.containers, c.id)
 	return nil
+}
+
+func (f *fakeDocker) ContainerInspectWithRaw(ctx context.Context, id string, _ bool) (container.InspectResponse, []byte, error) {
+	info, err := f.ContainerInspect(ctx, id)
+	return info, nil, err
 }
 
 func (f *fakeDocker) ContainerInspect(_ context.Context, id string) (container.InspectResponse, error) {
@@ -373,6 +419,27 @@ func (k *killableAPI) ContainerLogs(ctx context.Context, id string, options cont
 		return nil, err
 	}
 	return k.DockerAPI.ContainerLogs(ctx, id, options)
+}
+
+func (k *killableAPI) ContainerAttach(ctx context.Context, id string, options container.AttachOptions) (types.HijackedResponse, error) {
+	ctx, err := k.ctx(ctx)
+	if err != nil {
+		return types.HijackedResponse{}, err
+	}
+	resp, err := k.DockerAPI.ContainerAttach(ctx, id, options)
+	if err == nil {
+		// A killed agent's connections die with it.
+		context.AfterFunc(k.dead, func() { resp.Conn.Close() })
+	}
+	return resp, err
+}
+
+func (k *killableAPI) ContainerInspectWithRaw(ctx context.Context, id string, getSize bool) (container.InspectResponse, []byte, error) {
+	ctx, err := k.ctx(ctx)
+	if err != nil {
+		return container.InspectResponse{}, nil, err
+	}
+	return k.DockerAPI.ContainerInspectWithRaw(ctx, id, getSize)
 }
 
 func (k *killableAPI) ContainerWait(ctx context.Context, id string, condition container.WaitCondition) (<-chan container.WaitResponse, <-chan error) {

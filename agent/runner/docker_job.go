@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,13 +26,18 @@ const (
 
 // dockerJob is a job running in a container. A goroutine waits for the
 // container to exit, records its exit, lets the log copy finish, removes the
-// container and checks the GPUs' memory; Done is closed after all that.
+// container and its scratch and checks the GPUs' memory; Done is closed
+// after all that.
 type dockerJob struct {
 	cli     DockerAPI
 	id      string
 	leaseID uint64
 	gpus    []string
-	logPath string
+	// ring receives the output (nil for a job only cleaned up); logDir
+	// holds it; scratch is the host side of /scratch.
+	ring    *logRing
+	logDir  string
+	scratch string
 	grace   time.Duration
 	hook    func(ctx context.Context, uuids []string) error
 
@@ -40,30 +46,61 @@ type dockerJob struct {
 	done     chan struct{}
 	logsDone chan struct{}
 
-	mu       sync.Mutex
-	status   Status
-	stopping bool
+	mu     sync.Mutex
+	status Status
+	// stopping is set once the job is being stopped; stopReason is its
+	// Status.Err ("stopped", or why the runner killed it).
+	stopping   bool
+	stopReason string
 
-	// cleanMu serialises cleanups; cleaned is set once the container is gone
-	// and the GPUs' memory was found free.
-	cleanMu sync.Mutex
-	cleaned bool
+	// cleanMu serialises cleanups; cleaned is set once the container and
+	// scratch are gone and the GPUs' memory was found free.
+	cleanMu     sync.Mutex
+	scratchGone bool
+	cleaned     bool
 }
 
-// run copies the log stream into file and waits for the container.
-func (j *dockerJob) run(stream io.ReadCloser, file *os.File) {
-	go j.copyLogs(stream, file)
+// run copies the output stream into the log ring, watches the disk (w may
+// be nil) and waits for the container.
+func (j *dockerJob) run(stream io.ReadCloser, w *diskWatch) {
+	// Cancelling the job ends the stream: an attach connection does not
+	// watch the context it was opened with.
+	context.AfterFunc(j.ctx, func() { stream.Close() })
+	go j.copyLogs(stream)
+	if w != nil {
+		go j.watchDisk(*w)
+	}
 	go j.monitor()
 }
 
-// copyLogs demultiplexes the container's stdout and stderr into the log file.
-func (j *dockerJob) copyLogs(stream io.ReadCloser, file *os.File) {
+// copyLogs demultiplexes the container's stdout and stderr into the ring.
+func (j *dockerJob) copyLogs(stream io.ReadCloser) {
 	defer close(j.logsDone)
-	defer file.Close()
+	defer j.ring.Close()
 	defer stream.Close()
-	if _, err := stdcopy.StdCopy(file, file, stream); err != nil && j.ctx.Err() == nil {
-		slog.Warn("docker runner: log stream broken", "lease", j.leaseID, "err", err)
+	out := &drainWriter{w: j.ring, leaseID: j.leaseID}
+	if _, err := stdcopy.StdCopy(out, out, stream); err != nil && j.ctx.Err() == nil {
+		slog.Warn("docker runner: output stream broken", "lease", j.leaseID, "err", err)
 	}
+}
+
+// drainWriter writes to w until it fails, then discards: the stream must
+// be read to its end whatever the disk does, or the job blocks on its
+// next write.
+type drainWriter struct {
+	w       io.Writer
+	leaseID uint64
+	failed  bool
+}
+
+func (d *drainWriter) Write(p []byte) (int, error) {
+	if !d.failed {
+		if _, err := d.w.Write(p); err != nil {
+			d.failed = true
+			slog.Warn("docker runner: cannot keep a job's output; the rest is dropped", "lease", d.leaseID, "err", err)
+		}
+	}
+	return len(p), nil
 }
 
 func (j *dockerJob) monitor() {
@@ -77,9 +114,10 @@ func (j *dockerJob) monitor() {
 	}
 	j.mu.Lock()
 	j.status.ExitCode = code
+	j.status.Exited = code >= 0
 	switch {
 	case j.stopping:
-		j.status.Err = "stopped"
+		j.status.Err = j.stopReason
 	case waitErr != nil:
 		j.status.Err = "wait: " + waitErr.Error()
 	}
@@ -116,8 +154,9 @@ func (j *dockerJob) wait() (int, error) {
 	}
 }
 
-// cleanup removes the container (again: it is idempotent) and, the first
-// time it succeeds, checks that the GPUs' memory is free.
+// cleanup removes the container (again: it is idempotent), then its
+// scratch, and, the first time both succeed, checks that the GPUs' memory
+// is free.
 func (j *dockerJob) cleanup(ctx context.Context) error {
 	j.cleanMu.Lock()
 	defer j.cleanMu.Unlock()
@@ -126,6 +165,12 @@ func (j *dockerJob) cleanup(ctx context.Context) error {
 	}
 	if j.cleaned {
 		return nil
+	}
+	if !j.scratchGone {
+		if err := os.RemoveAll(j.scratch); err != nil {
+			return fmt.Errorf("remove scratch of lease %d: %w", j.leaseID, err)
+		}
+		j.scratchGone = true
 	}
 	if j.hook != nil && len(j.gpus) > 0 {
 		if err := j.hook(ctx, append([]string(nil), j.gpus...)); err != nil {
@@ -225,8 +270,13 @@ func (j *dockerJob) Status() Status {
 	return s
 }
 
-// Logs opens the copy of the job's output; it outlives the container.
-func (j *dockerJob) Logs() (io.ReadCloser, error) { return os.Open(j.logPath) }
+// Logs opens the job's log ring, oldest output first; it outlives the container.
+func (j *dockerJob) Logs() (io.ReadCloser, error) {
+	if j.ring != nil {
+		return j.ring.open()
+	}
+	return OpenJobLog(j.logDir)
+}
 
 // Stop asks Docker to stop the container (SIGTERM, SIGKILL after the grace
 // period), waits for the job to end, and cleans up: the container removed and
@@ -237,7 +287,9 @@ func (j *dockerJob) Stop(ctx context.Context) error {
 	case <-j.done:
 	default:
 		j.mu.Lock()
-		j.stopping = true
+		if !j.stopping {
+			j.stopping, j.stopReason = true, "stopped"
+		}
 		j.mu.Unlock()
 		timeout := graceSeconds(j.grace)
 		if err := j.cli.ContainerStop(ctx, j.id, container.StopOptions{Timeout: &timeout}); err != nil {
@@ -253,4 +305,25 @@ func (j *dockerJob) Stop(ctx context.Context) error {
 		}
 	}
 	return j.cleanup(ctx)
+}
+
+// kill stops the job at once (no grace period) for a reason its Status
+// then gives; the monitor cleans up as after any exit.
+func (j *dockerJob) kill(reason string) {
+	j.mu.Lock()
+	if j.stopping {
+		j.mu.Unlock()
+		return
+	}
+	j.stopping, j.stopReason = true, reason
+	j.mu.Unlock()
+	slog.Warn("docker runner: killing a job", "lease", j.leaseID, "why", reason)
+	ctx, cancel := context.WithTimeout(j.ctx, cleanupTimeout)
+	defer cancel()
+	now := 0
+	if err := j.cli.ContainerStop(ctx, j.id, container.StopOptions{Timeout: &now}); err != nil {
+		if rerr := removeContainer(ctx, j.cli, j.id); rerr != nil {
+			slog.Warn("docker runner: cannot kill a job", "lease", j.leaseID, "err", errors.Join(err, rerr))
+		}
+	}
 }

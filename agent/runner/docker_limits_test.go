@@ -73,7 +73,7 @@ func (r *createRecorder) ContainerCreate(ctx context.Context, config *container.
 func TestDockerEnforcesLimitsAndTheChainDigest(t *testing.T) {
 	rec := &createRecorder{fakeDocker: newFakeDocker(), refuseStorageOpt: true}
 	opts := DockerOptions{LogDir: t.TempDir(), Grace: time.Second, RequireDigest: true,
-		CPUCoresPerGPU: 8, MemoryBytesPerGPU: 64 << 30, DiskBytesPerGPU: 100 << 30}
+		CPUCoresPerGPU: 8, MemoryBytesPerGPU: 64 << 30, DiskBytesPerGPU: 100 << 30, Unlimited: []string{LimitImages}}
 	d := NewDocker(rec, opts)
 	ctx := context.Background()
 
@@ -163,7 +163,7 @@ func TestDockerCollectsImagesLeastRecentlyUsed(t *testing.T) {
 	store := &imageStore{fakeDocker: newFakeDocker(),
 		ids:   map[string]string{ref("a"): "id-a", ref("b"): "id-b", ref("c"): "id-c"},
 		sizes: map[string]int64{"id-a": 40, "id-b": 40, "id-c": 40, "id-host": 1000}}
-	d := NewDocker(store, DockerOptions{LogDir: t.TempDir(), Grace: time.Second, MaxImageBytes: 50})
+	d := NewDocker(store, limited(DockerOptions{LogDir: t.TempDir(), Grace: time.Second, MaxImageBytes: 50}))
 	ctx := context.Background()
 	start := func(lease uint64, repo string) Job {
 		j, err := d.Start(ctx, Spec{LeaseID: lease, Image: "acme/" + repo, ImageDigest: chainDigest, GPUs: []string{"GPU-a"}, Command: []string{"true"}})

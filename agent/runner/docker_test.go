@@ -14,9 +14,28 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/client"
 	"github.com/stretchr/testify/require"
 )
+
+// limited gives test options the limits a runner needs to start jobs
+// (small ones, for a busybox job), where they set none.
+func limited(o DockerOptions) DockerOptions {
+	if o.CPUCoresPerGPU == 0 {
+		o.CPUCoresPerGPU = 1
+	}
+	if o.MemoryBytesPerGPU == 0 {
+		o.MemoryBytesPerGPU = 256 << 20
+	}
+	if o.DiskBytesPerGPU == 0 {
+		o.DiskBytesPerGPU = 1 << 30
+	}
+	if o.MaxImageBytes == 0 {
+		o.MaxImageBytes = 1 << 40
+	}
+	return o
+}
 
 // gpuHook records the calls of the GPUMemoryFree hook.
 type gpuHook struct {
@@ -65,7 +84,7 @@ func TestDockerRunner(t *testing.T) {
 	newRunner := func(t *testing.T, hook *gpuHook) *Docker {
 		// RequireDigest off: an imported image has no registry digest, so it
 		// is run by its id. DeviceRequests off: no NVIDIA runtime here.
-		return NewDocker(cli, DockerOptions{LogDir: t.TempDir(), Grace: time.Second, GPUMemoryFree: hook.free})
+		return NewDocker(cli, limited(DockerOptions{LogDir: t.TempDir(), Grace: time.Second, GPUMemoryFree: hook.free}))
 	}
 
 	t.Run("exit code, env and logs; removed after exit", func(t *testing.T) {
@@ -75,7 +94,7 @@ func TestDockerRunner(t *testing.T) {
 			Command: []string{"sh", "-c", `echo "cuda=$CUDA_VISIBLE_DEVICES nvidia=$NVIDIA_VISIBLE_DEVICES lease=$IDLEGPU_LEASE_ID epochs=$EPOCHS"; sleep 0.2; echo oops >&2; exit 3`}})
 		require.NoError(t, err)
 		waitDone(t, j, 60*time.Second)
-		require.Equal(t, Status{ExitCode: 3}, j.Status())
+		require.Equal(t, Status{Exited: true, ExitCode: 3}, j.Status())
 		require.Equal(t, "cuda=GPU-a,GPU-b nvidia=GPU-a,GPU-b lease="+strconv.FormatUint(base+1, 10)+" epochs=3\noops\n", logs(t, j))
 		requireGone(t, cli, ContainerName(base+1))
 		require.Equal(t, [][]string{{"GPU-a", "GPU-b"}}, hook.Calls(), "GPU memory checked once the container is gone")
@@ -115,7 +134,7 @@ func TestDockerRunner(t *testing.T) {
 		default:
 			t.Fatal("Stop returned before the job ended")
 		}
-		require.Equal(t, Status{ExitCode: 137, Err: "stopped"}, j.Status())
+		require.Equal(t, Status{Exited: true, ExitCode: 137, Err: "stopped"}, j.Status())
 		requireGone(t, cli, info.ID)
 		require.Equal(t, [][]string{{"GPU-c"}}, hook.Calls())
 		if sameHost {
@@ -147,7 +166,10 @@ func TestDockerRunner(t *testing.T) {
 		require.NotNil(t, hc.PidsLimit)
 		require.Equal(t, int64(DefaultPidsLimit), *hc.PidsLimit)
 		require.Empty(t, hc.DeviceRequests, "no device requests without the NVIDIA runtime")
-		require.False(t, hc.ReadonlyRootfs)
+		require.True(t, hc.ReadonlyRootfs, "read-only unless the spec allows root")
+		require.Equal(t, "65534:65534", info.Config.User)
+		require.Contains(t, hc.Mounts, mount.Mount{Type: mount.TypeTmpfs, Target: "/tmp",
+			TmpfsOptions: &mount.TmpfsOptions{SizeBytes: 16 << 20, Mode: 0o1777}}, "a quarter of the memory")
 		require.False(t, hc.AutoRemove, "removed by the runner once the exit is recorded")
 		require.Equal(t, strconv.FormatUint(base+3, 10), info.Config.Labels[LeaseLabel])
 		require.Equal(t, []string{"sleep", "60"}, []string(info.Config.Cmd))
@@ -165,13 +187,13 @@ func TestDockerRunner(t *testing.T) {
 		require.NoError(t, err)
 		requireGone(t, cli, stale.ID)
 		waitDone(t, j, 60*time.Second)
-		require.Equal(t, Status{ExitCode: 0}, j.Status())
+		require.Equal(t, Status{Exited: true, ExitCode: 0}, j.Status())
 		require.Equal(t, "fresh\n", logs(t, j))
 	})
 
 	t.Run("a restarted agent adopts the running container", func(t *testing.T) {
 		hook := &gpuHook{}
-		opts := DockerOptions{LogDir: t.TempDir(), Grace: time.Second, GPUMemoryFree: hook.free}
+		opts := limited(DockerOptions{LogDir: t.TempDir(), Grace: time.Second, GPUMemoryFree: hook.free})
 		spec := Spec{LeaseID: base + 6, Image: img, GPUs: []string{"GPU-e"},
 			Command: []string{"sh", "-c", `i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.1; done`}}
 		oldAPI := newKillableAPI(cli)
@@ -198,7 +220,7 @@ func TestDockerRunner(t *testing.T) {
 		}
 
 		require.NoError(t, j.Stop(ctx))
-		require.Equal(t, Status{ExitCode: 137, Err: "stopped"}, j.Status())
+		require.Equal(t, Status{Exited: true, ExitCode: 137, Err: "stopped"}, j.Status())
 		requireGone(t, cli, info.ID)
 		require.Equal(t, [][]string{{"GPU-e"}}, hook.Calls(), "GPU memory checked once, by the new agent")
 		_, err = NewDocker(cli, opts).Adopt(ctx, spec)
@@ -207,7 +229,7 @@ func TestDockerRunner(t *testing.T) {
 
 	t.Run("a container that exited while the agent was away is removed, not adopted", func(t *testing.T) {
 		hook := &gpuHook{}
-		opts := DockerOptions{LogDir: t.TempDir(), Grace: time.Second, GPUMemoryFree: hook.free}
+		opts := limited(DockerOptions{LogDir: t.TempDir(), Grace: time.Second, GPUMemoryFree: hook.free})
 		spec := Spec{LeaseID: base + 7, Image: img, GPUs: []string{"GPU-f"}, Command: []string{"sh", "-c", "echo hi; sleep 1; exit 4"}}
 		oldAPI := newKillableAPI(cli)
 		old, err := NewDocker(oldAPI, opts).Start(ctx, spec)
@@ -227,7 +249,7 @@ func TestDockerRunner(t *testing.T) {
 	})
 
 	t.Run("an image not on the host is not pulled when pulling is off", func(t *testing.T) {
-		d := NewDocker(cli, DockerOptions{LogDir: t.TempDir(), RequireDigest: true})
+		d := NewDocker(cli, limited(DockerOptions{LogDir: t.TempDir(), RequireDigest: true}))
 		_, err := d.Start(ctx, Spec{LeaseID: base + 5, Command: []string{"true"},
 			Image: "example.invalid/nothing@sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"})
 		require.ErrorIs(t, err, ErrImageMissing)
@@ -282,7 +304,8 @@ func TestDockerContainerConfig(t *testing.T) {
 	spec := Spec{LeaseID: 7, Image: "img", Command: []string{"python", "train.py"}, GPUs: []string{"GPU-a", "GPU-b"},
 		Env: map[string]string{"B": "2", "A": "1"}, CPUs: 2.5, MemoryBytes: 1 << 30, ShmBytes: 2 << 30}
 	cfg, hc := NewDocker(panicAPI{}, DefaultDockerOptions("/logs")).containerConfig(spec)
-	require.Equal(t, []string{"A=1", "B=2", "CUDA_VISIBLE_DEVICES=GPU-a,GPU-b", "NVIDIA_VISIBLE_DEVICES=GPU-a,GPU-b", "IDLEGPU_LEASE_ID=7"}, cfg.Env)
+	require.Equal(t, []string{"A=1", "B=2", "CUDA_VISIBLE_DEVICES=GPU-a,GPU-b", "NVIDIA_VISIBLE_DEVICES=GPU-a,GPU-b", "IDLEGPU_LEASE_ID=7",
+		"HOME=/scratch", "TMPDIR=/tmp"}, cfg.Env)
 	require.Equal(t, map[string]string{LeaseLabel: "7"}, cfg.Labels)
 	require.Equal(t, 10, *cfg.StopTimeout)
 	require.Equal(t, []container.DeviceRequest{{Driver: "nvidia", DeviceIDs: []string{"GPU-a", "GPU-b"}, Capabilities: [][]string{{"gpu"}}}}, hc.DeviceRequests)
@@ -331,7 +354,7 @@ func TestDockerAdoptAfterAgentDeath(t *testing.T) {
 			end: func(t *testing.T, _ *fakeDocker, j Job) {
 				require.NoError(t, j.Stop(context.Background()))
 			},
-			wantStatus: Status{ExitCode: 137, Err: "stopped"},
+			wantStatus: Status{Exited: true, ExitCode: 137, Err: "stopped"},
 		},
 		{
 			name: "exits by itself",
@@ -339,7 +362,7 @@ func TestDockerAdoptAfterAgentDeath(t *testing.T) {
 				fake.exit(ContainerName(5), 3)
 				waitDone(t, j, 10*time.Second)
 			},
-			wantStatus: Status{ExitCode: 3},
+			wantStatus: Status{Exited: true, ExitCode: 3},
 		},
 	}
 	for _, tc := range cases {
@@ -347,7 +370,7 @@ func TestDockerAdoptAfterAgentDeath(t *testing.T) {
 			ctx := context.Background()
 			fake := newFakeDocker()
 			hook := &gpuHook{}
-			opts := DockerOptions{LogDir: t.TempDir(), Grace: time.Second, GPUMemoryFree: hook.free}
+			opts := limited(DockerOptions{LogDir: t.TempDir(), Grace: time.Second, GPUMemoryFree: hook.free})
 			spec := Spec{LeaseID: 5, Image: "img", GPUs: []string{"GPU-a"}, Command: []string{"train"}}
 			name := ContainerName(5)
 
@@ -410,7 +433,7 @@ func TestDockerAdoptFindsNothing(t *testing.T) {
 			fake := newFakeDocker()
 			tc.setup(fake)
 			hook := &gpuHook{}
-			d := NewDocker(fake, DockerOptions{LogDir: t.TempDir(), GPUMemoryFree: hook.free})
+			d := NewDocker(fake, limited(DockerOptions{LogDir: t.TempDir(), GPUMemoryFree: hook.free}))
 			j, err := d.Adopt(context.Background(), Spec{LeaseID: lease, Image: "img", GPUs: []string{"GPU-a"}})
 			require.ErrorIs(t, err, ErrNotRunning)
 			require.Nil(t, j)

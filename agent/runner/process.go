@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -31,8 +30,18 @@ import (
 // agent's, 0700) nor signal other leases' jobs. Without root that is not
 // possible and the job runs as the agent's user; NewProcess logs so.
 //
-// The group outlives the agent: Start records its id in Dir/lease-N/pgid, and
-// a restarted agent's Adopt finds the job again from there.
+// Where the agent can create cgroup v2 groups (root, cgroup v2 mounted) each
+// job runs in a cgroup of its own, CgroupDir/lease-N: every process it
+// forks stays there, setsid and daemonised ones included, so Stop kills them
+// all, PIDs lists them all (what NVML sees), no process outlives the job's
+// leader, and a restarted agent's Adopt finds the job by its cgroup.
+// Without cgroups the job is its process group, which a child leaves with
+// setsid, and Adopt finds it by IDLEGPU_LEASE_ID, which a job may clear;
+// NewProcess says so loudly.
+//
+// The job outlives the agent: Start records its leader's pid (its process
+// group id) in Dir/lease-N/pgid, and a restarted agent's Adopt finds the job
+// again from there and its cgroup.
 type Process struct {
 	// Dir holds one directory per lease with the job's log and process group id.
 	Dir string
@@ -44,6 +53,9 @@ type Process struct {
 	UIDBase uint32
 	// JobRoot holds the isolated jobs' working directories.
 	JobRoot string
+	// CgroupDir is the cgroup v2 directory holding one cgroup per job;
+	// empty runs jobs without cgroups (see Process).
+	CgroupDir string
 }
 
 const (
@@ -81,6 +93,14 @@ func NewProcess(dir string) (*Process, error) {
 		slog.Warn("process runner: development only; each job runs as its own unprivileged user but is not confined to its GPUs")
 	} else {
 		slog.Warn("process runner: UNSAFE — the agent is not root, so jobs cannot run as another user: a job can read the agent's keys and state and other leases' logs, and reach every GPU")
+	}
+	cg, err := jobCgroupParent(dir)
+	if err != nil {
+		slog.Error("process runner: NO CGROUPS — a job's setsid or daemonised children survive Stop and hold its GPUs, and after a restart a job is found only by its environment, which it may clear; development only",
+			"err", err)
+	} else {
+		p.CgroupDir = cg
+		slog.Info("process runner: each job runs in its own cgroup", "parent", cg)
 	}
 	return p, nil
 }
@@ -157,49 +177,104 @@ func (p *Process) Start(_ context.Context, spec Spec) (Job, error) {
 		// An empty group list drops the agent's supplementary groups.
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}
 	}
+	var cgDir string
+	if p.CgroupDir != "" {
+		var fd *os.File
+		if cgDir, fd, err = createJobCgroup(p.CgroupDir, spec.LeaseID); err != nil {
+			log.Close()
+			return nil, fmt.Errorf("cgroup of lease %d: %w", spec.LeaseID, err)
+		}
+		defer fd.Close()
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(fd.Fd())
+	}
 	if err := cmd.Start(); err != nil {
 		log.Close()
+		if cgDir != "" {
+			_ = removeJobCgroup(cgDir)
+		}
 		return nil, err
 	}
 	pgid := cmd.Process.Pid
+	procs := procsOf(pgid, cgDir)
 	// Recorded before Start returns: a job this agent could not find again
 	// after a crash would hold its GPUs unaccounted for, so it is not run.
 	if err := writeFileAtomic(filepath.Join(dir, pgidFileName), []byte(strconv.Itoa(pgid)+"\n"), 0o600); err != nil {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = procs.kill()
 		_ = cmd.Wait()
+		_ = procs.drain()
 		log.Close()
 		return nil, fmt.Errorf("record the process group of lease %d: %w", spec.LeaseID, err)
 	}
-	j := newProcessJob(pgid, logPath, p.Grace)
+	j := newProcessJob(pgid, procs, logPath, p.Grace)
 	go j.waitChild(cmd, log)
 	return j, nil
 }
 
-// Adopt implements Runner. The job is the process group recorded at Start;
-// it is the lease's only while one of its live processes carries the lease's
-// IDLEGPU_LEASE_ID, so a recycled PID is never taken for the job. The
-// adopted job's exit status is unknown (it goes to its parent, no longer this
-// agent): Done is closed once no process of the group is left.
+// procsOf is a job's processes: its cgroup, or without one its group.
+func procsOf(leader int, cgDir string) jobProcs {
+	if cgDir != "" {
+		return &jobCgroup{dir: cgDir, leader: leader}
+	}
+	return processGroup{pgid: leader}
+}
+
+// Adopt implements Runner. With cgroups the job is the lease's cgroup while
+// it holds a process: it runs while its recorded leader does, then what is
+// left of it is killed. Otherwise (and for a job started without cgroups)
+// the job is the process group recorded at Start; it is the lease's only
+// while one of its live processes carries the lease's IDLEGPU_LEASE_ID, so a
+// recycled PID is never taken for the job, and it runs while a process of
+// the group does. The adopted job's exit status is unknown (it goes to its
+// parent, no longer this agent).
 func (p *Process) Adopt(_ context.Context, spec Spec) (Job, error) {
 	dir := p.leaseDir(spec.LeaseID)
-	b, err := os.ReadFile(filepath.Join(dir, pgidFileName))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("lease %d: no process group recorded: %w", spec.LeaseID, ErrNotRunning)
+	logPath := filepath.Join(dir, "job.log")
+	pgid, recErr := recordedGroup(dir, spec.LeaseID)
+	if p.CgroupDir != "" {
+		cg := &jobCgroup{dir: leaseCgroupDir(p.CgroupDir, spec.LeaseID), leader: pgid}
+		pids, err := cg.pids()
+		if err != nil {
+			return nil, fmt.Errorf("lease %d: %w", spec.LeaseID, err)
+		}
+		if len(pids) > 0 {
+			if recErr != nil && !errors.Is(recErr, ErrNotRunning) {
+				return nil, recErr // unreadable, not absent: do not guess the leader
+			}
+			// Without a recorded leader (0) the job counts as ended: what is
+			// left of it is killed.
+			j := newProcessJob(pgid, cg, logPath, p.Grace)
+			go j.waitGroup()
+			return j, nil
+		}
+		_ = removeJobCgroup(cg.dir) // left empty by a job that ended
 	}
-	if err != nil {
-		return nil, err
-	}
-	pgid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	// 0, 1 and negative ids would make kill(-pgid) signal far more than the job.
-	if err != nil || pgid <= 1 {
-		return nil, fmt.Errorf("lease %d: malformed process group id %q: %w", spec.LeaseID, b, ErrNotRunning)
+	if recErr != nil {
+		return nil, recErr
 	}
 	if !groupRunsLease(pgid, spec.LeaseID) {
 		return nil, fmt.Errorf("lease %d: process group %d is gone or not the lease's: %w", spec.LeaseID, pgid, ErrNotRunning)
 	}
-	j := newProcessJob(pgid, filepath.Join(dir, "job.log"), p.Grace)
+	j := newProcessJob(pgid, processGroup{pgid: pgid}, logPath, p.Grace)
 	go j.waitGroup()
 	return j, nil
+}
+
+// recordedGroup reads the process group id Start recorded in a lease's
+// directory (0 with an error wrapping ErrNotRunning where there is none).
+func recordedGroup(dir string, leaseID uint64) (int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, pgidFileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("lease %d: no process group recorded: %w", leaseID, ErrNotRunning)
+	}
+	if err != nil {
+		return 0, err
+	}
+	pgid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	// 0, 1 and negative ids would make kill(-pgid) signal far more than the job.
+	if err != nil || pgid <= 1 {
+		return 0, fmt.Errorf("lease %d: malformed process group id %q: %w", leaseID, b, ErrNotRunning)
+	}
+	return pgid, nil
 }
 
 // jobEnv is a minimal environment: PATH and HOME, then the lease's (never
@@ -208,14 +283,28 @@ func jobEnv(spec Spec, home string) []string {
 	return append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home}, spec.leaseEnv()...)
 }
 
-// processJob is a job in its own process group, started by this agent
-// (waitChild: wait(2) on the leader) or adopted from an earlier run of it
-// (waitGroup: polling the group in /proc).
+// jobProcs are a job's processes: its cgroup, or without cgroups its
+// process group.
+type jobProcs interface {
+	pids() ([]int, error)
+	// signal sends sig to every process; kill SIGKILLs every process.
+	signal(sig syscall.Signal) error
+	kill() error
+	// alive tells whether an adopted job still runs.
+	alive() bool
+	// drain ends what is left of a job once its leader is gone.
+	drain() error
+}
+
+// processJob is a job started by this agent (waitChild: wait(2) on the
+// leader) or adopted from an earlier run of it (waitGroup: polling).
 type processJob struct {
 	logPath string
 	grace   time.Duration
-	pgid    int
-	done    chan struct{}
+	// pgid is the leader's pid, also its process group's id.
+	pgid  int
+	procs jobProcs
+	done  chan struct{}
 	// wake makes an adopted job's poll look at the group now.
 	wake chan struct{}
 
@@ -224,8 +313,8 @@ type processJob struct {
 	killed bool
 }
 
-func newProcessJob(pgid int, logPath string, grace time.Duration) *processJob {
-	return &processJob{logPath: logPath, grace: grace, pgid: pgid,
+func newProcessJob(pgid int, procs jobProcs, logPath string, grace time.Duration) *processJob {
+	return &processJob{logPath: logPath, grace: grace, pgid: pgid, procs: procs,
 		done: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
@@ -249,14 +338,22 @@ func (j *processJob) finish(exitCode int, failed bool, why string) {
 func (j *processJob) waitChild(cmd *exec.Cmd, log *os.File) {
 	err := cmd.Wait()
 	log.Close()
+	j.drain()
 	j.finish(cmd.ProcessState.ExitCode(), err != nil, "")
 }
 
-// waitGroup polls an adopted job's group until none of its processes is left.
+// drain ends the job's leftover processes, loudly if some will not go.
+func (j *processJob) drain() {
+	if err := j.procs.drain(); err != nil {
+		slog.Error("process runner: processes of an ended job are left running", "pid", j.pgid, "err", err)
+	}
+}
+
+// waitGroup polls an adopted job until it ends.
 func (j *processJob) waitGroup() {
 	timer := time.NewTimer(adoptedPoll)
 	defer timer.Stop()
-	for groupAlive(j.pgid) {
+	for j.procs.alive() {
 		period := adoptedPoll
 		if j.stopping() {
 			period = stoppingPoll
@@ -267,6 +364,7 @@ func (j *processJob) waitGroup() {
 		case <-j.wake:
 		}
 	}
+	j.drain()
 	j.finish(-1, true, ExitUnknown)
 }
 
@@ -284,14 +382,14 @@ func (j *processJob) poke() {
 	}
 }
 
-// PIDs lists the live processes of the job's process group (Linux /proc).
+// PIDs lists the job's live processes: its cgroup's, else its group's.
 func (j *processJob) PIDs() []uint32 {
 	select {
 	case <-j.done:
 		return nil
 	default:
 	}
-	pids, err := groupMembers(j.pgid)
+	pids, err := j.procs.pids()
 	if err != nil {
 		return []uint32{uint32(j.pgid)}
 	}
@@ -320,7 +418,7 @@ func (j *processJob) Status() Status {
 // append to it.
 func (j *processJob) Logs() (io.ReadCloser, error) { return os.Open(j.logPath) }
 
-// Stop signals the whole process group, so children the job forked end too.
+// Stop signals every process of the job, so children it forked end too.
 func (j *processJob) Stop(ctx context.Context) error {
 	select {
 	case <-j.done:
@@ -330,7 +428,7 @@ func (j *processJob) Stop(ctx context.Context) error {
 	j.mu.Lock()
 	j.killed = true
 	j.mu.Unlock()
-	if err := syscall.Kill(-j.pgid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := j.procs.signal(syscall.SIGTERM); err != nil {
 		return err
 	}
 	j.poke()
@@ -341,8 +439,8 @@ func (j *processJob) Stop(ctx context.Context) error {
 	case <-timer.C:
 	case <-ctx.Done():
 	}
-	// The leader may be gone while children linger: kill the group regardless.
-	if err := syscall.Kill(-j.pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+	// The leader may be gone while children linger: kill them regardless.
+	if err := j.procs.kill(); err != nil {
 		return err
 	}
 	j.poke()
@@ -352,101 +450,6 @@ func (j *processJob) Stop(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// procStat is what the runners read from /proc/PID/stat.
-type procStat struct {
-	state byte // R, S, D, Z (zombie), X (dead), …
-	ppid  int
-	pgrp  int
-}
-
-// live is false for a process that has exited but was not reaped yet.
-func (s procStat) live() bool { return s.state != 'Z' && s.state != 'X' }
-
-// readProcStat reads the state, parent and process group of a process. The
-// command name, in parentheses, may itself hold spaces and parentheses: the
-// fields are read after the last ')'.
-func readProcStat(pid int) (procStat, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procStat{}, false
-	}
-	end := bytes.LastIndexByte(b, ')')
-	if end < 0 {
-		return procStat{}, false
-	}
-	f := strings.Fields(string(b[end+1:]))
-	if len(f) < 3 || len(f[0]) != 1 {
-		return procStat{}, false
-	}
-	ppid, err1 := strconv.Atoi(f[1])
-	pgrp, err2 := strconv.Atoi(f[2])
-	if err1 != nil || err2 != nil {
-		return procStat{}, false
-	}
-	return procStat{state: f[0][0], ppid: ppid, pgrp: pgrp}, true
-}
-
-// groupMembers lists the live (not zombie) processes of a process group.
-func groupMembers(pgid int) ([]int, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if st, ok := readProcStat(pid); ok && st.pgrp == pgid && st.live() {
-			out = append(out, pid)
-		}
-	}
-	return out, nil
-}
-
-// groupAlive tells whether a live process is left in the group: the leader,
-// else any member. A /proc it cannot read counts as alive, so a job is never
-// declared ended on a read error.
-func groupAlive(pgid int) bool {
-	if st, ok := readProcStat(pgid); ok && st.pgrp == pgid && st.live() {
-		return true
-	}
-	pids, err := groupMembers(pgid)
-	return err != nil || len(pids) > 0
-}
-
-// groupRunsLease tells whether a live process of the group carries the
-// lease's IDLEGPU_LEASE_ID: the leader first, else any other member (the
-// leader may have exited while its children run on).
-func groupRunsLease(pgid int, leaseID uint64) bool {
-	entry := "IDLEGPU_LEASE_ID=" + strconv.FormatUint(leaseID, 10)
-	if st, ok := readProcStat(pgid); ok && st.pgrp == pgid && st.live() && hasEnv(pgid, entry) {
-		return true
-	}
-	pids, _ := groupMembers(pgid)
-	for _, pid := range pids {
-		if pid != pgid && hasEnv(pid, entry) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasEnv tells whether a process's initial environment holds entry exactly.
-func hasEnv(pid int, entry string) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
-	}
-	for _, kv := range bytes.Split(b, []byte{0}) {
-		if string(kv) == entry {
-			return true
-		}
-	}
-	return false
 }
 
 // writeFileAtomic replaces path with data so that a crash leaves the old or

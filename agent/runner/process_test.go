@@ -17,6 +17,36 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// newProcess is NewProcess(dir), its job cgroups (if any) removed after
+// the test.
+func newProcess(t *testing.T, dir string) *Process {
+	t.Helper()
+	p, err := NewProcess(dir)
+	require.NoError(t, err)
+	if dir := p.CgroupDir; dir != "" {
+		t.Cleanup(func() { removeJobCgroups(t, dir) })
+	}
+	return p
+}
+
+// legacyProcess is a process runner without cgroups, as where the agent
+// cannot create them.
+func legacyProcess(t *testing.T, dir string) *Process {
+	p := newProcess(t, dir)
+	p.CgroupDir = ""
+	return p
+}
+
+// removeJobCgroups kills what a test left in a runner's job cgroups and
+// removes them.
+func removeJobCgroups(t *testing.T, parent string) {
+	leases, _ := filepath.Glob(filepath.Join(parent, "lease-*"))
+	for _, dir := range leases {
+		require.NoError(t, (&jobCgroup{dir: dir}).drain())
+	}
+	require.NoDirExists(t, parent, "the last job's end removes the agent's cgroup")
+}
+
 func logs(t *testing.T, j Job) string {
 	t.Helper()
 	r, err := j.Logs()
@@ -29,8 +59,7 @@ func logs(t *testing.T, j Job) string {
 
 func TestProcessJobSeesOnlyItsGPUsAndEnds(t *testing.T) {
 	t.Setenv("IDLEGPU_SECRET", "do-not-leak")
-	p, err := NewProcess(t.TempDir())
-	require.NoError(t, err)
+	p := newProcess(t, t.TempDir())
 	j, err := p.Start(context.Background(), Spec{LeaseID: 7, GPUs: []string{"GPU-a", "GPU-b"}, Env: map[string]string{"EPOCHS": "3"},
 		Command: []string{"sh", "-c", `echo "cuda=$CUDA_VISIBLE_DEVICES nvidia=$NVIDIA_VISIBLE_DEVICES lease=$IDLEGPU_LEASE_ID epochs=$EPOCHS secret=$IDLEGPU_SECRET"; exit 3`}})
 	require.NoError(t, err)
@@ -44,8 +73,7 @@ func TestProcessJobSeesOnlyItsGPUsAndEnds(t *testing.T) {
 // TestProcessStopKillsTheWholeGroup: a job that forks and ignores SIGTERM
 // is killed, children included, after the grace period.
 func TestProcessStopKillsTheWholeGroup(t *testing.T) {
-	p, err := NewProcess(t.TempDir())
-	require.NoError(t, err)
+	p := newProcess(t, t.TempDir())
 	p.Grace = 300 * time.Millisecond
 	j, err := p.Start(context.Background(), Spec{LeaseID: 8, GPUs: []string{"GPU-a"},
 		Command: []string{"sh", "-c", `trap '' TERM; sleep 60 & sleep 60 & echo started; wait`}})
@@ -67,9 +95,8 @@ func TestProcessStopKillsTheWholeGroup(t *testing.T) {
 }
 
 func TestProcessRejectsBadSpecs(t *testing.T) {
-	p, err := NewProcess(t.TempDir())
-	require.NoError(t, err)
-	_, err = p.Start(context.Background(), Spec{LeaseID: 1, GPUs: []string{"GPU-a"}})
+	p := newProcess(t, t.TempDir())
+	_, err := p.Start(context.Background(), Spec{LeaseID: 1, GPUs: []string{"GPU-a"}})
 	require.ErrorIs(t, err, ErrInvalidSpec)
 	_, err = p.Start(context.Background(), Spec{LeaseID: 1, Command: []string{"true"}})
 	require.ErrorIs(t, err, ErrInvalidSpec)
@@ -89,9 +116,9 @@ func processGone(pid uint32) bool {
 	return !ok || !st.live()
 }
 
-// TestProcessAdopt: the agent dies (its Job handle is dropped, never
-// stopped) while the job runs on in its own group; a fresh runner on the
-// same directory adopts it.
+// TestProcessAdopt: without cgroups, the agent dies (its Job handle is
+// dropped, never stopped) while the job runs on in its own group; a fresh
+// runner on the same directory adopts it.
 func TestProcessAdopt(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -137,8 +164,9 @@ func TestProcessAdopt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			spec := Spec{LeaseID: uint64(100 + i), GPUs: []string{"GPU-a"}, Command: []string{"sh", "-c", tc.command}}
-			first, err := NewProcess(dir)
-			require.NoError(t, err)
+			// The process-group fallback: with cgroups a job's leftovers
+			// die with its leader (TestCgroup*).
+			first := legacyProcess(t, dir)
 			old, err := first.Start(context.Background(), spec)
 			require.NoError(t, err)
 			pgid := old.(*processJob).pgid
@@ -233,12 +261,11 @@ func TestProcessAdoptFindsNothing(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := NewProcess(t.TempDir())
-			require.NoError(t, err)
+			p := newProcess(t, t.TempDir())
 			if tc.setup != nil {
 				tc.setup(t, p)
 			}
-			j, err := (&Process{Dir: p.Dir, Grace: time.Second}).Adopt(context.Background(), Spec{LeaseID: lease, GPUs: []string{"GPU-a"}})
+			j, err := (&Process{Dir: p.Dir, Grace: time.Second, CgroupDir: p.CgroupDir}).Adopt(context.Background(), Spec{LeaseID: lease, GPUs: []string{"GPU-a"}})
 			require.ErrorIs(t, err, ErrNotRunning)
 			require.Nil(t, j)
 		})
@@ -253,8 +280,7 @@ func writePGID(t *testing.T, p *Process, lease uint64, content string) {
 }
 
 func TestProcessStartRecordsTheGroup(t *testing.T) {
-	p, err := NewProcess(t.TempDir())
-	require.NoError(t, err)
+	p := newProcess(t, t.TempDir())
 	j, err := p.Start(context.Background(), Spec{LeaseID: 9, GPUs: []string{"GPU-a"}, Command: []string{"true"}})
 	require.NoError(t, err)
 	waitDone(t, j, 5*time.Second)
@@ -288,8 +314,7 @@ func TestProcessJobCannotReadTheAgentsFiles(t *testing.T) {
 	jobRoot, err := os.MkdirTemp("", "idlegpu-jobs-test-")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(jobRoot) })
-	p, err := NewProcess(filepath.Join(home, "jobs"))
-	require.NoError(t, err)
+	p := newProcess(t, filepath.Join(home, "jobs"))
 	require.True(t, p.Isolated)
 	p.JobRoot = jobRoot
 

@@ -35,11 +35,34 @@ type Spec struct {
 	ShmBytes    int64
 	// DiskBytes bounds the container's writable layer (0: the runner's default).
 	DiskBytes int64
+	// EgressMbps is the job's internet egress in megabits per second (all
+	// its GPUs together): 0 runs it with no network at all; above 0 it is
+	// attached to the runner's egress network, which reaches the internet
+	// only (never the host, the agent, other jobs, link-local or private
+	// ranges), shaped to this rate.
+	EgressMbps uint32
+	// Mounts are host directories the job sees (the renter's fetched
+	// inputs read-only, its output directory writable).
+	Mounts []Mount
+	// AllowRoot lets the job run as the image's own user, root included
+	// (the provider's policy allows it and the renter asked); otherwise
+	// it runs as an unprivileged user.
+	AllowRoot bool
+}
+
+// Mount is a host directory bound into a job.
+type Mount struct {
+	// Source is an absolute host path; Target an absolute path in the job.
+	Source, Target string
+	ReadOnly       bool
 }
 
 // Status is where a job stands.
 type Status struct {
-	Running  bool
+	Running bool
+	// Exited says the job's process ended and ExitCode is its exit code;
+	// false while it runs and when the code is unknown.
+	Exited   bool
 	ExitCode int
 	// Err says why a job could not run or was stopped, if it did not exit by itself.
 	Err string
