@@ -1,7 +1,8 @@
 // Package endpoint is the renter-facing HTTP endpoint the agent serves at
 // the provider's registered endpoint: the renter sends the lease's manifest
-// and reads the job's status, logs and raw samples with Merkle paths. Every
-// request is signed by the lease's renter and can be used once.
+// and reads the job's status, logs, raw samples with Merkle paths and,
+// once it ended, its outputs. Every request is signed by the lease's
+// renter and can be used once.
 package endpoint
 
 import (

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/idlegpu/idlegpu/agent/jobdata"
 	"github.com/idlegpu/idlegpu/agent/runner"
 )
 
@@ -22,6 +23,10 @@ type Manifest struct {
 	Command []string `json:"command"`
 	// Env are environment variables for the job.
 	Env map[string]string `json:"env,omitempty"`
+	// Inputs are files the agent fetches and checks before the job starts,
+	// mounted read-only under /inputs. The job's /output directory is
+	// always there; its files are listed and served once the job ends.
+	Inputs []jobdata.Input `json:"inputs,omitempty"`
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
@@ -56,6 +61,9 @@ func ParseManifest(b []byte) (Manifest, error) {
 			return Manifest{}, fmt.Errorf("manifest: NUL in env %s", k)
 		}
 	}
+	if err := jobdata.ValidateInputs(m.Inputs); err != nil {
+		return Manifest{}, fmt.Errorf("manifest: %w", err)
+	}
 	return m, nil
 }
 
@@ -88,6 +96,10 @@ func decodeManifest(b []byte) (Manifest, error) {
 		case "env":
 			if m.Env, err = env(dec); err != nil {
 				return m, fmt.Errorf("env: %w", err)
+			}
+		case "inputs":
+			if m.Inputs, err = inputs(dec); err != nil {
+				return m, fmt.Errorf("inputs: %w", err)
 			}
 		default:
 			return m, fmt.Errorf("unknown field %q", k)
@@ -166,4 +178,49 @@ func env(dec *json.Decoder) (map[string]string, error) {
 		out = nil
 	}
 	return out, delim(dec, '}', "the object's end")
+}
+
+// inputs reads an array of {"url", "sha256", "path"} objects, each key
+// required, once.
+func inputs(dec *json.Decoder) ([]jobdata.Input, error) {
+	if err := delim(dec, '[', "an array of inputs"); err != nil {
+		return nil, err
+	}
+	var out []jobdata.Input
+	for dec.More() {
+		if len(out) == jobdata.MaxInputs {
+			return nil, fmt.Errorf("more than %d inputs", jobdata.MaxInputs)
+		}
+		if err := delim(dec, '{', "an input object"); err != nil {
+			return nil, err
+		}
+		var in jobdata.Input
+		fields := map[string]*string{"url": &in.URL, "sha256": &in.SHA256, "path": &in.Path}
+		seen := map[string]bool{}
+		for dec.More() {
+			k, err := str(dec)
+			if err != nil {
+				return nil, err
+			}
+			dst, ok := fields[k]
+			if !ok {
+				return nil, fmt.Errorf("unknown field %q", k)
+			}
+			if seen[k] {
+				return nil, fmt.Errorf("duplicate key %q", k)
+			}
+			seen[k] = true
+			if *dst, err = str(dec); err != nil {
+				return nil, err
+			}
+		}
+		if len(seen) != len(fields) {
+			return nil, fmt.Errorf("input %d: url, sha256 and path are all required", len(out))
+		}
+		if err := delim(dec, '}', "the input's end"); err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, delim(dec, ']', "the array's end")
 }

@@ -36,7 +36,8 @@ func TestParseManifestIsStrict(t *testing.T) {
 // reads the same way, and it survives a round trip.
 func FuzzParseManifest(f *testing.F) {
 	for _, s := range []string{`{"command":["python","train.py"],"env":{"WANDB_API_KEY":"secret"}}`, `{"command":["x"]} {}`,
-		`{"command":["x"],"command":["y"]}`, `{"command":["x"],"env":{"path":"1","PATH":"2"}}`, `{"command":["x\u0000"]}`, `[]`, `{`} {
+		`{"command":["x"],"command":["y"]}`, `{"command":["x"],"env":{"path":"1","PATH":"2"}}`, `{"command":["x\u0000"]}`, `[]`, `{`,
+		`{"command":["sh"],"inputs":[{"url":"https://h/t.csv","sha256":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad","path":"data/t.csv"}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -48,6 +49,9 @@ func FuzzParseManifest(f *testing.F) {
 		require.NoError(t, json.Unmarshal(b, &std))
 		if len(std.Env) == 0 {
 			std.Env = nil
+		}
+		if len(std.Inputs) == 0 {
+			std.Inputs = nil
 		}
 		require.Equal(t, std, m)
 		for k, v := range m.Env {
