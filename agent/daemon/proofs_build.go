@@ -172,11 +172,18 @@ func (p *Prover) Record(leaseID uint64, samples []settlementtypes.Sample) error 
 	return nil
 }
 
-// Samples returns an epoch's samples in canonical order (for the renter's
-// sample queries and fraud checks).
+// Samples returns the samples epoch's proof commits to, in canonical order
+// (for the renter's sample queries and fraud checks): proof.EpochSamples of
+// the epoch's log under the lease as it stands, so after an early end the
+// cut epoch's samples are the proof's, not everything logged before the cut
+// was known.
 func (p *Prover) Samples(leaseID, epoch uint64) ([]settlementtypes.Sample, bool) {
 	p.mu.Lock()
 	t, ok := p.leases[leaseID]
+	var l proof.Lease
+	if ok {
+		l = t.lease
+	}
 	p.mu.Unlock()
 	if !ok {
 		return nil, false
@@ -187,10 +194,9 @@ func (p *Prover) Samples(leaseID, epoch uint64) ([]settlementtypes.Sample, bool)
 		t.logsMu.Unlock()
 		return nil, false
 	}
-	s := log.Samples()
+	logged := log.Samples()
 	t.logsMu.Unlock()
-	settlementtypes.SortSamples(s)
-	return s, true
+	return proof.EpochSamples(l, epoch, logged)
 }
 
 // Due builds the proofs of every tracked lease's ended epochs from

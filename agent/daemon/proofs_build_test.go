@@ -152,3 +152,39 @@ func TestProverCutProvesThePartialLastEpoch(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, got, "nothing to prove in a tail without samples")
 }
+
+// TestProverServesTheProofsSamplesAfterACut: a lease closed early 660 s in,
+// with ticks logged up to 700 s before the close was known: the samples
+// served for each epoch, the cut one included, are exactly the proof's and
+// hash to its samples root, as the endpoint computes it for the renter.
+func TestProverServesTheProofsSamplesAfterACut(t *testing.T) {
+	p, err := NewProver(t.TempDir(), "test")
+	require.NoError(t, err)
+	l := testLease()
+	require.NoError(t, p.Track(l))
+	for i, at := 0, t0; !at.After(t0.Add(700 * time.Second)); i, at = i+1, at.Add(5*time.Second) {
+		require.NoError(t, p.Record(l.ID, tick(at, i)))
+	}
+	require.NoError(t, p.Record(l.ID, tick(t0.Add(610*time.Second), 122)), "a tick logged again after a restart")
+	before, ok := p.Samples(l.ID, 1)
+	require.True(t, ok)
+	require.Len(t, before, 2*21, "before the cut: [600 s, 700 s], the repeated tick once")
+
+	p.Cut(l.ID, 660)
+	proofs, err := p.Due(t0.Add(700*time.Second), func(uint64) (uint64, error) { return 0, nil },
+		headersEvery(time.Second, t0.Add(700*time.Second)))
+	require.NoError(t, err)
+	require.Len(t, proofs, 2)
+	for _, pr := range proofs {
+		served, ok := p.Samples(l.ID, pr.Epoch)
+		require.True(t, ok)
+		require.EqualValues(t, len(served), pr.SampleCount(), "epoch %d", pr.Epoch)
+		leaves, err := settlementtypes.SampleLeaves(served)
+		require.NoError(t, err)
+		root, _ := settlementtypes.MerklePaths(leaves)
+		require.Equal(t, pr.SamplesRoot, root, "epoch %d: the served samples are the proof's", pr.Epoch)
+	}
+	cut, _ := p.Samples(l.ID, 1)
+	require.Len(t, cut, 2*13, "the cut epoch: [600 s, 660 s], none logged after the close")
+	require.Equal(t, t0.Add(660*time.Second).UnixMilli(), cut[len(cut)-1].TimestampMs)
+}

@@ -54,28 +54,31 @@ func TestHTTPServerDropsSlowBodiesAndIdleConnections(t *testing.T) {
 	require.True(t, closedWithin(t, idle, 3*time.Second), "an idle keep-alive connection is closed")
 }
 
-// TestListenerCapsConnections: past the cap a connection waits for a slot.
+// TestListenerCapsConnections: past the total cap a connection waits for a
+// slot (each host here is within its own cap).
 func TestListenerCapsConnections(t *testing.T) {
-	addr := serve(t, HTTPLimits{MaxConns: 1, IdleTimeout: time.Minute})
-	first, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	_, err = first.Write([]byte("GET /x HTTP/1.1\r\nHost: a\r\n\r\n"))
-	require.NoError(t, err)
-	_, err = http.ReadResponse(bufio.NewReader(first), nil)
-	require.NoError(t, err)
+	addr := serve(t, HTTPLimits{MaxConns: 2, IdleTimeout: time.Minute})
+	var held []net.Conn
+	for _, src := range []string{"127.0.0.1", "127.0.0.2"} {
+		c := dialFrom(t, src, addr)
+		defer c.Close()
+		res, err := get(c)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		held = append(held, c)
+	}
 
-	second, err := net.Dial("tcp", addr) // queued by the kernel, not served
+	third := dialFrom(t, "127.0.0.3", addr) // queued by the kernel, not served
+	defer third.Close()
+	_, err := third.Write([]byte("GET /x HTTP/1.1\r\nHost: a\r\n\r\n"))
 	require.NoError(t, err)
-	defer second.Close()
-	_, err = second.Write([]byte("GET /x HTTP/1.1\r\nHost: a\r\n\r\n"))
-	require.NoError(t, err)
-	require.NoError(t, second.SetReadDeadline(time.Now().Add(300*time.Millisecond)))
-	_, err = http.ReadResponse(bufio.NewReader(second), nil)
-	require.ErrorIs(t, err, os.ErrDeadlineExceeded, "no slot while the first connection is open")
+	require.NoError(t, third.SetReadDeadline(time.Now().Add(300*time.Millisecond)))
+	_, err = http.ReadResponse(bufio.NewReader(third), nil)
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded, "no slot while both connections are open")
 
-	require.NoError(t, first.Close())
-	require.NoError(t, second.SetReadDeadline(time.Now().Add(3*time.Second)))
-	res, err := http.ReadResponse(bufio.NewReader(second), nil)
+	require.NoError(t, held[0].Close())
+	require.NoError(t, third.SetReadDeadline(time.Now().Add(3*time.Second)))
+	res, err := http.ReadResponse(bufio.NewReader(third), nil)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, res.StatusCode)
 }

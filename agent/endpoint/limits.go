@@ -2,7 +2,6 @@ package endpoint
 
 import (
 	"container/list"
-	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -98,18 +97,9 @@ func (b *buckets) len() int {
 	return b.order.Len()
 }
 
-// sourceKey is the rate-limit key of a request's source address.
-func sourceKey(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || ip.To4() != nil {
-		return host
-	}
-	return ip.Mask(net.CIDRMask(64, 128)).String()
-}
+// sourceKey is the rate-limit key of a request's source address, the same
+// host grouping as the connection cap's.
+func sourceKey(r *http.Request) string { return hostKey(r.RemoteAddr) }
 
 // leaseFacts remembers what never changes about a lease (its renter) and,
 // briefly, that the chain does not show it, so requests signed by anyone

@@ -86,25 +86,24 @@ func ToSample(r gpu.Reading, isJob func(pid uint32) bool) settlementtypes.Sample
 // ErrNoChallenge is returned when the header is not inside the window.
 var ErrNoChallenge = errors.New("challenge header outside the epoch window")
 
-// Build makes epoch k's proof from the samples collected for it. Samples
-// of other GPUs, outside the window, or repeating a (GPU, timestamp) are
-// left out, so a restart that re-logged a tick cannot spoil the proof. It
-// returns the proof and the samples in canonical order (the tree's leaves,
-// kept to serve Merkle paths to the renter).
-func Build(l Lease, k uint64, samples []settlementtypes.Sample, challenge Header, agentVersion string) (settlementtypes.ExecutionProof, []settlementtypes.Sample, error) {
+// EpochSamples are the samples epoch k's proof commits to, in canonical
+// order: of those given, the lease's GPUs' samples inside the epoch's
+// window, the first of each (GPU, timestamp) only, so a restart that
+// re-logged a tick cannot spoil the proof. The window is the lease's as it
+// stands: once an early end cuts the lease, the cut epoch's samples after
+// the cut are left out. This is the one rule for both the proof and the
+// samples served to the renter, so the renter's check finds the proof's
+// samples root. ok is false past the lease's last epoch.
+func EpochSamples(l Lease, k uint64, samples []settlementtypes.Sample) (kept []settlementtypes.Sample, ok bool) {
 	from, to, ok := l.Window(k)
 	if !ok {
-		return settlementtypes.ExecutionProof{}, nil, fmt.Errorf("lease %d has no epoch %d", l.ID, k)
-	}
-	if challenge.Time.Before(from) || challenge.Time.After(to) {
-		return settlementtypes.ExecutionProof{}, nil, fmt.Errorf("%w: block %d at %s, window [%s, %s]", ErrNoChallenge, challenge.Height, challenge.Time, from, to)
+		return nil, false
 	}
 	type key struct {
 		gpu string
 		ms  int64
 	}
 	seen := map[key]bool{}
-	var kept []settlementtypes.Sample
 	for _, s := range samples {
 		k := key{s.GpuUuid, s.TimestampMs}
 		t := time.UnixMilli(s.TimestampMs)
@@ -113,6 +112,22 @@ func Build(l Lease, k uint64, samples []settlementtypes.Sample, challenge Header
 		}
 		seen[k] = true
 		kept = append(kept, s)
+	}
+	settlementtypes.SortSamples(kept)
+	return kept, true
+}
+
+// Build makes epoch k's proof from the samples collected for it, of which it
+// keeps EpochSamples. It returns the proof and the samples in canonical
+// order (the tree's leaves, kept to serve Merkle paths to the renter).
+func Build(l Lease, k uint64, samples []settlementtypes.Sample, challenge Header, agentVersion string) (settlementtypes.ExecutionProof, []settlementtypes.Sample, error) {
+	kept, ok := EpochSamples(l, k, samples)
+	if !ok {
+		return settlementtypes.ExecutionProof{}, nil, fmt.Errorf("lease %d has no epoch %d", l.ID, k)
+	}
+	from, to, _ := l.Window(k)
+	if challenge.Time.Before(from) || challenge.Time.After(to) {
+		return settlementtypes.ExecutionProof{}, nil, fmt.Errorf("%w: block %d at %s, window [%s, %s]", ErrNoChallenge, challenge.Height, challenge.Time, from, to)
 	}
 	return settlementtypes.BuildProof(settlementtypes.ProofInput{
 		LeaseID: l.ID, Epoch: k, WindowStart: from, WindowEnd: to, ChallengeHeight: challenge.Height,

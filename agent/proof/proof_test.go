@@ -97,3 +97,27 @@ func TestBuildRefusesAChallengeOutsideTheWindow(t *testing.T) {
 	_, _, err = Build(l, 3, nil, Header{}, "test")
 	require.ErrorContains(t, err, "has no epoch 3")
 }
+
+// TestEpochSamplesFollowTheCut: the samples kept are the proof's, and an
+// early end cuts the last epoch's window, dropping what was logged after it.
+func TestEpochSamplesFollowTheCut(t *testing.T) {
+	l := lease()
+	from, to, _ := l.Window(1)
+	logged := samples(l, from, to) // 121 ticks of each GPU in [600 s, 1200 s]
+	logged = append(logged, logged[5])
+
+	kept, ok := EpochSamples(l, 1, logged)
+	require.True(t, ok)
+	require.Len(t, kept, 2*121, "the repeated tick once")
+	_, sorted, err := Build(l, 1, logged, Header{Height: 1, Hash: make([]byte, 32), Time: from}, "test")
+	require.NoError(t, err)
+	require.Equal(t, sorted, kept, "Build commits to exactly EpochSamples")
+
+	l.DurationSeconds = 660 // ended early at 660 s: epoch 1 is [600 s, 660 s]
+	kept, ok = EpochSamples(l, 1, logged)
+	require.True(t, ok)
+	require.Len(t, kept, 2*13)
+	require.Equal(t, from.Add(60*time.Second).UnixMilli(), kept[len(kept)-1].TimestampMs)
+	_, ok = EpochSamples(l, 2, logged)
+	require.False(t, ok, "no epoch past the cut")
+}
