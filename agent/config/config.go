@@ -16,6 +16,9 @@ import (
 	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/idlegpu/idlegpu/agent/runner"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 
 // Config is the whole agent configuration.
@@ -29,6 +32,7 @@ type Config struct {
 	Metrics  Metrics  `toml:"metrics" comment:"Prometheus metrics."`
 	State    State    `toml:"state" comment:"Durable local state: leases, samples, unsent proofs."`
 	Rewards  Rewards  `toml:"rewards" comment:"Claiming the provider's rewards (only when the agent key is the provider's operator)."`
+	JobData  JobData  `toml:"job_data" comment:"Renters' data: inputs fetched before a job starts, outputs kept for download after it ends."`
 }
 
 // Chain says where the chain is.
@@ -72,10 +76,20 @@ type Runner struct {
 	JobUIDBase          uint32 `toml:"job_uid_base" comment:"process runner as root: each job runs as uid and gid job_uid_base + lease id mod 100000 (0: 200000); no user of the host may have those ids."`
 	JobRoot             string `toml:"job_root" comment:"process runner as root: the jobs' working directories, outside the agent's home (empty: /var/tmp/idlegpu-jobs)."`
 	// Resources per GPU are published in every offer and enforced per job.
-	CPUCoresPerGPU  uint32 `toml:"cpu_cores_per_gpu" comment:"docker runner: CPU cores a job gets per leased GPU (published in offers; 0: not stated, no CPU limit)."`
-	MemoryMiBPerGPU uint64 `toml:"memory_mib_per_gpu" comment:"docker runner: host memory per leased GPU in MiB, no swap (published in offers; 0: not stated, no limit)."`
-	DiskGiBPerGPU   uint64 `toml:"disk_gib_per_gpu" comment:"docker runner: writable-layer size per leased GPU in GiB, where the storage driver can enforce it (published in offers; 0: not stated)."`
-	MaxImageBytes   int64  `toml:"max_image_bytes" comment:"docker runner: job images kept on disk; beyond this the least recently used ones no running job uses are removed (0: never removed)."`
+	// init derives them from the machine; 0 is "no limit" only for a
+	// resource named in Unlimited, so an older file's zeros stop the docker
+	// runner with an error instead of running jobs on the whole machine.
+	CPUCoresPerGPU  uint32 `toml:"cpu_cores_per_gpu" comment:"docker runner: CPU cores a job gets per leased GPU (published in offers). init: the machine's cores less one for the host, divided by the GPUs. 0: no CPU limit, only with \"cpu\" in unlimited."`
+	MemoryMiBPerGPU uint64 `toml:"memory_mib_per_gpu" comment:"docker runner: host memory per leased GPU in MiB, no swap; /tmp and /dev/shm count in it (published in offers). init: the machine's memory less the host's reserve (a tenth, at least 4 GiB), divided by the GPUs. 0: no limit, only with \"memory\" in unlimited."`
+	DiskGiBPerGPU   uint64 `toml:"disk_gib_per_gpu" comment:"docker runner: disk per leased GPU in GiB: what a job writes to /scratch and its writable mounts (and its root filesystem when it may run as root), measured every few seconds, the job killed beyond it (published in offers). init: half the space available on work_dir's filesystem, divided by the GPUs. 0: no limit, only with \"disk\" in unlimited."`
+	MaxImageBytes   int64  `toml:"max_image_bytes" comment:"docker runner: job images kept on disk; beyond this the least recently used ones no running job uses are removed. init: a quarter of the space available on work_dir's filesystem. 0: never removed, only with \"images\" in unlimited."`
+	// Unlimited is the provider's explicit consent to run jobs unbounded in
+	// a resource.
+	Unlimited []string `toml:"unlimited" comment:"docker runner: the limits given up, by name: cpu, memory, disk, pids, images. A limit that is 0 and not named here stops the docker runner from starting."`
+	LogMaxMiB uint64   `toml:"log_max_mib" comment:"docker runner: the agent's copy of a job's output in MiB, under work_dir; beyond it the oldest half is dropped (0: 64)."`
+
+	// EgressMbpsPerGPU is the network policy published in every offer.
+	EgressMbpsPerGPU uint32 `toml:"egress_mbps_per_gpu" comment:"docker runner: internet egress a job gets per leased GPU in Mbit/s, shaped, never to this host or private ranges; only jobs that ask for network get it (published in offers, at most 100000). 0: jobs get no network."`
 }
 
 // Policy is the provider's pricing and safety policy.
@@ -160,7 +174,7 @@ func Default(home string) Config {
 		Chain:  Chain{RPC: "tcp://127.0.0.1:26657", RPCFallbacks: []string{}, ChainID: "idlegpu-local", GasPrices: "0.0025ugpu"},
 		Key:    Key{Name: "agent", KeyringBackend: "file", KeyringDir: home},
 		GPU:    GPU{Backend: "auto", SimModel: "NVIDIA H100 80GB HBM3", SimCount: 4, SimSeed: 1},
-		Runner: Runner{Backend: "docker", WorkDir: filepath.Join(home, "jobs")},
+		Runner: Runner{Backend: "docker", WorkDir: filepath.Join(home, "jobs"), Unlimited: []string{}},
 		Policy: Policy{
 			Prices:    []Price{{Model: "NVIDIA H100 80GB HBM3", OnDemand: "2000000uusdc", Preemptible: "900000uusdc"}},
 			Workloads: []string{"training", "inference", "batch"}, ImagePrefixes: []string{}, MaxTempC: 85, MaxPowerW: 700, PreemptAfter: 6,
@@ -170,6 +184,7 @@ func Default(home string) Config {
 		Metrics:  Metrics{Listen: "127.0.0.1:9181"},
 		State:    State{Dir: filepath.Join(home, "state")},
 		Rewards:  Rewards{ClaimEvery: "24h"},
+		JobData:  JobData{Dir: filepath.Join(home, "jobs", "data"), CacheGiB: DefaultCacheGiB, LeaseInputGiB: DefaultLeaseInputGiB, OutputRetention: "72h"},
 	}
 }
 
@@ -205,6 +220,9 @@ func (c Config) Validate() error {
 	if _, err := c.Rewards.Every(); err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := c.JobData.Resolved(c.Runner.WorkDir); err != nil {
+		errs = append(errs, err)
+	}
 	if !slices.Contains([]string{"file", "os", "test"}, c.Key.KeyringBackend) {
 		errs = append(errs, fmt.Errorf("key.keyring_backend must be file, os or test, got %q", c.Key.KeyringBackend))
 	}
@@ -219,6 +237,14 @@ func (c Config) Validate() error {
 	}
 	if !slices.Contains([]string{"docker", "process"}, c.Runner.Backend) {
 		errs = append(errs, fmt.Errorf("runner.backend must be docker or process, got %q", c.Runner.Backend))
+	}
+	if c.Runner.EgressMbpsPerGPU > offertypes.MaxEgressMbpsPerGPU {
+		errs = append(errs, fmt.Errorf("runner.egress_mbps_per_gpu: %d is above the chain's bound of %d Mbit/s per GPU", c.Runner.EgressMbpsPerGPU, offertypes.MaxEgressMbpsPerGPU))
+	}
+	for _, n := range c.Runner.Unlimited {
+		if !slices.Contains(runner.LimitNames, n) {
+			errs = append(errs, fmt.Errorf("runner.unlimited: unknown limit %q (known: %s)", n, strings.Join(runner.LimitNames, ", ")))
+		}
 	}
 	if c.Runner.Backend == "process" && !c.Runner.UnsafeProcessRunner {
 		errs = append(errs, errors.New("runner.backend = \"process\" runs renters' commands on this host without a container: set runner.unsafe_process_runner = true to allow it (development only), or use docker"))

@@ -1,12 +1,15 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 
 func TestDefaultRoundTripsThroughCommentedTOML(t *testing.T) {
@@ -47,6 +50,7 @@ func TestLoadRejects(t *testing.T) {
 		{"no preemption window", "preempt_after = 6", "preempt_after = 0", "policy.preempt_after must be at least 1"},
 		{"a certificate without its key", "tls_key = '", "tls_key = '' #'", "endpoint.tls_cert and endpoint.tls_key go together"},
 		{"a bad claim interval", "claim_every = '24h'", "claim_every = 'daily'", "rewards.claim_every"},
+		{"an unknown limit given up", "unlimited = []", "unlimited = ['gpu']", `runner.unlimited: unknown limit "gpu" (known: cpu, memory, disk, pids, images)`},
 	} {
 		p := write(func(s string) string {
 			require.Contains(t, s, tc.from, tc.name)
@@ -140,4 +144,38 @@ func dropLine(text, prefix string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// A file written before runner.unlimited and log_max_mib existed, with its
+// limits at 0, still loads: the docker runner, not the loader, refuses
+// those zeros (they are no limit only where unlimited names them).
+func TestOldRunnerSettingsStillLoad(t *testing.T) {
+	home := t.TempDir()
+	b, err := Default(home).Marshal()
+	require.NoError(t, err)
+	var kept []string
+	lines := strings.Split(string(b), "\n")
+	for _, line := range lines {
+		if !strings.HasPrefix(line, "unlimited") && !strings.HasPrefix(line, "log_max_mib") {
+			kept = append(kept, line)
+		}
+	}
+	require.Len(t, kept, len(lines)-2, "both new settings taken out")
+	p := filepath.Join(home, "agent.toml")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(kept, "\n")), 0o600))
+	c, err := Load(p)
+	require.NoError(t, err)
+	require.Empty(t, c.Runner.Unlimited)
+	require.Zero(t, c.Runner.CPUCoresPerGPU)
+	require.Zero(t, c.Runner.LogMaxMiB)
+}
+
+// An egress above the chain's bound would make every offer fail on chain:
+// the config refuses it at load.
+func TestEgressAboveTheChainsBound(t *testing.T) {
+	c := Default("/tmp/agent")
+	c.Runner.EgressMbpsPerGPU = offertypes.MaxEgressMbpsPerGPU
+	require.NotContains(t, fmt.Sprint(c.Validate()), "egress_mbps_per_gpu")
+	c.Runner.EgressMbpsPerGPU = offertypes.MaxEgressMbpsPerGPU + 1
+	require.ErrorContains(t, c.Validate(), "runner.egress_mbps_per_gpu: 100001 is above the chain's bound of 100000 Mbit/s per GPU")
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/gpu"
+	"github.com/idlegpu/idlegpu/agent/jobdata"
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/proof"
@@ -37,6 +38,8 @@ const (
 	stopTimeout = 30 * time.Second
 	// offerHorizon is how far ahead availability windows are published.
 	offerHorizon = 7 * 24 * time.Hour
+	// shutdownPauseTimeout bounds pausing the offers as the agent stops.
+	shutdownPauseTimeout = 20 * time.Second
 )
 
 // Deps are the parts the daemon runs on, each built by the caller from the
@@ -55,6 +58,9 @@ type Deps struct {
 	// where the driver could not be loaded (audits then cannot run,
 	// logged, and no required audit is asked for).
 	Audits audit.Runner
+	// Host checks the runner, the GPUs and the disks every
+	// hostCheckEvery; nil checks nothing (the machine is taken as healthy).
+	Host HostChecker
 }
 
 // chainClient is what the daemon asks of *chain.Client: tests answer its
@@ -105,13 +111,26 @@ type Daemon struct {
 	// samples is where the sampler writes leases' samples: the prover.
 	samples sampleWriter
 
+	// data keeps leases' inputs and outputs (jobdata.go).
+	data *jobdata.Store
+
 	// starting serialises Accept per lease.
 	starting sync.Map
 	tick     chan struct{}
 
 	lastOffers time.Time
 	lastClaim  time.Time
-	hot        bool
+	// pausedBy is why the offers were last published PAUSED ("": open).
+	pausedBy string
+
+	// host and gate withdraw the offers while the machine cannot run
+	// jobs (host_watch.go).
+	host HostChecker
+	gate *hostGate
+	// mode is the operator's, read every step (mode_watch.go); modeErr
+	// the last error reading it, logged once.
+	mode    ModeState
+	modeErr string
 	// offersDue asks the next step to publish offers now: a GPU passed
 	// its audit.
 	offersDue atomic.Bool
@@ -150,6 +169,10 @@ func New(d Deps) (*Daemon, error) {
 		limits: policy.NewLimits(d.Config.Policy.MaxTempC, d.Config.Policy.MaxPowerW, d.Config.Policy.PreemptAfter),
 		prover: prover, samples: prover, records: records, health: &Health{},
 		reg: newRegistry(), tick: make(chan struct{}, 1), auditRunner: d.Audits,
+		host: d.Host, gate: newHostGate(hostRecoverAfter),
+	}
+	if dm.data, err = openJobData(d.Config, d.Chain.Context(), provider); err != nil {
+		return nil, fmt.Errorf("job data: %w", err)
 	}
 	return dm, nil
 }
@@ -158,7 +181,9 @@ func New(d Deps) (*Daemon, error) {
 func (d *Daemon) Provider() string { return d.provider }
 
 // Run runs until ctx ends or a part fails. Jobs keep running when the
-// daemon stops: a restarted agent adopts them and proves on.
+// daemon stops: a restarted agent adopts them and proves on. Once the
+// chain answered, the machine's offers are paused on the way out, so a
+// stopped agent wins no jobs (a restarted one reopens them).
 func (d *Daemon) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer d.prover.Close()
@@ -181,6 +206,16 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := d.startUp(ctx, run); err != nil {
 		return err
 	}
+	first := d.serve(ctx, run, errc)
+	cancel()
+	wg.Wait()
+	d.withdrawOffers(ctx)
+	return first
+}
+
+// serve starts the parts that follow the chain and waits for the end: ctx
+// done (nil) or the first part that failed.
+func (d *Daemon) serve(ctx context.Context, run func(name string, f func(context.Context) error), errc <-chan error) error {
 	from, err := d.resumeHeight(ctx)
 	if err != nil {
 		return err
@@ -190,6 +225,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The operator's mode and the machine's health are known before the
+	// first offer is published.
+	d.refreshMode()
+	d.checkHost(ctx, time.Now())
+	run("host checks", d.watchHost)
 	// Audits have their own loop and transactions: nothing the worker
 	// waits for (a proof batch, a lease) holds up an answer.
 	d.auditor = d.newAuditor()
@@ -203,14 +243,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 		"gpu_backend", d.gpus.Name(), "runner", d.runner.Name(), "endpoint", d.cfg.Endpoint.Listen,
 		"metrics", d.cfg.Metrics.Listen, "resume_height", from)
 
-	var first error
 	select {
 	case <-ctx.Done():
-	case first = <-errc:
+		return nil
+	case err := <-errc:
+		return err
 	}
-	cancel()
-	wg.Wait()
-	return first
 }
 
 // loadChainState reads the parameters and checks the provider, waiting
@@ -272,6 +310,7 @@ func (d *Daemon) step(ctx context.Context) {
 		return
 	}
 	now := latest.Time
+	d.refreshMode()
 	if err := d.reconcile(ctx, now); err != nil {
 		d.fail("leases", err)
 		return
@@ -280,13 +319,9 @@ func (d *Daemon) step(ctx context.Context) {
 	if err := d.prove(ctx, now); err != nil {
 		d.fail("proofs", err)
 	}
-	if hot := d.limits.Hot(); d.offersDue.Swap(false) || now.Sub(d.lastOffers) >= offerEvery || hot != d.hot {
-		d.hot = hot
-		if err := d.publishOffers(ctx, now); err != nil {
-			d.fail("offers", err)
-		} else {
-			d.lastOffers = now
-		}
+	d.keepOffers(ctx, now)
+	if err := d.drain(ctx); err != nil {
+		d.fail("drain", err)
 	}
 	if d.claimEvery > 0 && now.Sub(d.lastClaim) >= d.claimEvery {
 		if err := d.claim(ctx); err != nil {
@@ -295,6 +330,23 @@ func (d *Daemon) step(ctx context.Context) {
 			d.lastClaim = now
 		}
 	}
+}
+
+// keepOffers publishes the offers every offerEvery, when asked (a pass,
+// a mode or health change), and as soon as why they must be paused
+// changes. A failed publication is retried the next step.
+func (d *Daemon) keepOffers(ctx context.Context, now time.Time) {
+	reason := d.pauseReason()
+	if !d.offersDue.Swap(false) && now.Sub(d.lastOffers) < offerEvery && reason == d.pausedBy {
+		return
+	}
+	if err := d.publishOffers(ctx, now); err != nil {
+		d.fail("offers", err)
+		return
+	}
+	d.lastOffers, d.pausedBy = now, reason
+	d.health.offers(reason)
+	d.m.SetOffersPaused(reason != "")
 }
 
 func (d *Daemon) fail(part string, err error) {
@@ -316,7 +368,7 @@ type server struct {
 func (d *Daemon) listen() ([]server, error) {
 	// Renters sign for this provider on this chain (endpoint.Target).
 	target := endpoint.Target{ChainID: d.chain.Context().ChainID, Provider: d.provider}
-	ep := endpoint.NewServer(target, leaseLookup{d}, jobsAPI{d}, d.log)
+	ep := endpoint.NewServer(target, leaseLookup{d}, jobsAPI{d}, d.log, d.outputsOptions()...)
 	mux := http.NewServeMux()
 	mux.Handle("/", ep.Handler())
 	var out []server

@@ -84,7 +84,13 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 	if job.Spec.ImageDigest != "" && !strings.Contains(image, "@") {
 		image += "@" + job.Spec.ImageDigest
 	}
-	spec := runner.Spec{LeaseID: l.Id, Image: image, ImageDigest: job.Spec.ImageDigest, Command: m.Command, Env: m.Env, GPUs: l.GpuUuids}
+	spec := runner.Spec{LeaseID: l.Id, Image: image, ImageDigest: job.Spec.ImageDigest, Command: m.Command, Env: m.Env, GPUs: l.GpuUuids,
+		EgressMbps: d.leaseEgressMbps(l, job)}
+	// Inputs are fetched and checked before anything is recorded: a
+	// failed fetch refuses the lease before it starts.
+	if spec.Mounts, err = d.prepareData(ctx, l, m.Inputs); err != nil {
+		return err
+	}
 	rec := Record{LeaseID: l.Id, JobID: l.JobId, Renter: l.Renter, Image: image, ImageDigest: job.Spec.ImageDigest,
 		GPUs: l.GpuUuids, Tier: l.Tier.String(), Runner: d.runner.Name(), Accepted: time.Now().UTC()}
 	// The record goes first: a crash after Start leaves a job the next run
@@ -95,6 +101,7 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 	started, err := d.runner.Start(context.WithoutCancel(ctx), spec)
 	if err != nil {
 		_ = d.records.Delete(l.Id)
+		d.discardData(l.Id)
 		return fmt.Errorf("start job: %w", err)
 	}
 	d.reg.setJob(l.Id, started)
@@ -144,10 +151,11 @@ func (d *Daemon) stopRefused(ctx context.Context, job runner.Job, leaseID uint64
 	}
 	d.reg.setJob(leaseID, nil)
 	_ = d.records.Delete(leaseID)
+	d.discardData(leaseID)
 }
 
 // acceptable applies the policy to a lease's job: workloads, images,
-// duration, and the thermal state of the GPUs.
+// duration, egress, and the thermal state of the GPUs.
 func (d *Daemon) acceptable(l auctiontypes.Lease, job auctiontypes.Job) error {
 	for _, g := range l.GpuUuids {
 		if _, ok := d.devices[g]; !ok {
@@ -159,6 +167,12 @@ func (d *Daemon) acceptable(l auctiontypes.Lease, job auctiontypes.Job) error {
 	}
 	if d.limits.Hot() {
 		return errors.New("GPUs are over the thermal or power limit")
+	}
+	if err := d.gate.refusal(); err != nil {
+		return err
+	}
+	if err := policy.AcceptsEgress(d.egressPerGPU(), job.Spec.MinEgressMbpsPerGpu); err != nil {
+		return err
 	}
 	model := ""
 	if len(l.GpuUuids) > 0 {
@@ -199,15 +213,26 @@ func (ja jobsAPI) Status(ctx context.Context, leaseID uint64) (endpoint.JobStatu
 	if p, err := d.q.Progress(ctx, leaseID); err == nil {
 		st.EpochsProven = p.ProvenEpochs
 	}
-	if job := d.reg.job(leaseID); job != nil {
-		js := job.Status()
-		st.Running, st.ExitCode, st.Error = js.Running, js.ExitCode, js.Err
+	// A running job has no exit code yet (-1); an ended one reports its
+	// own, also once its handle is dropped.
+	l, _ := d.reg.get(leaseID)
+	js := l.ended
+	if l.job != nil {
+		s := l.job.Status()
+		js = &s
+	}
+	if js != nil {
+		st.Running, st.Error = js.Running, js.Err
+		if !js.Running {
+			st.Exited, st.ExitCode = true, js.ExitCode
+		}
 	}
 	return st, nil
 }
 
-// Logs opens a lease's job log: the live job's, or the file an ended or
-// earlier job left (both runners keep it at <work_dir>/lease-<id>/job.log).
+// Logs opens a lease's job log: the live job's, or what an ended or
+// earlier job left in <work_dir>/lease-<id> (job.log; the docker runner's
+// older part in job.log.1, read first by runner.OpenJobLog).
 func (ja jobsAPI) Logs(leaseID uint64) (io.ReadCloser, error) {
 	d := ja.d
 	if _, ok := d.records.Get(leaseID); !ok {
@@ -216,8 +241,8 @@ func (ja jobsAPI) Logs(leaseID uint64) (io.ReadCloser, error) {
 	if job := d.reg.job(leaseID); job != nil {
 		return job.Logs()
 	}
-	f, err := os.Open(filepath.Join(d.cfg.Runner.WorkDir, fmt.Sprintf("lease-%d", leaseID), "job.log"))
-	if os.IsNotExist(err) {
+	f, err := runner.OpenJobLog(filepath.Join(d.cfg.Runner.WorkDir, fmt.Sprintf("lease-%d", leaseID)))
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, endpoint.ErrNoJob
 	}
 	return f, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +30,22 @@ type HealthState struct {
 	// Audits are the live audits of this machine's GPUs and the last
 	// finished ones.
 	Audits []auditor.AuditState `json:"audits,omitempty"`
+	// Mode is the operator's (running, paused, draining, left); LeftAt is
+	// when a leave closed the offers and deregistered the GPUs.
+	Mode   Mode      `json:"mode,omitempty"`
+	LeftAt time.Time `json:"left_at,omitzero"`
+	// LiveLeases are the leases on this machine's GPUs a drain waits for
+	// (counted while draining or leaving); Drained is none left.
+	LiveLeases int  `json:"live_leases,omitempty"`
+	Drained    bool `json:"drained,omitempty"`
+	// HostUnhealthy is a machine that cannot run jobs (runner, GPUs,
+	// disk), with why: its offers are withdrawn and new leases refused.
+	HostUnhealthy bool     `json:"host_unhealthy,omitempty"`
+	HostReasons   []string `json:"host_reasons,omitempty"`
+	// OffersPaused says the machine's offers were last published PAUSED,
+	// and OffersPausedBy why (operator, unhealthy, thermal or power limit).
+	OffersPaused   bool   `json:"offers_paused"`
+	OffersPausedBy string `json:"offers_paused_by,omitempty"`
 }
 
 // HealthReport is the snapshot with its verdict: the JSON of /healthz.
@@ -65,20 +82,45 @@ func (h *Health) failure(part string, err error) {
 	h.update(func(s *HealthState) { s.LastError, s.LastErrorAt = part+": "+err.Error(), time.Now() })
 }
 
+func (h *Health) setMode(m ModeState) {
+	h.update(func(s *HealthState) {
+		s.Mode, s.LeftAt = m.Mode, m.LeftAt
+		if m.Mode != ModeDraining && m.Mode != ModeLeft {
+			s.LiveLeases, s.Drained = 0, false
+		}
+	})
+}
+
+func (h *Health) drained(live int) {
+	h.update(func(s *HealthState) { s.LiveLeases, s.Drained = live, live == 0 })
+}
+
+func (h *Health) host(unhealthy bool, reasons []string) {
+	h.update(func(s *HealthState) { s.HostUnhealthy, s.HostReasons = unhealthy, reasons })
+}
+
+func (h *Health) offers(pausedBy string) {
+	h.update(func(s *HealthState) { s.OffersPaused, s.OffersPausedBy = pausedBy != "", pausedBy })
+}
+
 func (h *Health) proofs(n int) { h.update(func(s *HealthState) { s.ProofsSent += uint64(n) }) }
 
-// report judges the agent healthy when it saw a block in the last minute
-// and sampled within three sample intervals.
+// report judges the agent healthy when it saw a block in the last minute,
+// sampled within three sample intervals, and its machine can run jobs.
 func (h *Health) report(now time.Time, interval time.Duration) HealthReport {
 	h.mu.Lock()
 	r := HealthReport{HealthState: h.s}
 	r.Audits = slices.Clone(h.s.Audits)
+	r.HostReasons = slices.Clone(h.s.HostReasons)
 	h.mu.Unlock()
 	if now.Sub(r.SeenAt) > time.Minute {
 		r.Issues = append(r.Issues, "no block from the node for over a minute")
 	}
 	if now.Sub(r.LastSample) > 3*interval {
 		r.Issues = append(r.Issues, "GPUs not sampled for three intervals")
+	}
+	if r.HostUnhealthy {
+		r.Issues = append(r.Issues, "cannot run jobs (offers withdrawn): "+strings.Join(r.HostReasons, "; "))
 	}
 	r.OK = len(r.Issues) == 0
 	return r

@@ -20,6 +20,9 @@ type lease struct {
 	listed bool
 	// job is the live job handle (nil: none started or adopted, or stopped).
 	job runner.Job
+	// ended is the status of the job whose handle was dropped once it
+	// stopped: the renter's status query still says how it ended.
+	ended *runner.Status
 	// tracked: the prover keeps the lease's samples.
 	tracked bool
 	// onGPUs: the job has reached all its GPUs; from then on every tick is
@@ -39,7 +42,7 @@ type lease struct {
 
 // empty says the state holds nothing worth keeping: the registry drops it.
 func (l *lease) empty() bool {
-	return !l.listed && l.job == nil && !l.tracked && !l.onGPUs && l.preempt == "" && !l.exited &&
+	return !l.listed && l.job == nil && l.ended == nil && !l.tracked && !l.onGPUs && l.preempt == "" && !l.exited &&
 		!l.nextKnown && len(l.refused) == 0
 }
 

@@ -16,7 +16,8 @@ import (
 // publishOffers keeps one offer per GPU model of this machine on chain:
 // the registered GPUs of that model, priced by the policy (the dynamic
 // price follows how many of them are leased), available in the calendar's
-// windows, PAUSED while a GPU is over a limit. Only what differs is sent.
+// windows, PAUSED while the operator paused them, the machine cannot run
+// jobs, or a GPU is over a limit (pauseReason). Only what differs is sent.
 // A GPU enters an offer only with a valid audit pass (offerable).
 func (d *Daemon) publishOffers(ctx context.Context, now time.Time) error {
 	prov, found, err := d.q.Provider(ctx, d.provider)
@@ -50,7 +51,7 @@ func (d *Daemon) publishOffers(ctx context.Context, now time.Time) error {
 		}
 	}
 	status := offertypes.OFFER_STATUS_OPEN
-	if d.limits.Hot() {
+	if d.pauseReason() != "" {
 		status = offertypes.OFFER_STATUS_PAUSED
 	}
 	var msgs []sdk.Msg
@@ -171,6 +172,7 @@ func (d *Daemon) terms(model string, now time.Time, utilBps uint32) (offertypes.
 		t.MemoryMibPerGpu = d.cfg.Runner.MemoryMiBPerGPU
 		t.DiskGibPerGpu = d.cfg.Runner.DiskGiBPerGPU
 	}
+	t.EgressMbpsPerGpu = d.egressPerGPU()
 	if len(d.cfg.Policy.Availability) > 0 {
 		ws := d.calendar.Windows(now, offerHorizon)
 		if max := int(d.params.Offer.MaxWindows); max > 0 && len(ws) > max {
@@ -184,7 +186,7 @@ func (d *Daemon) terms(model string, now time.Time, utilBps uint32) (offertypes.
 }
 
 // sameTerms says whether the published terms still do: equal prices,
-// lanes, workloads, limits, image prefixes and resources per GPU, and windows that reach at least half the
+// lanes, workloads, limits, image prefixes, resources and egress per GPU, and windows that reach at least half the
 // horizon ahead (windows are republished then, not every step).
 func sameTerms(have, want offertypes.OfferTerms, now time.Time) bool {
 	coinEq := func(a, b *sdk.Coin) bool { return (a == nil) == (b == nil) && (a == nil || a.IsEqual(*b)) }
@@ -192,7 +194,7 @@ func sameTerms(have, want offertypes.OfferTerms, now time.Time) bool {
 		have.Lanes != want.Lanes || have.Workloads != want.Workloads || have.MaxDurationSeconds != want.MaxDurationSeconds ||
 		len(have.ImageAllowlist) != 0 || !slices.Equal(have.ImagePrefixes, want.ImagePrefixes) ||
 		have.CpuCoresPerGpu != want.CpuCoresPerGpu || have.MemoryMibPerGpu != want.MemoryMibPerGpu ||
-		have.DiskGibPerGpu != want.DiskGibPerGpu {
+		have.DiskGibPerGpu != want.DiskGibPerGpu || have.EgressMbpsPerGpu != want.EgressMbpsPerGpu {
 		return false
 	}
 	if (len(have.Windows) == 0) != (len(want.Windows) == 0) {

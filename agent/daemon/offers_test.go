@@ -30,7 +30,7 @@ func TestOfferTermsPublishImagePrefixesAndResources(t *testing.T) {
 	p.ImagePrefixes = []string{"ghcr.io/acme/", "docker.io/library/"}
 	p.Workloads = []string{"render", "training"}
 	d := testDaemon(t, p)
-	d.cfg.Runner = config.Runner{Backend: "docker", CPUCoresPerGPU: 16, MemoryMiBPerGPU: 131072, DiskGiBPerGPU: 500}
+	d.cfg.Runner = config.Runner{Backend: "docker", CPUCoresPerGPU: 16, MemoryMiBPerGPU: 131072, DiskGiBPerGPU: 500, EgressMbpsPerGPU: 1000}
 
 	terms, ok := d.terms(h100, now, 0)
 	require.True(t, ok)
@@ -39,6 +39,7 @@ func TestOfferTermsPublishImagePrefixesAndResources(t *testing.T) {
 	require.Equal(t, uint32(16), terms.CpuCoresPerGpu)
 	require.Equal(t, uint64(131072), terms.MemoryMibPerGpu)
 	require.Equal(t, uint64(500), terms.DiskGibPerGpu)
+	require.Equal(t, uint32(1000), terms.EgressMbpsPerGpu)
 	params := offertypes.DefaultParams()
 	params.PaymentDenoms = []string{"ugpu", "uusdc"}
 	require.NoError(t, terms.Validate(params), "the chain takes what the agent publishes")
@@ -49,6 +50,7 @@ func TestOfferTermsPublishImagePrefixesAndResources(t *testing.T) {
 		"cores":     func(h *offertypes.OfferTerms) { h.CpuCoresPerGpu = 8 },
 		"memory":    func(h *offertypes.OfferTerms) { h.MemoryMibPerGpu = 1 },
 		"disk":      func(h *offertypes.OfferTerms) { h.DiskGibPerGpu = 1 },
+		"egress":    func(h *offertypes.OfferTerms) { h.EgressMbpsPerGpu = 0 },
 		"workloads": func(h *offertypes.OfferTerms) { h.Workloads = uint32(offertypes.WORKLOAD_TRAINING) },
 	} {
 		have := terms
@@ -58,9 +60,10 @@ func TestOfferTermsPublishImagePrefixesAndResources(t *testing.T) {
 	require.True(t, sameTerms(terms, terms, now))
 
 	// The process runner enforces no limits, so its offers state none.
-	d.cfg.Runner = config.Runner{Backend: "process", UnsafeProcessRunner: true, CPUCoresPerGPU: 16}
+	d.cfg.Runner = config.Runner{Backend: "process", UnsafeProcessRunner: true, CPUCoresPerGPU: 16, EgressMbpsPerGPU: 1000}
 	terms, _ = d.terms(h100, now, 0)
 	require.Zero(t, terms.CpuCoresPerGpu)
+	require.Zero(t, terms.EgressMbpsPerGpu, "nor any network it cannot confine")
 }
 
 // offerChain answers what publishOffers reads: the provider, its two H100s

@@ -223,6 +223,9 @@ func (d *Daemon) retire(ctx context.Context, rec Record, now time.Time) error {
 		if err := d.stopAny(ctx, rec, "lease ended"); err != nil {
 			return err
 		}
+		if err := d.finaliseOutputs(rec.LeaseID, now); err != nil {
+			return err
+		}
 		rec.Ended = now
 		if l, err := d.q.Lease(ctx, rec.LeaseID); err == nil {
 			rec.Status = l.Status.String()
@@ -273,6 +276,7 @@ func (d *Daemon) stopJob(ctx context.Context, leaseID uint64, why string) error 
 			return fmt.Errorf("stop job: %w", err)
 		}
 	}
-	d.reg.setJob(leaseID, nil)
+	st := job.Status()
+	d.reg.update(leaseID, func(l *lease) { l.job, l.ended = nil, &st })
 	return nil
 }

@@ -45,6 +45,7 @@ func (d *Daemon) startUp(ctx context.Context, run func(name string, f func(conte
 	if err := d.loadDevices(ctx); err != nil {
 		return err
 	}
+	run("job data sweeper", d.sweepData)
 	path := filepath.Join(d.cfg.State.Dir, paramsFile)
 	var saved settlementtypes.Params
 	found, err := state.LoadJSON(path, &saved)

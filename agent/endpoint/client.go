@@ -68,15 +68,8 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) ([]by
 
 // doHeader is do that returns the answer's headers too.
 func (c *Client) doHeader(ctx context.Context, method, path string, body []byte) ([]byte, http.Header, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.Base+path, bytes.NewReader(body))
+	req, err := c.newSigned(ctx, method, path, body)
 	if err != nil {
-		return nil, nil, err
-	}
-	var nonce [16]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
-		return nil, nil, err
-	}
-	if err := SignRequest(req, body, c.Signer, c.Target, c.Now(), hex.EncodeToString(nonce[:])); err != nil {
 		return nil, nil, err
 	}
 	res, err := c.HTTP.Do(req)
@@ -89,15 +82,33 @@ func (c *Client) doHeader(ctx context.Context, method, path string, body []byte)
 		return nil, nil, err
 	}
 	if res.StatusCode/100 != 2 {
-		var e struct {
-			Error string `json:"error"`
-		}
-		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return nil, nil, fmt.Errorf("%s %s: %s (HTTP %d)", method, path, e.Error, res.StatusCode)
-		}
-		return nil, nil, fmt.Errorf("%s %s: HTTP %d", method, path, res.StatusCode)
+		return nil, nil, answerError(method, path, res.StatusCode, b)
 	}
 	return b, res.Header, nil
+}
+
+// newSigned is a request signed with a fresh nonce.
+func (c *Client) newSigned(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.Base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return nil, err
+	}
+	return req, SignRequest(req, body, c.Signer, c.Target, c.Now(), hex.EncodeToString(nonce[:]))
+}
+
+// answerError is the endpoint's error message of a non-2xx answer.
+func answerError(method, path string, code int, b []byte) error {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(b, &e) == nil && e.Error != "" {
+		return fmt.Errorf("%s %s: %s (HTTP %d)", method, path, e.Error, code)
+	}
+	return fmt.Errorf("%s %s: HTTP %d", method, path, code)
 }
 
 // SendManifest sends the manifest (the exact bytes hashed into the job's

@@ -34,9 +34,11 @@ type Leases interface {
 
 // JobStatus is what GET …/status returns.
 type JobStatus struct {
-	LeaseID  uint64 `json:"lease_id"`
-	Lease    string `json:"lease_status"`
-	Running  bool   `json:"running"`
+	LeaseID uint64 `json:"lease_id"`
+	Lease   string `json:"lease_status"`
+	Running bool   `json:"running"`
+	// Exited is set once the job has ended; ExitCode means something only then.
+	Exited   bool   `json:"exited"`
 	ExitCode int    `json:"exit_code"`
 	Error    string `json:"error,omitempty"`
 	// EpochsProven is how many epochs the chain has settled as proven.
@@ -67,6 +69,7 @@ type Server struct {
 	sources *buckets
 	signers *buckets
 	facts   *leaseFacts
+	outputs Outputs
 }
 
 // NewServer returns the endpoint of target's provider on target's chain:
@@ -90,6 +93,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/leases/{id}/status", s.authed(s.status))
 	mux.HandleFunc("GET /v1/leases/{id}/logs", s.authed(s.logs))
 	mux.HandleFunc("GET /v1/leases/{id}/epochs/{epoch}/samples", s.authed(s.samples))
+	mux.HandleFunc("GET /v1/leases/{id}/outputs", s.authed(s.outputsListing))
+	mux.HandleFunc("GET /v1/leases/{id}/outputs/{name...}", s.authed(s.outputFile))
 	// Per source before anything is read: it is what bounds throw-away keys.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.sources.allow(sourceKey(r), s.now()) {

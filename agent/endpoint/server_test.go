@@ -173,7 +173,7 @@ func TestStatusLogsAndSamplesWithPaths(t *testing.T) {
 	now := time.Now()
 	code, body := f.do(t, f.renter, "GET", "/v1/leases/1/status", nil, now, "")
 	require.Equal(t, http.StatusOK, code)
-	require.JSONEq(t, `{"lease_id":1,"lease_status":"LEASE_STATUS_PENDING","running":false,"exit_code":0,"epochs_proven":0}`, body)
+	require.JSONEq(t, `{"lease_id":1,"lease_status":"LEASE_STATUS_PENDING","running":false,"exited":false,"exit_code":0,"epochs_proven":0}`, body)
 	code, body = f.do(t, f.renter, "GET", "/v1/leases/1/logs", nil, now, "")
 	require.Equal(t, http.StatusOK, code)
 	require.Equal(t, "lease 1: epoch 1 loss=0.42\n", body)

@@ -35,7 +35,13 @@ type Metrics struct {
 	// first), mismatch (a restart recomputed another root), then the
 	// chain's verdict (correct, wrong, missed, unproven).
 	Audits *prometheus.CounterVec
+
+	healthy, offersPaused prometheus.Gauge
+	hostCheck, mode       *prometheus.GaugeVec
 }
+
+// modes are the operator's modes, each a series of idlegpu_agent_mode.
+var modes = []string{"running", "paused", "draining", "left"}
 
 var gpuLabels = []string{"gpu", "UUID", "modelName"}
 
@@ -70,10 +76,20 @@ func New() *Metrics {
 			Help: "GPU reads that failed (left out of their tick)."}),
 		Audits: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "idlegpu_audits_total",
 			Help: "Audits of this machine's GPUs by result: requested, answered, proved, failed, late, mismatch, then the verdict."}, []string{"result"}),
+		healthy: prometheus.NewGauge(prometheus.GaugeOpts{Name: "idlegpu_agent_host_healthy",
+			Help: "1 while the machine can run jobs (runner, GPUs, disk); 0 while its offers are withdrawn for it."}),
+		offersPaused: prometheus.NewGauge(prometheus.GaugeOpts{Name: "idlegpu_agent_offers_paused",
+			Help: "1 while the machine's offers are published PAUSED (operator, health, or a thermal or power limit)."}),
+		hostCheck: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "idlegpu_agent_host_check",
+			Help: "The last host check of each part (runner, gpu, disk): 1 ok, 0 failing."}, []string{"part"}),
+		mode: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "idlegpu_agent_mode",
+			Help: "The operator's mode: 1 for the current one of running, paused, draining, left."}, []string{"mode"}),
 	}
 	m.reg.MustRegister(m.util, m.memUsed, m.power, m.energy, m.temp, m.smClock, m.procs, m.xid,
 		m.Bids, m.Wins, m.Leases, m.ProofsSent, m.ProofsFailed, m.Earnings, m.ChainHeight, m.SamplesDropped, m.Audits,
+		m.healthy, m.offersPaused, m.hostCheck, m.mode,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.healthy.Set(1) // until a check says otherwise
 	return m
 }
 
@@ -88,6 +104,29 @@ func (m *Metrics) ObserveGPU(i string, info gpu.Info, r gpu.Reading) {
 	m.smClock.With(l).Set(float64(r.SMClockMHz))
 	m.procs.With(l).Set(float64(len(r.PIDs)))
 	m.xid.With(l).Add(float64(r.XIDErrors))
+}
+
+// SetHealthy records whether the machine can run jobs.
+func (m *Metrics) SetHealthy(ok bool) { m.healthy.Set(b2f(ok)) }
+
+// SetOffersPaused records whether the offers were last published PAUSED.
+func (m *Metrics) SetOffersPaused(paused bool) { m.offersPaused.Set(b2f(paused)) }
+
+// SetHostCheck records one part's last check.
+func (m *Metrics) SetHostCheck(part string, ok bool) { m.hostCheck.WithLabelValues(part).Set(b2f(ok)) }
+
+// SetMode marks the operator's current mode (an unknown name counts as none).
+func (m *Metrics) SetMode(mode string) {
+	for _, s := range modes {
+		m.mode.WithLabelValues(s).Set(b2f(s == mode || (mode == "" && s == "running")))
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Handler serves /metrics.

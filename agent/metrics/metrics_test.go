@@ -40,3 +40,36 @@ func TestScrapeShowsTelemetryAndActivity(t *testing.T) {
 		require.Contains(t, out, want)
 	}
 }
+
+// The operator's mode, the machine's health per part and whether the
+// offers are paused are scraped as they were last set.
+func TestScrapeShowsModeHealthAndOffers(t *testing.T) {
+	m := New()
+	scrape := func() string {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		return rec.Body.String()
+	}
+	require.Contains(t, scrape(), "idlegpu_agent_host_healthy 1")
+
+	m.SetMode("draining")
+	m.SetHealthy(false)
+	m.SetHostCheck("runner", false)
+	m.SetHostCheck("disk", true)
+	m.SetOffersPaused(true)
+	out := scrape()
+	for _, want := range []string{
+		`idlegpu_agent_mode{mode="draining"} 1`,
+		`idlegpu_agent_mode{mode="running"} 0`,
+		`idlegpu_agent_mode{mode="paused"} 0`,
+		`idlegpu_agent_mode{mode="left"} 0`,
+		"idlegpu_agent_host_healthy 0",
+		`idlegpu_agent_host_check{part="runner"} 0`,
+		`idlegpu_agent_host_check{part="disk"} 1`,
+		"idlegpu_agent_offers_paused 1",
+	} {
+		require.Contains(t, out, want)
+	}
+	m.SetMode("")
+	require.Contains(t, scrape(), `idlegpu_agent_mode{mode="running"} 1`, "no mode recorded is running")
+}

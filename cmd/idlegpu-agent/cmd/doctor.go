@@ -8,10 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/docker/docker/client"
@@ -21,18 +18,16 @@ import (
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/gpu"
+	"github.com/idlegpu/idlegpu/agent/hostcheck"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 // errDoctorFailed is doctor's exit when any check failed.
 var errDoctorFailed = errors.New("doctor: some checks FAILED")
 
-// Thresholds of the checks: a proof's timestamps are judged against block
-// times, and a full disk stops sample logs.
-const (
-	maxClockSkew = 5 * time.Second
-	minFreeBytes = 1 << 30
-)
+// maxClockSkew is the clock check's threshold: a proof's timestamps are
+// judged against block times.
+const maxClockSkew = 5 * time.Second
 
 // check is one line of doctor's report.
 type check struct {
@@ -73,13 +68,16 @@ func runChecks(ctx context.Context, cfg config.Config, provider string) []check 
 		cs = append(cs, check{name, level, fmt.Sprintf(format, args...)})
 	}
 	b, err := openGPUs(cfg.GPU, slog.New(slog.DiscardHandler))
+	var host []hostcheck.Result
 	if err != nil {
-		add("gpu backend", "FAIL", "%v", err)
+		add("gpu backend", "FAIL", "%v (fatal: `run` refuses to start)", err)
 	} else {
+		defer b.Close()
+		host = hostChecker(cfg, b).Run(ctx)
 		devs, err := b.Devices(ctx)
 		switch {
 		case err != nil:
-			add("gpu backend", "FAIL", "%s: %v", b.Name(), err)
+			add("gpu backend", "FAIL", "%s: %v (fatal: `run` refuses to start)", b.Name(), err)
 		case b.Name() == "sim":
 			add("gpu backend", "warn", "sim: %d SIMULATED GPUs (tests and demos only)", len(devs))
 		default:
@@ -101,31 +99,34 @@ func runChecks(ctx context.Context, cfg config.Config, provider string) []check 
 		if err == nil {
 			cs = append(cs, auditCheck(b.Name(), devs))
 		}
-		b.Close()
 	}
-	cs = append(cs, containerCheck(ctx, cfg.Runner))
+	if host == nil { // no GPU backend: the runner and disks are checked all the same
+		host = hostChecker(cfg, nil).Run(ctx)
+	}
+	cs = append(cs, containerCheck(ctx, cfg.Runner, host))
 	cs = append(cs, chainChecks(ctx, cfg, provider)...)
-	for _, d := range []struct{ name, dir string }{{"state disk", cfg.State.Dir}, {"work disk", cfg.Runner.WorkDir}} {
-		var st syscall.Statfs_t
-		if err := syscall.Statfs(existingParent(d.dir), &st); err != nil {
-			add(d.name, "FAIL", "%s: %v", d.dir, err)
-			continue
+	// The checks the running agent repeats, judged as `run` judges them.
+	for _, r := range host {
+		if r.Part == hostcheck.PartRunner || (r.Part == hostcheck.PartGPU && b == nil) {
+			continue // shown above
 		}
-		free := st.Bavail * uint64(st.Bsize)
-		level := "ok"
-		if free < minFreeBytes {
-			level = "FAIL"
-		}
-		add(d.name, level, "%s: %d MiB free", d.dir, free>>20)
+		level, detail := hostLevel(r)
+		cs = append(cs, check{map[string]string{hostcheck.PartGPU: "gpu reads", hostcheck.PartDisk: "disk"}[r.Part], level, detail})
 	}
 	return cs
 }
 
-// containerCheck asks the docker daemon (docker runner only) whether it
-// runs and has NVIDIA's runtime.
-func containerCheck(ctx context.Context, c config.Runner) check {
+// containerCheck says whether the docker daemon answers (the host check
+// the running agent repeats) and has NVIDIA's runtime.
+func containerCheck(ctx context.Context, c config.Runner, host []hostcheck.Result) check {
 	if c.Backend != "docker" {
 		return check{"container runtime", "ok", "runner " + c.Backend + ": none needed"}
+	}
+	for _, r := range host {
+		if r.Part == hostcheck.PartRunner && !r.OK() {
+			level, detail := hostLevel(r)
+			return check{"container runtime", level, detail}
+		}
 	}
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err != nil {
@@ -193,17 +194,6 @@ func endpointCheck(ctx context.Context, e config.Endpoint, p providertypes.Provi
 		return check{"endpoint", "FAIL", fmt.Sprintf("%s serves a certificate that is not the one pinned on chain", p.Endpoint)}
 	}
 	return check{"endpoint", "ok", fmt.Sprintf("%s reachable, certificate matches the pin", p.Endpoint)}
-}
-
-// existingParent is dir or its nearest existing parent (a fresh agent has
-// no state dir yet; the disk it will be on is what matters).
-func existingParent(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Stat(d); err == nil || d == "/" || d == "." {
-			return d
-		}
-		d = filepath.Dir(d)
-	}
 }
 
 func printChecks(w io.Writer, cs []check) error {

@@ -31,6 +31,7 @@ func initCmd() *cobra.Command {
 		recover       bool
 		mnemonicFile  string
 		endpointHosts []string
+		gpusFlag      int
 	)
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -60,6 +61,14 @@ idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process --u
 			merged.Key.Name, merged.Key.KeyringBackend, merged.Key.Provider = c.Key.Name, c.Key.KeyringBackend, c.Key.Provider
 			merged.GPU.Backend, merged.Runner.Backend = c.GPU.Backend, c.Runner.Backend
 			merged.Runner.UnsafeProcessRunner = c.Runner.UnsafeProcessRunner
+			// Jobs are bounded from the first run: the machine's cores,
+			// memory (less the host's reserve) and disk, per GPU.
+			gpuCount, counted := initGPUCount(merged.GPU, gpusFlag)
+			share, err := machineShare(merged.Runner.WorkDir, gpuCount)
+			if err != nil {
+				return fmt.Errorf("job limits: %w", err)
+			}
+			applyShare(&merged.Runner, share)
 			if pf, _ := cmd.Flags().GetString(flagPassphraseFile); pf != "" {
 				abs, err := filepath.Abs(pf)
 				if err != nil {
@@ -91,6 +100,7 @@ idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process --u
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "wrote %s\nagent key %q: %s\n", path, merged.Key.Name, addr)
+			printShare(out, merged.Runner, gpuCount, counted)
 			if e := merged.Endpoint; e.TLS() {
 				pin, err := endpoint.CertPin(e.TLSCert)
 				if os.IsNotExist(err) {
@@ -121,6 +131,7 @@ idlegpu-agent init --keyring-backend test --gpu-backend sim --runner process --u
 	f.BoolVar(&c.Runner.UnsafeProcessRunner, "unsafe-process-runner", false, "allow --runner process: renters' commands run on this host without a container (development only)")
 	host, _ := os.Hostname()
 	f.StringSliceVar(&endpointHosts, "endpoint-host", []string{host, "localhost", "127.0.0.1"}, "names and IPs in the endpoint's self-signed certificate")
+	f.IntVar(&gpusFlag, "gpus", 0, "GPUs the machine's CPU, memory and disk are divided among for the job limits (0: those the GPU backend finds)")
 	f.BoolVar(&force, "force", false, "overwrite an existing configuration (the key is kept)")
 	f.BoolVar(&recover, "recover", false, "import the key from a BIP-39 mnemonic: stdin's first line, or --mnemonic-file")
 	f.StringVar(&mnemonicFile, "mnemonic-file", "", "with --recover: a file whose first line is the mnemonic")

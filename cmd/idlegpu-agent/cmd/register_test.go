@@ -346,8 +346,9 @@ func (s *RegisterSuite) TestDoctor() {
 	s.Require().Equal("ok    container runtime  runner process: none needed", lines[3])
 	s.Require().True(strings.HasPrefix(lines[4], "ok    clock              "), lines[4])
 	s.Require().Equal("ok    endpoint           "+srv.URL+" reachable, certificate matches the pin", lines[5])
-	s.Require().True(strings.HasPrefix(lines[6], "ok    state disk         "+filepath.Join(home, "state")+": "), lines[6])
-	s.Require().True(strings.HasPrefix(lines[7], "ok    work disk          "+filepath.Join(home, "jobs")+": "), lines[7])
+	s.Require().Equal("ok    gpu reads          sim: 2 GPUs read", lines[6])
+	s.Require().True(strings.HasPrefix(lines[7], "ok    disk               "+filepath.Join(home, "state")+" "), lines[7])
+	s.Require().Contains(lines[7], ", "+filepath.Join(home, "jobs")+" ")
 
 	srv.Close()
 	out, err = run(s.T(), "", "doctor", "--home", home, "--provider", op.String())

@@ -35,7 +35,8 @@ func NewRootCmd() *cobra.Command {
 	root.PersistentFlags().String(flagLogFormat, "text", "log format: text or json")
 	root.PersistentFlags().String(flagLogLevel, "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().String(flagPassphraseFile, "", "file keyring: a file whose first line is the passphrase (default: key.passphrase_file, then "+envKeyringPassphrase+", then the terminal or stdin's first line)")
-	root.AddCommand(initCmd(), inventoryCmd(), runCmd(), registerCmd(), statusCmd(), doctorCmd())
+	root.AddCommand(initCmd(), inventoryCmd(), runCmd(), registerCmd(), statusCmd(), doctorCmd(),
+		pauseCmd(), resumeCmd(), drainCmd(), leaveCmd())
 	return root
 }
 

@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -19,6 +21,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/daemon"
 	"github.com/idlegpu/idlegpu/agent/gpu"
+	"github.com/idlegpu/idlegpu/agent/hostcheck"
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/runner"
@@ -37,8 +40,16 @@ claims rewards on schedule. It answers and proves the chain's audits of
 its GPUs, and asks for the audit each GPU needs before it is offered (and
 again before its pass ends).
 
-SIGINT or SIGTERM stops the agent but not the jobs: run it again (or let
-systemd restart it) and it adopts them and proves on.`,
+The machine is checked every 15 s (the runner's daemon answers, the GPUs
+read, the state and work disks have 1 GiB free): while a check fails the
+offers are paused on chain and new leases refused; they reopen after two
+minutes healthy. A GPU backend that fails at start stops run (as doctor
+says); the other checks do not. The operator's pause, drain and leave
+(see those commands) hold over all of this.
+
+SIGINT or SIGTERM pauses this machine's offers on chain (within 20 s) and
+stops the agent but not the jobs: run it again (or let systemd restart it)
+and it adopts them, proves on and reopens the offers.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd)
@@ -70,8 +81,15 @@ systemd restart it) and it adopts them and proves on.`,
 			if err != nil {
 				return err
 			}
+			if c, ok := run.(io.Closer); ok {
+				defer c.Close() // the docker client and, with no job on it, the egress network
+			}
+			host := hostChecker(cfg, gpus)
+			if err := checkHostAtStart(cmd.Context(), host, log); err != nil {
+				return err
+			}
 			d, err := daemon.New(daemon.Deps{Config: cfg, Chain: cl, GPUs: gpus, Runner: run,
-				Metrics: metrics.New(), Log: log, Version: Version, Audits: openAuditRunner(gpus, log)})
+				Metrics: metrics.New(), Log: log, Version: Version, Audits: openAuditRunner(gpus, log), Host: host})
 			if err != nil {
 				return err
 			}
@@ -87,12 +105,27 @@ systemd restart it) and it adopts them and proves on.`,
 	}
 }
 
+// checkHostAtStart refuses to start on a fatal host check (hostcheck.Fatal,
+// which doctor shares) and says loudly what keeps the offers withdrawn.
+func checkHostAtStart(ctx context.Context, host hostcheck.Checker, log *slog.Logger) error {
+	rs := host.Run(ctx)
+	if err := hostcheck.Fatal(rs); err != nil {
+		return fmt.Errorf("this machine cannot run the agent (see `idlegpu-agent doctor`): %w", err)
+	}
+	for _, r := range hostcheck.Failing(rs) {
+		log.Error("this machine cannot run jobs: offers stay withdrawn until it can", "check", r.String())
+	}
+	return nil
+}
+
 // gpuMemoryFreeWait is how long the driver has to free a job's GPU memory
 // after its container is removed.
 const gpuMemoryFreeWait = 30 * time.Second
 
 // openRunner builds the configured job runner; both keep each lease's log
-// at <work_dir>/lease-<id>/job.log.
+// at <work_dir>/lease-<id>/job.log (docker: the newest part, the older one
+// in job.log.1; runner.OpenJobLog reads both). The docker runner is refused
+// while a limit is 0 and not named in runner.unlimited.
 func openRunner(c config.Runner, gpus gpu.Backend) (runner.Runner, error) {
 	switch c.Backend {
 	case "process":
@@ -116,8 +149,26 @@ func openRunner(c config.Runner, gpus gpu.Backend) (runner.Runner, error) {
 		opts.MemoryBytesPerGPU = int64(c.MemoryMiBPerGPU) << 20
 		opts.DiskBytesPerGPU = int64(c.DiskGiBPerGPU) << 30
 		opts.MaxImageBytes = c.MaxImageBytes
+		opts.Unlimited = c.Unlimited
+		opts.LogMaxBytes = int64(c.LogMaxMiB) << 20
+		if err := opts.CheckLimits(); err != nil {
+			return nil, limitsError(err, c, gpus)
+		}
 		// A job's GPUs are not offered again holding its memory.
 		opts.GPUMemoryFree = gpu.MemoryFreeCheck(gpus, gpuMemoryFreeWait, time.Second)
+		// Jobs asking for internet egress run on the firewalled, shaped
+		// egress network. Offers publish egress only when configured, and
+		// then the agent does not start without the network: selling
+		// egress it cannot give would fail every renter who asked for it.
+		if c.EgressMbpsPerGPU > 0 {
+			egressCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			egress, err := runner.NewEgressNetworkFromEnv(egressCtx, runner.EgressOptions{})
+			cancel()
+			if err != nil {
+				return nil, fmt.Errorf("runner.egress_mbps_per_gpu = %d but the egress network cannot be set up (set it to 0 to sell jobs without network): %w", c.EgressMbpsPerGPU, err)
+			}
+			opts.Egress = egress
+		}
 		d, err := runner.NewDockerFromEnv(opts)
 		if err != nil {
 			return nil, fmt.Errorf("docker runner: %w", err)

@@ -40,6 +40,20 @@ type StatusReport struct {
 	AgentError  string               `json:"agent_error,omitempty"`
 	Local       []daemon.Record      `json:"local_jobs"`
 	Reputation  map[string]uint64    `json:"reputation,omitempty"`
+	// Mode is the operator's (the state directory's mode file), and
+	// ModeError why it could not be read (then taken as paused).
+	Mode      daemon.ModeState `json:"mode"`
+	ModeError string           `json:"mode_error,omitempty"`
+	// Offers are the provider's offers on chain.
+	Offers []OfferStatus `json:"offers"`
+}
+
+// OfferStatus is one offer of the provider on chain.
+type OfferStatus struct {
+	ID     uint64 `json:"id"`
+	Status string `json:"status"`
+	GPUs   int    `json:"gpus"`
+	Leased int    `json:"leased"`
 }
 
 // LeaseStatus is one live lease of the provider.
@@ -118,7 +132,11 @@ func queryContext(c config.Config) (client.Context, error) {
 }
 
 func buildStatus(ctx context.Context, cfg config.Config, provider string) (StatusReport, error) {
-	rep := StatusReport{Provider: provider, Leases: []LeaseStatus{}}
+	rep := StatusReport{Provider: provider, Leases: []LeaseStatus{}, Offers: []OfferStatus{}}
+	var err error
+	if rep.Mode, err = daemon.LoadMode(cfg.State.Dir); err != nil {
+		rep.ModeError = err.Error()
+	}
 	records, err := daemon.OpenRecords(cfg.State.Dir)
 	if err == nil {
 		rep.Local = records.All()
@@ -155,6 +173,14 @@ func buildStatus(ctx context.Context, cfg config.Config, provider string) (Statu
 		return rep, err
 	}
 	rep.Unclaimed = rewards.String()
+	offers, err := q.ProviderOffers(ctx, provider)
+	if err != nil {
+		return rep, err
+	}
+	for _, o := range offers {
+		rep.Offers = append(rep.Offers, OfferStatus{ID: o.Id, Status: strings.TrimPrefix(o.Status.String(), "OFFER_STATUS_"),
+			GPUs: len(o.GpuUuids), Leased: len(o.OccupiedGpuUuids)})
+	}
 	for _, st := range []auctiontypes.LeaseStatus{auctiontypes.LEASE_STATUS_PENDING, auctiontypes.LEASE_STATUS_ACTIVE, auctiontypes.LEASE_STATUS_CLOSING} {
 		leases, err := q.ProviderLeases(ctx, provider, st)
 		if err != nil {
@@ -221,6 +247,7 @@ func printStatus(w io.Writer, r StatusReport) {
 			r.Reputation["leases_failed"], r.Reputation["preemptions"], r.Reputation["frauds"])
 	}
 	fmt.Fprintf(w, "unclaimed    %s\n", cmpOr(r.Unclaimed, "nothing"))
+	printModeAndOffers(w, r)
 	if r.GPUError != "" {
 		fmt.Fprintf(w, "gpus         %s: FAILS: %s\n", r.GPUBackend, r.GPUError)
 	} else {
@@ -233,6 +260,9 @@ func printStatus(w io.Writer, r StatusReport) {
 		fmt.Fprintf(w, "agent        healthy: block %d, last sample %s, %d proofs sent this run\n", r.Agent.Height, r.Agent.LastSample.Format(time.TimeOnly), r.Agent.ProofsSent)
 	default:
 		fmt.Fprintf(w, "agent        UNHEALTHY: %s\n", strings.Join(r.Agent.Issues, "; "))
+	}
+	if r.Agent != nil && r.Agent.OffersPaused {
+		fmt.Fprintf(w, "selling      no: offers paused (%s)\n", r.Agent.OffersPausedBy)
 	}
 	if r.Agent != nil && r.Agent.LastError != "" {
 		fmt.Fprintf(w, "last error   %s (%s)\n", r.Agent.LastError, r.Agent.LastErrorAt.Format(time.DateTime))
@@ -275,4 +305,44 @@ func cmpOr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// printModeAndOffers shows the operator's mode (and a drain's progress as
+// the running agent reports it) and the offers on chain.
+func printModeAndOffers(w io.Writer, r StatusReport) {
+	mode := string(r.Mode.Mode)
+	if !r.Mode.Since.IsZero() {
+		mode += " since " + r.Mode.Since.Format(time.DateTime)
+	}
+	switch {
+	case r.ModeError != "":
+		mode = "UNREADABLE, taken as paused: " + r.ModeError
+	case r.Mode.Mode == daemon.ModeLeft && !r.Mode.LeftAt.IsZero():
+		mode += "; left at " + r.Mode.LeftAt.Format(time.DateTime) + " (offers closed, GPUs deregistered)"
+	case r.Mode.Mode == daemon.ModeDraining || r.Mode.Mode == daemon.ModeLeft:
+		switch {
+		case r.Agent == nil:
+			mode += "; the agent is not running to finish it"
+		case r.Agent.Drained:
+			mode += "; drained"
+		case r.Agent.Mode == r.Mode.Mode:
+			mode += fmt.Sprintf("; %d leases still live", r.Agent.LiveLeases)
+		}
+	}
+	fmt.Fprintf(w, "mode         %s\n", mode)
+	counts := map[string]int{}
+	for _, o := range r.Offers {
+		counts[strings.ToLower(o.Status)]++
+	}
+	if len(r.Offers) == 0 {
+		fmt.Fprintln(w, "offers       none on chain")
+		return
+	}
+	var parts []string
+	for _, st := range []string{"open", "paused", "closed"} {
+		if counts[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	fmt.Fprintf(w, "offers       %s\n", strings.Join(parts, ", "))
 }

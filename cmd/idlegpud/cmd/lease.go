@@ -24,7 +24,7 @@ import (
 func leaseCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lease",
-		Short: "Talk to a lease's provider: send the manifest, read status, logs and samples (--from the renter)",
+		Short: "Talk to a lease's provider: send the manifest, read status, logs and samples, download outputs (--from the renter)",
 		RunE:  client.ValidateCmd,
 	}
 	samples := endpointFlags(leaseSub("samples <lease-id> <epoch>", "Fetch an epoch's raw samples, verified against the proof's samples_root on chain, as JSON", 2,
@@ -63,11 +63,13 @@ func leaseCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "lease %d: %s, running %t, exit code %d, epochs proven %d %s\n",
-					st.LeaseID, st.Lease, st.Running, st.ExitCode, st.EpochsProven, st.Error)
+				fmt.Fprintf(cmd.OutOrStdout(), "lease %d: %s, job %s, epochs proven %d %s\n",
+					st.LeaseID, st.Lease, jobState(st), st.EpochsProven, st.Error)
 				return nil
 			})),
 		logsCommand(),
+		outputsCommand(),
+		downloadCommand(),
 		samples,
 		checkCommand(),
 	)
@@ -199,4 +201,15 @@ func (k keyringSigner) SignRequest(h http.Header, q endpoint.Request) error {
 func proofRoot(ctx context.Context, clientCtx client.Context, leaseID, epoch uint64) ([]byte, error) {
 	p, err := storedProof(ctx, clientCtx, leaseID, epoch)
 	return p.SamplesRoot, err
+}
+
+// jobState says where the job stands: an exit code only once it has exited.
+func jobState(st endpoint.JobStatus) string {
+	switch {
+	case st.Running:
+		return "running"
+	case st.Exited:
+		return fmt.Sprintf("exited with code %d", st.ExitCode)
+	}
+	return "not running"
 }
