@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idlegpu/idlegpu/agent/runner"
+	"github.com/idlegpu/idlegpu/agent/state"
 )
 
 // Config is where a lease's data lives and how much of it is kept.
@@ -154,7 +155,7 @@ func (s *Store) Finalise(leaseID uint64, endedAt time.Time) (Listing, error) {
 	if err != nil {
 		return Listing{}, err
 	}
-	return l, writeAtomic(filepath.Join(dir, "listing.json"), b)
+	return l, state.WriteFileAtomic(filepath.Join(dir, "listing.json"), b, 0o644)
 }
 
 // Listing is a lease's signed output listing.
@@ -202,24 +203,4 @@ func (s *Store) Open(leaseID uint64, name string) (*os.File, File, error) {
 		return nil, File{}, fmt.Errorf("output %q no longer matches its listing", name)
 	}
 	return f, want, nil
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
