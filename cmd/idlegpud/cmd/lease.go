@@ -208,8 +208,10 @@ func jobState(st endpoint.JobStatus) string {
 	switch {
 	case st.Running:
 		return "running"
-	case st.Exited:
+	case st.Exited && st.ExitCode >= 0:
 		return fmt.Sprintf("exited with code %d", st.ExitCode)
+	case st.Exited:
+		return "ended without an exit code (killed)"
 	}
 	return "not running"
 }
