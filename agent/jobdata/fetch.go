@@ -14,6 +14,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/idlegpu/idlegpu/agent/runner"
 )
 
 // Timeouts of a download; the whole fetch is bounded by its context (the
@@ -74,7 +76,7 @@ func publicOnly(network, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("%w: address %q", ErrInput, address)
 	}
 	a := ap.Addr().Unmap()
-	if !a.IsGlobalUnicast() || a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() {
+	if !runner.PublicAddress(a) {
 		return fmt.Errorf("%w: %s is not a public address", ErrInput, a)
 	}
 	return nil

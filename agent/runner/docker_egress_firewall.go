@@ -42,6 +42,22 @@ var egressBlockedRanges = []netip.Prefix{
 	netip.MustParsePrefix("240.0.0.0/4"),
 }
 
+// PublicAddress says whether a is one a job, or the agent on a renter's
+// behalf (fetching inputs), may connect to: a global unicast address
+// outside egressBlockedRanges, and for IPv6 not unique-local or link-local.
+func PublicAddress(a netip.Addr) bool {
+	a = a.Unmap()
+	if !a.IsGlobalUnicast() || a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() {
+		return false
+	}
+	for _, p := range egressBlockedRanges {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
+}
+
 // ErrNoFirewall is returned when the egress rules cannot be installed: jobs
 // asking for egress are then refused, never run unfiltered.
 var ErrNoFirewall = errors.New("egress firewall unavailable")
