@@ -114,8 +114,10 @@ type Daemon struct {
 	// data keeps leases' inputs and outputs (jobdata.go).
 	data *jobdata.Store
 
-	// starting serialises Accept per lease.
+	// starting serialises Accept per lease; prep follows the leases whose
+	// job waits for its inputs (preparing.go).
 	starting sync.Map
+	prep     preparations
 	tick     chan struct{}
 
 	lastOffers time.Time
@@ -209,6 +211,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	first := d.serve(ctx, run, errc)
 	cancel()
 	wg.Wait()
+	d.prep.close()
 	d.withdrawOffers(ctx)
 	return first
 }

@@ -49,53 +49,96 @@ type jobsAPI struct{ d *Daemon }
 var ErrRefused = errors.New("job refused")
 
 // Accept starts the job of a PENDING lease from its verified manifest and
-// then starts the lease on chain. A second manifest for a running job is
-// accepted without effect (a renter's retry).
-func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Manifest) error {
+// then starts the lease on chain. A manifest naming inputs is answered at
+// once: they are fetched on a goroutine of their own (preparing.go) and
+// the job starts after, or the lease is refused and its status says why.
+// A second manifest for a running or preparing job is accepted without
+// effect (a renter's retry); one after a refusal tries again.
+func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Manifest) (endpoint.Acceptance, error) {
 	d := ja.d
-	if _, busy := d.starting.LoadOrStore(el.ID, true); busy {
-		return fmt.Errorf("lease %d: a manifest is being processed", el.ID)
+	if what, ok := d.prep.running(el.ID); ok {
+		return endpoint.Acceptance{Preparing: what}, nil
 	}
-	defer d.starting.Delete(el.ID)
+	if _, busy := d.starting.LoadOrStore(el.ID, true); busy {
+		return endpoint.Acceptance{}, fmt.Errorf("lease %d: a manifest is being processed", el.ID)
+	}
+	release := func() { d.starting.Delete(el.ID) }
 
-	if rec, ok := d.records.Get(el.ID); ok && rec.Ended.IsZero() {
-		job := d.reg.job(el.ID)
+	l, spec, err := d.admit(ctx, el.ID, m)
+	if err != nil || l.Id == 0 {
+		release()
+		return endpoint.Acceptance{}, err
+	}
+	if len(m.Inputs) == 0 {
+		defer release()
+		// No fetch: the output directory is made and the job started now.
+		if spec.Mounts, err = d.prepareData(ctx, l, nil); err != nil {
+			return endpoint.Acceptance{}, err
+		}
+		return endpoint.Acceptance{}, d.startJob(ctx, l, spec)
+	}
+	if err := d.canFetch(l, m.Inputs); err != nil {
+		release()
+		return endpoint.Acceptance{}, err
+	}
+	what := fmt.Sprintf("fetching %d input(s)", len(m.Inputs))
+	d.prep.begin(l.Id, what, func(pctx context.Context) error {
+		defer release()
+		mounts, err := d.prepareData(pctx, l, m.Inputs)
+		if err == nil {
+			spec.Mounts = mounts
+			err = d.startJob(pctx, l, spec)
+		}
+		if err != nil {
+			d.log.Warn("lease refused after its manifest was accepted", "lease", l.Id, "err", err)
+		}
+		return err
+	})
+	return endpoint.Acceptance{Preparing: what}, nil
+}
+
+// admit checks a lease a manifest arrived for and builds its job's spec.
+// A zero lease and no error: the job already runs (a renter's retry).
+func (d *Daemon) admit(ctx context.Context, leaseID uint64, m endpoint.Manifest) (auctiontypes.Lease, runner.Spec, error) {
+	if rec, ok := d.records.Get(leaseID); ok && rec.Ended.IsZero() {
+		job := d.reg.job(leaseID)
 		// A job whose start is still unsettled is the worker's to finish
 		// (finishStart): a second job would be one too many.
 		if job != nil && (rec.Started || rec.StartSent) {
-			return nil
+			return auctiontypes.Lease{}, runner.Spec{}, nil
 		}
 	}
-	l, err := d.q.Lease(ctx, el.ID)
+	l, err := d.q.Lease(ctx, leaseID)
 	if err != nil {
-		return err
+		return auctiontypes.Lease{}, runner.Spec{}, err
 	}
 	if l.Status != auctiontypes.LEASE_STATUS_PENDING {
-		return fmt.Errorf("%w: lease %d is %s", ErrRefused, l.Id, l.Status)
+		return auctiontypes.Lease{}, runner.Spec{}, fmt.Errorf("%w: lease %d is %s", ErrRefused, l.Id, l.Status)
 	}
 	job, err := d.q.Job(ctx, l.JobId)
 	if err != nil {
-		return err
+		return auctiontypes.Lease{}, runner.Spec{}, err
 	}
 	if err := d.acceptable(l, job); err != nil {
-		return fmt.Errorf("%w: %v", ErrRefused, err)
+		return auctiontypes.Lease{}, runner.Spec{}, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	image := job.Spec.Image
 	if job.Spec.ImageDigest != "" && !strings.Contains(image, "@") {
 		image += "@" + job.Spec.ImageDigest
 	}
-	spec := runner.Spec{LeaseID: l.Id, Image: image, ImageDigest: job.Spec.ImageDigest, Command: m.Command, Env: m.Env, GPUs: l.GpuUuids,
-		EgressMbps: d.leaseEgressMbps(l, job)}
-	// Inputs are fetched and checked before anything is recorded: a
-	// failed fetch refuses the lease before it starts.
-	if spec.Mounts, err = d.prepareData(ctx, l, m.Inputs); err != nil {
-		return err
-	}
-	rec := Record{LeaseID: l.Id, JobID: l.JobId, Renter: l.Renter, Image: image, ImageDigest: job.Spec.ImageDigest,
+	return l, runner.Spec{LeaseID: l.Id, Image: image, ImageDigest: job.Spec.ImageDigest, Command: m.Command, Env: m.Env, GPUs: l.GpuUuids,
+		EgressMbps: d.leaseEgressMbps(l, job)}, nil
+}
+
+// startJob records and starts a lease's job, then starts the lease on
+// chain.
+func (d *Daemon) startJob(ctx context.Context, l auctiontypes.Lease, spec runner.Spec) error {
+	rec := Record{LeaseID: l.Id, JobID: l.JobId, Renter: l.Renter, Image: spec.Image, ImageDigest: spec.ImageDigest,
 		GPUs: l.GpuUuids, Tier: l.Tier.String(), Runner: d.runner.Name(), Accepted: time.Now().UTC()}
 	// The record goes first: a crash after Start leaves a job the next run
 	// adopts, never one it does not know of.
 	if err := d.records.Put(rec); err != nil {
+		d.discardData(l.Id)
 		return err
 	}
 	started, err := d.runner.Start(context.WithoutCancel(ctx), spec)
@@ -105,7 +148,7 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 		return fmt.Errorf("start job: %w", err)
 	}
 	d.reg.setJob(l.Id, started)
-	d.log.Info("job started", "lease", l.Id, "runner", d.runner.Name(), "image", image, "gpus", strings.Join(l.GpuUuids, ","))
+	d.log.Info("job started", "lease", l.Id, "runner", d.runner.Name(), "image", spec.Image, "gpus", strings.Join(l.GpuUuids, ","))
 
 	// From here on the lease may start on chain whatever this run sees:
 	// the record must outlive an answer that never comes.
@@ -204,7 +247,18 @@ func (ja jobsAPI) Status(ctx context.Context, leaseID uint64) (endpoint.JobStatu
 	d := ja.d
 	rec, ok := d.records.Get(leaseID)
 	if !ok {
-		return endpoint.JobStatus{}, endpoint.ErrNoJob
+		p, preparing := d.prep.get(leaseID)
+		if !preparing {
+			return endpoint.JobStatus{}, endpoint.ErrNoJob
+		}
+		st := endpoint.JobStatus{LeaseID: leaseID, ExitCode: -1, Refused: p.refused}
+		if p.refused == "" {
+			st.Preparing = p.what
+		}
+		if l, err := d.q.Lease(ctx, leaseID); err == nil {
+			st.Lease = l.Status.String()
+		}
+		return st, nil
 	}
 	st := endpoint.JobStatus{LeaseID: leaseID, Lease: rec.Status, ExitCode: -1}
 	if l, err := d.q.Lease(ctx, leaseID); err == nil {

@@ -42,24 +42,16 @@ func openJobData(cfg config.Config, cctx client.Context, provider string) (*jobd
 
 // prepareData fetches a PENDING lease's inputs before its job starts and
 // returns the job's mounts. The fetch has until the lease's start deadline
-// less startMargin, whatever becomes of the renter's request meanwhile.
+// less startMargin, or until ctx ends (the agent stopping: preparing.go).
 func (d *Daemon) prepareData(ctx context.Context, l auctiontypes.Lease, inputs []jobdata.Input) ([]runner.Mount, error) {
+	if err := d.canFetch(l, inputs); err != nil {
+		return nil, err
+	}
 	if d.data == nil {
-		if len(inputs) > 0 {
-			return nil, fmt.Errorf("%w: this agent fetches no inputs", ErrRefused)
-		}
 		return nil, nil
 	}
-	// The process runner (development only) mounts nothing: a job there
-	// would not find its inputs.
-	if len(inputs) > 0 && d.runner != nil && d.runner.Name() == "process" {
-		return nil, fmt.Errorf("%w: the process runner cannot mount inputs", ErrRefused)
-	}
 	by := l.StartDeadline.Add(-startMargin)
-	if !time.Now().Before(by) {
-		return nil, fmt.Errorf("%w: lease %d must start by %s, too soon to fetch its inputs", ErrRefused, l.Id, l.StartDeadline.UTC().Format(time.RFC3339))
-	}
-	fctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), by)
+	fctx, cancel := context.WithDeadline(ctx, by)
 	defer cancel()
 	mounts, err := d.data.Prepare(fctx, l.Id, inputs)
 	if errors.Is(fctx.Err(), context.DeadlineExceeded) {
@@ -69,6 +61,26 @@ func (d *Daemon) prepareData(ctx context.Context, l auctiontypes.Lease, inputs [
 		return nil, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	return mounts, nil
+}
+
+// canFetch refuses at once the inputs this agent cannot fetch in time:
+// none without a job data store, none for the process runner (it mounts
+// nothing, so the job would not find them), none too close to the lease's
+// start deadline.
+func (d *Daemon) canFetch(l auctiontypes.Lease, inputs []jobdata.Input) error {
+	if len(inputs) == 0 {
+		return nil
+	}
+	if d.data == nil {
+		return fmt.Errorf("%w: this agent fetches no inputs", ErrRefused)
+	}
+	if d.runner != nil && d.runner.Name() == "process" {
+		return fmt.Errorf("%w: the process runner cannot mount inputs", ErrRefused)
+	}
+	if !time.Now().Before(l.StartDeadline.Add(-startMargin)) {
+		return fmt.Errorf("%w: lease %d must start by %s, too soon to fetch its inputs", ErrRefused, l.Id, l.StartDeadline.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // discardData drops the data of a lease whose job did not start.

@@ -226,8 +226,9 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 			l := pendingLease(5)
 			auction.set(l)
 
-			require.NoError(t, jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
-				endpoint.Manifest{Command: []string{"serve"}}))
+			_, err := jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
+				endpoint.Manifest{Command: []string{"serve"}})
+			require.NoError(t, err)
 			rec, ok := d.records.Get(l.Id)
 			require.True(t, ok, "the start may still land: the record stays")
 			require.False(t, rec.Started)
@@ -235,8 +236,9 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 			require.NotNil(t, d.reg.job(l.Id), "the job runs on")
 			require.False(t, r.jobs[l.Id].ended())
 			first := r.jobs[l.Id]
-			require.NoError(t, jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
-				endpoint.Manifest{Command: []string{"serve"}}), "the renter's retry")
+			_, err = jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
+				endpoint.Manifest{Command: []string{"serve"}})
+			require.NoError(t, err, "the renter's retry")
 			require.Same(t, first, r.jobs[l.Id], "no second job")
 
 			if tc.then != nil {
@@ -259,7 +261,7 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 		d, auction := leaseDaemon(t, r, &fakeChain{errs: []error{refused}})
 		l := pendingLease(6)
 		auction.set(l)
-		err := jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
+		_, err := jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
 			endpoint.Manifest{Command: []string{"serve"}})
 		require.ErrorIs(t, err, refused)
 		_, ok := d.records.Get(l.Id)

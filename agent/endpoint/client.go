@@ -112,10 +112,18 @@ func answerError(method, path string, code int, b []byte) error {
 }
 
 // SendManifest sends the manifest (the exact bytes hashed into the job's
-// manifest_hash) to start the lease's job.
-func (c *Client) SendManifest(ctx context.Context, leaseID uint64, manifest []byte) error {
-	_, err := c.do(ctx, http.MethodPost, fmt.Sprintf("/v1/leases/%d/manifest", leaseID), manifest)
-	return err
+// manifest_hash) to start the lease's job. A non-empty Preparing in the
+// answer: the job starts once that is done (Status follows it).
+func (c *Client) SendManifest(ctx context.Context, leaseID uint64, manifest []byte) (ManifestAccepted, error) {
+	b, err := c.do(ctx, http.MethodPost, fmt.Sprintf("/v1/leases/%d/manifest", leaseID), manifest)
+	if err != nil {
+		return ManifestAccepted{}, err
+	}
+	var a ManifestAccepted
+	if err := json.Unmarshal(b, &a); err != nil {
+		return ManifestAccepted{}, fmt.Errorf("manifest of lease %d: the endpoint's answer: %w", leaseID, err)
+	}
+	return a, nil
 }
 
 // Status returns the job's status.

@@ -26,9 +26,11 @@ func TestClientAgainstServer(t *testing.T) {
 	ctx := context.Background()
 	c := NewClient(f.srv.URL+"/", f.target, f.renter, "")
 
-	require.NoError(t, c.SendManifest(ctx, 1, f.manifest))
+	acc, err := c.SendManifest(ctx, 1, f.manifest)
+	require.NoError(t, err)
+	require.Equal(t, ManifestAccepted{LeaseID: 1, Accepted: true}, acc)
 	require.Contains(t, f.jobs.accepted, uint64(1))
-	err := c.SendManifest(ctx, 1, bytes.ToUpper(f.manifest))
+	_, err = c.SendManifest(ctx, 1, bytes.ToUpper(f.manifest))
 	require.ErrorContains(t, err, "is not the job's manifest_hash")
 	require.ErrorContains(t, err, "(HTTP 400)")
 

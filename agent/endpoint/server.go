@@ -43,12 +43,25 @@ type JobStatus struct {
 	Error    string `json:"error,omitempty"`
 	// EpochsProven is how many epochs the chain has settled as proven.
 	EpochsProven uint64 `json:"epochs_proven"`
+	// Preparing says what the agent does before the job starts (fetching
+	// its inputs); Refused why the lease's last manifest was refused after
+	// it was accepted (a failed fetch). Both are empty once a job runs.
+	Preparing string `json:"preparing,omitempty"`
+	Refused   string `json:"refused,omitempty"`
 }
 
-// Jobs is the agent's side: it starts a job from an accepted manifest and
-// answers for running ones.
+// Acceptance is the agent's answer to an accepted manifest: the job
+// started, or Preparing says what comes first (the job starts after it,
+// and the status tells how it went).
+type Acceptance struct {
+	Preparing string `json:"preparing,omitempty"`
+}
+
+// Jobs is the agent's side: it starts a job from an accepted manifest (or
+// starts preparing it: fetching inputs can outlast any request) and answers
+// for running ones.
 type Jobs interface {
-	Accept(ctx context.Context, l Lease, m Manifest) error
+	Accept(ctx context.Context, l Lease, m Manifest) (Acceptance, error)
 	Status(ctx context.Context, leaseID uint64) (JobStatus, error)
 	Logs(leaseID uint64) (io.ReadCloser, error)
 	Samples(leaseID, epoch uint64) ([]settlementtypes.Sample, bool)
@@ -192,13 +205,21 @@ func (s *Server) manifest(w http.ResponseWriter, r *http.Request, l Lease, body 
 		httpError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	if err := s.jobs.Accept(r.Context(), l, m); err != nil {
+	acc, err := s.jobs.Accept(r.Context(), l, m)
+	if err != nil {
 		httpError(w, http.StatusUnprocessableEntity, "%v", err)
 		return
 	}
 	// The manifest may carry secrets: log its hash, never its content.
-	s.log.Info("manifest accepted", "lease", l.ID, "manifest_sha256", l.ManifestHash)
-	writeJSON(w, http.StatusAccepted, map[string]any{"lease_id": l.ID, "accepted": true})
+	s.log.Info("manifest accepted", "lease", l.ID, "manifest_sha256", l.ManifestHash, "preparing", acc.Preparing)
+	writeJSON(w, http.StatusAccepted, ManifestAccepted{LeaseID: l.ID, Accepted: true, Preparing: acc.Preparing})
+}
+
+// ManifestAccepted is what POST …/manifest answers (202).
+type ManifestAccepted struct {
+	LeaseID   uint64 `json:"lease_id"`
+	Accepted  bool   `json:"accepted"`
+	Preparing string `json:"preparing,omitempty"`
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, l Lease, _ []byte) {

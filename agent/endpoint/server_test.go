@@ -52,9 +52,12 @@ type jobs struct {
 	samples  []settlementtypes.Sample
 }
 
-func (j *jobs) Accept(_ context.Context, l Lease, m Manifest) error {
+func (j *jobs) Accept(_ context.Context, l Lease, m Manifest) (Acceptance, error) {
 	j.accepted[l.ID] = m
-	return nil
+	if len(m.Inputs) > 0 {
+		return Acceptance{Preparing: fmt.Sprintf("fetching %d input(s)", len(m.Inputs))}, nil
+	}
+	return Acceptance{}, nil
 }
 
 func (j *jobs) Status(_ context.Context, id uint64) (JobStatus, error) {

@@ -133,8 +133,8 @@ func (l oneLease) Lease(_ context.Context, id uint64) (endpoint.Lease, error) {
 // noJobs: the job has ended; only its outputs are asked for.
 type noJobs struct{}
 
-func (noJobs) Accept(context.Context, endpoint.Lease, endpoint.Manifest) error {
-	return endpoint.ErrNoJob
+func (noJobs) Accept(context.Context, endpoint.Lease, endpoint.Manifest) (endpoint.Acceptance, error) {
+	return endpoint.Acceptance{}, endpoint.ErrNoJob
 }
 func (noJobs) Status(context.Context, uint64) (endpoint.JobStatus, error) {
 	return endpoint.JobStatus{}, endpoint.ErrNoJob

@@ -404,11 +404,11 @@ type recordingJobs struct {
 	accepted map[uint64]endpoint.Manifest
 }
 
-func (r *recordingJobs) Accept(_ context.Context, l endpoint.Lease, m endpoint.Manifest) error {
+func (r *recordingJobs) Accept(_ context.Context, l endpoint.Lease, m endpoint.Manifest) (endpoint.Acceptance, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.accepted[l.ID] = m
-	return nil
+	return endpoint.Acceptance{}, nil
 }
 
 func (r *recordingJobs) Status(_ context.Context, id uint64) (endpoint.JobStatus, error) {

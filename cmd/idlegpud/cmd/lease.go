@@ -51,8 +51,14 @@ func leaseCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := c.SendManifest(ctx, id, b); err != nil {
+				a, err := c.SendManifest(ctx, id, b)
+				if err != nil {
 					return err
+				}
+				if a.Preparing != "" {
+					// The lease starts once the inputs are in; status tells.
+					fmt.Fprintf(cmd.OutOrStdout(), "manifest accepted for lease %d: %s first (follow with `idlegpud lease status %d`)\n", id, a.Preparing, id)
+					return nil
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "manifest accepted for lease %d\n", id)
 				return nil
@@ -206,6 +212,10 @@ func proofRoot(ctx context.Context, clientCtx client.Context, leaseID, epoch uin
 // jobState says where the job stands: an exit code only once it has exited.
 func jobState(st endpoint.JobStatus) string {
 	switch {
+	case st.Preparing != "":
+		return "not started: " + st.Preparing
+	case st.Refused != "":
+		return "refused: " + st.Refused
 	case st.Running:
 		return "running"
 	case st.Exited && st.ExitCode >= 0:
