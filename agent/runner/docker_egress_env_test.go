@@ -11,11 +11,12 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/docker/docker/client"
+
+	"github.com/idlegpu/idlegpu/scripts/dockertest"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/dns/dnsmessage"
 	"golang.org/x/sys/unix"
@@ -74,61 +75,15 @@ func iptablesDockerd() string {
 
 // startIptablesDockerd starts a private dockerd that manages iptables (as a
 // production daemon does: DOCKER-USER, masquerading) but has no default
-// bridge; it is stopped when the test ends.
+// bridge; it is stopped when the test ends. Jobs' names are resolved by
+// the fake internet's private resolver.
 func startIptablesDockerd(t *testing.T) *client.Client {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "idlegpu-egress-")
-	require.NoError(t, err)
-	sock := filepath.Join(dir, "docker.sock")
-	logPath := filepath.Join(dir, "dockerd.log")
-	logFile, err := os.Create(logPath)
-	require.NoError(t, err)
-	cmd := exec.Command("dockerd",
-		"--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"),
-		"-H", "unix://"+sock, "--pidfile", filepath.Join(dir, "dockerd.pid"),
-		"--iptables=true", "--ip-masq=true", "--bridge=none",
-		// Jobs' names are resolved by the fake internet's private resolver.
-		"--dns", inetPrivate)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop := func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-		logFile.Close()
-		_ = os.RemoveAll(dir)
+	cli, err := dockertest.StartPrivate(t, dockertest.Options{Iptables: true, DNS: inetPrivate})
+	if err != nil {
+		t.Skipf("dockerd with iptables: %v", err)
 	}
-	cli, err := client.NewClientWithOpts(client.WithHost("unix://"+sock), client.WithAPIVersionNegotiation())
-	require.NoError(t, err)
-	deadline := time.Now().Add(60 * time.Second)
-	for ping(cli, 2*time.Second) != nil {
-		select {
-		case werr := <-exited:
-			exited <- werr
-			tail := logTail(logPath)
-			stop()
-			t.Skipf("dockerd with iptables exited (%v): %s", werr, tail)
-		default:
-		}
-		if time.Now().After(deadline) {
-			tail := logTail(logPath)
-			stop()
-			t.Fatalf("dockerd did not answer within 60 s: %s", tail)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Cleanup(func() {
-		cli.Close()
-		stop()
-	})
-	logVersion(t, cli)
+	dockertest.LogVersion(t, cli)
 	return cli
 }
 
