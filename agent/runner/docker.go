@@ -388,7 +388,7 @@ func (d *Docker) newJob(ctx context.Context, spec Spec, id string, ring *logRing
 	return &dockerJob{cli: d.cli, id: id, leaseID: spec.LeaseID, gpus: append([]string(nil), spec.GPUs...),
 		ring: ring, logDir: d.leaseDir(spec.LeaseID), scratch: d.scratchDir(spec.LeaseID),
 		grace: d.opts.Grace, hook: d.opts.GPUMemoryFree,
-		ctx: jobCtx, cancel: cancel, done: make(chan struct{}), logsDone: make(chan struct{})}
+		ctx: jobCtx, cancel: cancel, done: make(chan struct{}), logsDone: make(chan struct{}), exited: make(chan struct{})}
 }
 
 // validate refuses specs and options that would break the job's isolation.
@@ -497,7 +497,7 @@ func (d *Docker) create(ctx context.Context, config *container.Config, hc *conta
 	created, err := d.cli.ContainerCreate(ctx, config, hc, nil, nil, name)
 	if err != nil && hc.StorageOpt != nil && strings.Contains(strings.ToLower(err.Error()), "storage-opt") {
 		d.noStorageOpt.Store(true)
-		slog.Warn("docker runner: the storage driver cannot bound a container's writable layer (overlay2 needs xfs mounted with pquota); jobs' disk use is not limited",
+		slog.Warn("docker runner: the storage driver cannot bound a container's writable layer (overlay2 needs xfs mounted with pquota); the disk watchdog alone bounds jobs' disk use",
 			"err", err)
 		hc.StorageOpt = nil
 		created, err = d.cli.ContainerCreate(ctx, config, hc, nil, nil, name)

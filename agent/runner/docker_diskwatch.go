@@ -28,7 +28,8 @@ type diskWatch struct {
 	interval time.Duration
 }
 
-// watch measures until the job ends, killing it once over the limit.
+// watch measures until the container exits, killing the job once over the
+// limit.
 func (j *dockerJob) watchDisk(w diskWatch) {
 	t := time.NewTicker(w.interval)
 	defer t.Stop()
@@ -36,11 +37,13 @@ func (j *dockerJob) watchDisk(w diskWatch) {
 		select {
 		case <-j.ctx.Done():
 			return
+		case <-j.exited:
+			return
 		case <-t.C:
 		}
 		used, err := j.diskUsage(w)
 		if err != nil {
-			if j.ctx.Err() == nil {
+			if j.ctx.Err() == nil && !isClosed(j.exited) {
 				slog.Warn("docker runner: cannot measure a job's disk use", "lease", j.leaseID, "err", err)
 			}
 			continue
@@ -112,4 +115,14 @@ func dirUsage(root string) (int64, error) {
 		return nil
 	})
 	return total, err
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }

@@ -45,6 +45,9 @@ type dockerJob struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	logsDone chan struct{}
+	// exited is closed once the container has stopped running: the disk
+	// watchdog ends there, before the cleanup removes what it measures.
+	exited chan struct{}
 
 	mu     sync.Mutex
 	status Status
@@ -106,6 +109,7 @@ func (d *drainWriter) Write(p []byte) (int, error) {
 func (j *dockerJob) monitor() {
 	defer j.cancel()
 	code, waitErr := j.wait()
+	close(j.exited)
 	select {
 	case <-j.logsDone:
 	case <-time.After(logDrainTimeout):

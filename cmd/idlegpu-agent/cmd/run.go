@@ -154,8 +154,15 @@ func openRunner(c config.Runner, gpus gpu.Backend) (runner.Runner, error) {
 		if err := opts.CheckLimits(); err != nil {
 			return nil, limitsError(err, c, gpus)
 		}
-		// A job's GPUs are not offered again holding its memory.
-		opts.GPUMemoryFree = gpu.MemoryFreeCheck(gpus, gpuMemoryFreeWait, time.Second)
+		// A job's GPUs are not offered again holding its memory. Simulated
+		// GPUs (development, tests) have no device to ask the NVIDIA
+		// runtime for and no memory a job could hold: their jobs get only
+		// the variables naming them.
+		if gpus.Name() == "sim" {
+			opts.DeviceRequests = false
+		} else {
+			opts.GPUMemoryFree = gpu.MemoryFreeCheck(gpus, gpuMemoryFreeWait, time.Second)
+		}
 		// Jobs asking for internet egress run on the firewalled, shaped
 		// egress network. Offers publish egress only when configured, and
 		// then the agent does not start without the network: selling
