@@ -35,8 +35,11 @@ const modeFile = "mode.json"
 type ModeState struct {
 	Mode  Mode      `json:"mode"`
 	Since time.Time `json:"since,omitzero"`
-	// LeftAt is when the offers were closed and the GPUs deregistered.
-	LeftAt time.Time `json:"left_at,omitzero"`
+	// LeftAt is when the offers were closed and the GPUs deregistered;
+	// Left is what that leave did, for the operator's command to report
+	// whichever of it and the running agent sent it.
+	LeftAt time.Time    `json:"left_at,omitzero"`
+	Left   *LeaveResult `json:"left,omitempty"`
 }
 
 // Sells reports whether offers may be open in this mode (the zero Mode

@@ -72,7 +72,7 @@ func (d *Daemon) drain(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d.mode.LeftAt = time.Now().UTC()
+	d.mode.LeftAt, d.mode.Left = time.Now().UTC(), &res
 	if err := SaveMode(d.cfg.State.Dir, d.mode); err != nil {
 		return err
 	}

@@ -137,7 +137,7 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 	}
 	d.log.Warn("lease closed: its job ended early", "lease", l.Id, "reason", reason)
 	d.reg.update(l.Id, func(l *lease) { l.exited = true })
-	return nil
+	return d.stopJob(ctx, l.Id, "its job ended")
 }
 
 // keepClosing handles a lease ended early (CLOSING): its job stops now, and
@@ -278,5 +278,11 @@ func (d *Daemon) stopJob(ctx context.Context, leaseID uint64, why string) error 
 	}
 	st := job.Status()
 	d.reg.update(leaseID, func(l *lease) { l.job, l.ended = nil, &st })
+	// The job is gone: its outputs are final, and the renter may download
+	// them now rather than once the lease is settled (retire lists them
+	// again if this fails).
+	if err := d.finaliseOutputs(leaseID, time.Now()); err != nil {
+		d.log.Warn("outputs not listed yet", "lease", leaseID, "err", err)
+	}
 	return nil
 }

@@ -234,15 +234,45 @@ func (c controller) leave(ctx context.Context) error {
 		fmt.Fprintln(c.out, "leave        waits for those leases: the running agent completes it when they end")
 		return nil
 	}
+	if c.running != nil {
+		// The running agent read the mode and leaves on its next step;
+		// sending the same transactions beside it would race it.
+		return c.awaitLeave(ctx)
+	}
 	res, err := daemon.Leave(ctx, c.cl, c.q, c.provider, c.signer, c.local)
 	if err != nil {
 		return err
 	}
 	st, _ := daemon.LoadMode(c.cfg.State.Dir)
-	st.LeftAt = time.Now().UTC()
+	st.LeftAt, st.Left = time.Now().UTC(), &res
 	if err := daemon.SaveMode(c.cfg.State.Dir, st); err != nil {
 		return err
 	}
+	c.printLeave(res)
+	return nil
+}
+
+// awaitLeave waits for the running agent to record its leave.
+func (c controller) awaitLeave(ctx context.Context) error {
+	fmt.Fprintln(c.out, "leave        the running agent leaves within a block; waiting for it")
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		st, err := daemon.LoadMode(c.cfg.State.Dir)
+		if err == nil && !st.LeftAt.IsZero() && st.Left != nil {
+			c.printLeave(*st.Left)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the running agent has not left yet (its log says why): %w", ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// printLeave reports what a leave did.
+func (c controller) printLeave(res daemon.LeaveResult) {
 	fmt.Fprintf(c.out, "leave        %d offers closed, %d GPUs deregistered\n", res.ClosedOffers, res.Deregistered)
 	switch {
 	case res.OtherGPUs > 0:
@@ -256,5 +286,4 @@ func (c controller) leave(ctx context.Context) error {
 	default:
 		fmt.Fprintln(c.out, "stake        nothing bonded")
 	}
-	return nil
 }
