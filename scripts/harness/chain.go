@@ -177,6 +177,13 @@ func (c *Chain) CLI(args ...string) []byte {
 	return out
 }
 
+// TryCLI runs idlegpud like CLI and returns its output and error, for a
+// command expected to fail until something happens.
+func (c *Chain) TryCLI(args ...string) ([]byte, error) {
+	args = append(args, "--home", c.Home, "--node", c.RPC)
+	return exec.Command(c.bin.Idlegpud, args...).CombinedOutput()
+}
+
 // Query runs a query and decodes its JSON.
 func (c *Chain) Query(v any, args ...string) {
 	c.t.Helper()
