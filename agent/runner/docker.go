@@ -52,8 +52,13 @@ var (
 // DefaultPidsLimit bounds the number of processes in a job's container.
 const DefaultPidsLimit = 4096
 
-// LeaseLabel is the container label holding the lease id.
-const LeaseLabel = "idlegpu.lease"
+// LeaseLabel is the container label holding the lease id; EgressLabel
+// its egress in Mbit/s when it has any, so a restarted agent shapes an
+// adopted job as it was started.
+const (
+	LeaseLabel  = "idlegpu.lease"
+	EgressLabel = "idlegpu.egress-mbps"
+)
 
 // DockerOptions configure the docker runner. Use DefaultDockerOptions for
 // production: the zero value does not require digests, pull images or
@@ -335,6 +340,17 @@ func (d *Docker) Adopt(ctx context.Context, spec Spec) (Job, error) {
 		ring.Close()
 		return nil, fmt.Errorf("attach to the container of lease %d: %w", spec.LeaseID, err)
 	}
+	// Shaped again from its label: an agent that died between starting
+	// the container and shaping it left it unshaped (re-applying replaces
+	// the shapers). A job that cannot be shaped does not run on unshaped.
+	if spec.EgressMbps, err = egressOfLabel(info.Config.Labels); err == nil {
+		err = d.shapeEgress(ctx, spec, info.ID)
+	}
+	if err != nil {
+		j.run(stream, nil)
+		serr := j.Stop(context.WithoutCancel(ctx))
+		return nil, errors.Join(fmt.Errorf("lease %d: its job stopped: %w: %w", spec.LeaseID, err, ErrNotRunning), serr)
+	}
 	j.run(stream, d.diskWatch(spec))
 	d.useImage(j, info.Image)
 	return j, nil
@@ -434,6 +450,9 @@ func (d *Docker) containerConfig(spec Spec) (*container.Config, *container.HostC
 		Env:         spec.leaseEnv(),
 		Labels:      map[string]string{LeaseLabel: lease},
 		StopTimeout: &stopTimeout,
+	}
+	if spec.EgressMbps > 0 {
+		config.Labels[EgressLabel] = strconv.FormatUint(uint64(spec.EgressMbps), 10)
 	}
 	pids := d.opts.PidsLimit
 	hostConfig := &container.HostConfig{

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -277,6 +278,9 @@ func (d *Docker) shapeEgress(ctx context.Context, spec Spec, id string) error {
 	if spec.EgressMbps == 0 {
 		return nil
 	}
+	if d.opts.Egress == nil {
+		return fmt.Errorf("%w: lease %d has %d Mbit/s of egress to shape", ErrNoEgress, spec.LeaseID, spec.EgressMbps)
+	}
 	info, err := d.cli.ContainerInspect(ctx, id)
 	if err != nil {
 		return fmt.Errorf("inspect container of lease %d: %w", spec.LeaseID, err)
@@ -291,4 +295,19 @@ func (d *Docker) shapeEgress(ctx context.Context, spec Spec, id string) error {
 		return fmt.Errorf("shape egress of lease %d: %w", spec.LeaseID, err)
 	}
 	return nil
+}
+
+// egressOfLabel is the egress a job was started with (EgressLabel; none:
+// 0). A job with egress on a runner that has no egress network cannot be
+// shaped: an error.
+func egressOfLabel(labels map[string]string) (uint32, error) {
+	v, ok := labels[EgressLabel]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(v, 10, 32)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("label %s=%q: want a positive number of Mbit/s", EgressLabel, v)
+	}
+	return uint32(n), nil
 }

@@ -151,6 +151,24 @@ func TestDockerEgress(t *testing.T) {
 		require.Equal(t, strconv.Itoa(size)+"\n", jobLog(t, j), "the job received everything")
 	})
 
+	t.Run("an adopted job is shaped again", func(t *testing.T) {
+		j, err := d.Start(ctx, Spec{LeaseID: 9107, Image: img, EgressMbps: 8, Command: []string{"sleep", "60"}})
+		require.NoError(t, err)
+		defer func() { _ = j.Stop(ctx) }()
+		// The agent died between starting the container and shaping it.
+		veth := hostVeth(t)
+		egressExec(t, "tc", "qdisc", "del", "dev", veth, "root")
+		require.NotContains(t, egressExec(t, "tc", "qdisc", "show", "dev", veth), "tbf")
+
+		again := NewDocker(cli, limited(DockerOptions{LogDir: t.TempDir(), Grace: time.Second, Egress: egress}))
+		adopted, err := again.Adopt(ctx, Spec{LeaseID: 9107, Image: img})
+		require.NoError(t, err)
+		qdiscs := egressExec(t, "tc", "qdisc", "show", "dev", veth)
+		require.Contains(t, qdiscs, "tbf")
+		require.Contains(t, qdiscs, "rate 8Mbit", "the rate from the container's label")
+		require.NoError(t, adopted.Stop(ctx))
+	})
+
 	t.Run("refused without an egress network", func(t *testing.T) {
 		plain := NewDocker(cli, limited(DockerOptions{LogDir: t.TempDir()}))
 		_, err := plain.Start(ctx, Spec{LeaseID: 9105, Image: img, EgressMbps: 10, Command: []string{"true"}})

@@ -427,6 +427,14 @@ func TestDockerAdoptFindsNothing(t *testing.T) {
 		{name: "the lease's container exited while the agent was away: removed", wantState: "missing",
 			wantHook: [][]string{{"GPU-a"}},
 			setup:    func(fake *fakeDocker) { fake.create(name, map[string]string{LeaseLabel: "6"}, false, 0) }},
+		// Started with egress, found by a runner that cannot shape it (its
+		// egress network gone from the config): stopped, never run unshaped.
+		{name: "the lease's container has egress this runner cannot shape: stopped", wantState: "missing",
+			wantHook: [][]string{{"GPU-a"}},
+			setup:    func(fake *fakeDocker) { fake.create(name, map[string]string{LeaseLabel: "6", EgressLabel: "40"}, true, 0) }},
+		{name: "the lease's container has a malformed egress label: stopped", wantState: "missing",
+			wantHook: [][]string{{"GPU-a"}},
+			setup:    func(fake *fakeDocker) { fake.create(name, map[string]string{LeaseLabel: "6", EgressLabel: "fast"}, true, 0) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
