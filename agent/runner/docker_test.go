@@ -431,10 +431,14 @@ func TestDockerAdoptFindsNothing(t *testing.T) {
 		// egress network gone from the config): stopped, never run unshaped.
 		{name: "the lease's container has egress this runner cannot shape: stopped", wantState: "missing",
 			wantHook: [][]string{{"GPU-a"}},
-			setup:    func(fake *fakeDocker) { fake.create(name, map[string]string{LeaseLabel: "6", EgressLabel: "40"}, true, 0) }},
+			setup: func(fake *fakeDocker) {
+				fake.create(name, map[string]string{LeaseLabel: "6", EgressLabel: "40"}, true, 0)
+			}},
 		{name: "the lease's container has a malformed egress label: stopped", wantState: "missing",
 			wantHook: [][]string{{"GPU-a"}},
-			setup:    func(fake *fakeDocker) { fake.create(name, map[string]string{LeaseLabel: "6", EgressLabel: "fast"}, true, 0) }},
+			setup: func(fake *fakeDocker) {
+				fake.create(name, map[string]string{LeaseLabel: "6", EgressLabel: "fast"}, true, 0)
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
