@@ -127,6 +127,9 @@ type Endpoint struct {
 	Listen  string `toml:"listen" comment:"host:port to listen on."`
 	TLSCert string `toml:"tls_cert" comment:"PEM certificate the endpoint serves (init makes a self-signed one; its sha256 is the pin registered on chain). Empty: plain HTTP, allowed on loopback only."`
 	TLSKey  string `toml:"tls_key" comment:"PEM private key of tls_cert."`
+	// The connection caps keep one host from starving the others.
+	MaxConns        int `toml:"max_conns" comment:"Open connections at most; more wait in the kernel's backlog (0: 256)."`
+	MaxConnsPerHost int `toml:"max_conns_per_host" comment:"Open connections from one address (an IPv6 /64) at most; more are closed at once. Raise it when many renters reach you through one NAT (0: 16; held below half of max_conns)."`
 }
 
 // isLoopback: localhost or a loopback IP.
@@ -209,6 +212,9 @@ func (c Config) Validate() error {
 	need("key.keyring_dir", c.Key.KeyringDir)
 	need("state.dir", c.State.Dir)
 	need("endpoint.listen", c.Endpoint.Listen)
+	if c.Endpoint.MaxConns < 0 || c.Endpoint.MaxConnsPerHost < 0 {
+		errs = append(errs, fmt.Errorf("endpoint.max_conns %d and max_conns_per_host %d: want 0 (the default) or more", c.Endpoint.MaxConns, c.Endpoint.MaxConnsPerHost))
+	}
 	if (c.Endpoint.TLSCert == "") != (c.Endpoint.TLSKey == "") {
 		errs = append(errs, errors.New("endpoint.tls_cert and endpoint.tls_key go together"))
 	}

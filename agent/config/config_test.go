@@ -179,3 +179,12 @@ func TestEgressAboveTheChainsBound(t *testing.T) {
 	c.Runner.EgressMbpsPerGPU = offertypes.MaxEgressMbpsPerGPU + 1
 	require.ErrorContains(t, c.Validate(), "runner.egress_mbps_per_gpu: 100001 is above the chain's bound of 100000 Mbit/s per GPU")
 }
+
+// The endpoint's connection caps: 0 is the default, negatives are refused.
+func TestEndpointConnectionCaps(t *testing.T) {
+	c := Default("/tmp/agent")
+	c.Endpoint.MaxConns, c.Endpoint.MaxConnsPerHost = 1024, 200
+	require.NotContains(t, fmt.Sprint(c.Validate()), "max_conns")
+	c.Endpoint.MaxConnsPerHost = -1
+	require.ErrorContains(t, c.Validate(), "endpoint.max_conns 1024 and max_conns_per_host -1: want 0 (the default) or more")
+}

@@ -375,16 +375,16 @@ func (d *Daemon) listen() ([]server, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/", ep.Handler())
 	var out []server
-	add := func(name, addr string, h http.Handler, tlsCfg *tls.Config) error {
+	add := func(name, addr string, h http.Handler, tlsCfg *tls.Config, lim endpoint.HTTPLimits) error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		ln = endpoint.Listener(ln, endpoint.HTTPLimits{})
+		ln = endpoint.Listener(ln, lim)
 		if tlsCfg != nil {
 			ln = tls.NewListener(ln, tlsCfg)
 		}
-		srv := endpoint.NewHTTPServer(h, endpoint.HTTPLimits{})
+		srv := endpoint.NewHTTPServer(h, lim)
 		out = append(out, server{name: name, serve: func(ctx context.Context) error {
 			go func() {
 				<-ctx.Done()
@@ -409,14 +409,16 @@ func (d *Daemon) listen() ([]server, error) {
 		}
 		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
-	if err := add("endpoint", d.cfg.Endpoint.Listen, mux, tlsCfg); err != nil {
+	// Renters behind one NAT share a host's cap: the provider may raise it.
+	lim := endpoint.HTTPLimits{MaxConns: d.cfg.Endpoint.MaxConns, MaxConnsPerHost: d.cfg.Endpoint.MaxConnsPerHost}
+	if err := add("endpoint", d.cfg.Endpoint.Listen, mux, tlsCfg, lim); err != nil {
 		return nil, err
 	}
 	if d.cfg.Metrics.Listen != "" {
 		mm := http.NewServeMux()
 		mm.Handle("/metrics", d.m.Handler())
 		mm.Handle("/healthz", d.health.handler(d.params.Settlement.SampleInterval()))
-		if err := add("metrics", d.cfg.Metrics.Listen, mm, nil); err != nil {
+		if err := add("metrics", d.cfg.Metrics.Listen, mm, nil, endpoint.HTTPLimits{}); err != nil {
 			return nil, err
 		}
 	}
