@@ -6,6 +6,7 @@ package policy
 
 import (
 	"fmt"
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
 	"strings"
 
 	sdkmath "cosmossdk.io/math"
@@ -14,7 +15,6 @@ import (
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/idlegpu/idlegpu/agent/config"
-	auctioncli "github.com/idlegpu/idlegpu/x/auction/client/cli"
 )
 
 // Lane is the market lane a price applies to.
@@ -119,7 +119,7 @@ func ResolvePrices(prices []config.Price, metas []banktypes.Metadata) ([]config.
 				continue
 			}
 			fail := func(err error) error { return &PriceError{Index: i, Key: f.key, Value: *f.v, Err: err} }
-			c, err := auctioncli.ParsePrice(*f.v, metas)
+			c, err := units.ParsePrice(*f.v, metas)
 			if err != nil {
 				return nil, fail(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
 	"io"
 	"net/http"
 	"strconv"
@@ -241,7 +242,7 @@ func (s *Server) checkSamples(ctx context.Context, c endpointCall, body []byte) 
 		smp := sp.Sample
 		ans.Samples = append(ans.Samples, sampleView{
 			Time: time.UnixMilli(smp.TimestampMs).UTC().Format("15:04:05.000"), GPU: Short(smp.GpuUuid),
-			Util: Bps(smp.UtilBps), Memory: MiB(smp.MemUsedMib), Power: chartNumber(float64(smp.PowerMw)/1000) + " W",
+			Util: units.Bps(smp.UtilBps), Memory: units.MiB(smp.MemUsedMib), Power: chartNumber(float64(smp.PowerMw)/1000) + " W",
 			Temp: fmt.Sprintf("%d °C", smp.TempC),
 		})
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
 	"net/http"
 	"strings"
 	"time"
@@ -11,7 +12,6 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
-	"github.com/idlegpu/idlegpu/x/auction/client/cli"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
@@ -98,7 +98,7 @@ func (s *Server) prepareWithdraw(r *http.Request) (any, error) {
 	if v != "" && strings.Trim(v, "0123456789.") == "" {
 		v += s.units.Display(bp.Denom)
 	}
-	amount, err := cli.ParsePrice(v, s.units.Metadata())
+	amount, err := units.ParsePrice(v, s.units.Metadata())
 	if err != nil || amount.Denom != bp.Denom {
 		return nil, badRequest("amount %q: an amount of %s, e.g. 2.5", r.FormValue("amount"), s.units.Symbol(bp.Denom))
 	}
@@ -118,5 +118,5 @@ func (s *Server) prepareWithdraw(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return prepared{TypedData: walletTypedData(wallet.WithdrawTypedData(a, addr)), Signed: cli.SignedJob{Withdraw: bz}, MaxFee: s.units.Coin(a.MaxRelayerFee)}, nil
+	return prepared{TypedData: walletTypedData(wallet.WithdrawTypedData(a, addr)), Signed: wallet.SignedJob{Withdraw: bz}, MaxFee: s.units.Coin(a.MaxRelayerFee)}, nil
 }

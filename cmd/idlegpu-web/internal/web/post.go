@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -15,7 +16,6 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/app/chaincfg"
-	"github.com/idlegpu/idlegpu/x/auction/client/cli"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
@@ -84,30 +84,30 @@ func (s *Server) parse(f jobForm, params auctiontypes.Params) (escrowPreview, er
 	if r := strings.TrimSpace(f.Region); r != "" {
 		spec.Regions = []string{r}
 	}
-	if spec.MinMemoryMib, err = cli.ParseMemoryMiB(f.MinMemory); err != nil {
+	if spec.MinMemoryMib, err = units.ParseMemoryMiB(f.MinMemory); err != nil {
 		return p, badRequest("memory per GPU: %v", err)
 	}
-	if spec.Tier, err = cli.ParseTier(f.Tier); err != nil {
+	if spec.Tier, err = units.ParseTier(f.Tier); err != nil {
 		return p, badRequest("%v", err)
 	}
 	spec.Preemptible = spec.Tier == auctiontypes.TIER_BRONZE
-	if spec.DurationSeconds, err = cli.ParseDurationSeconds(strings.TrimSpace(f.Duration)); err != nil {
+	if spec.DurationSeconds, err = units.ParseDurationSeconds(strings.TrimSpace(f.Duration)); err != nil {
 		return p, badRequest("duration %q: %v (e.g. 90m or 2h)", f.Duration, err)
 	}
 	price := strings.ReplaceAll(strings.TrimSpace(f.MaxPrice), " ", "")
 	if price == "" {
 		return p, badRequest("maximum price: e.g. 1.5usdc/gpu-h")
 	}
-	if spec.MaxPrice, err = cli.ParsePrice(strings.ToLower(price), s.units.Metadata()); err != nil {
+	if spec.MaxPrice, err = units.ParsePrice(strings.ToLower(price), s.units.Metadata()); err != nil {
 		return p, badRequest("%v", err)
 	}
-	if spec.Image, spec.ImageDigest, err = cli.ParseImage(strings.TrimSpace(f.Image)); err != nil {
+	if spec.Image, spec.ImageDigest, err = units.ParseImage(strings.TrimSpace(f.Image)); err != nil {
 		return p, badRequest("%v", err)
 	}
 	if strings.TrimSpace(f.Manifest) == "" {
 		return p, badRequest("manifest: paste the JSON you will send the provider; only its sha256 goes on chain")
 	}
-	spec.ManifestHash = cli.ManifestHash([]byte(f.Manifest))
+	spec.ManifestHash = auctiontypes.ManifestHash([]byte(f.Manifest))
 	wl, ok := offertypes.Workload_value["WORKLOAD_"+strings.ToUpper(strings.TrimSpace(f.Workload))]
 	if !ok || wl == 0 {
 		return p, badRequest("workload %q: want inference, training, batch or render", f.Workload)
@@ -131,7 +131,7 @@ func (s *Server) parse(f jobForm, params auctiontypes.Params) (escrowPreview, er
 		if strings.Trim(v, "0123456789.") == "" {
 			v += s.units.Display(spec.MaxPrice.Denom)
 		}
-		c, err := cli.ParsePrice(v, s.units.Metadata())
+		c, err := units.ParsePrice(v, s.units.Metadata())
 		if err != nil || c.Denom != spec.MaxPrice.Denom {
 			return p, badRequest("relayer fee %q: an amount of %s, e.g. 0.05", f.MaxRelayerFee, s.units.Symbol(spec.MaxPrice.Denom))
 		}

@@ -25,7 +25,6 @@ import (
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/app/canon"
 	"github.com/idlegpu/idlegpu/app/chaincfg"
-	"github.com/idlegpu/idlegpu/x/auction/client/cli"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
@@ -86,10 +85,10 @@ func (s *Server) api(f apiFunc) http.HandlerFunc {
 // prepared is what the page hands the wallet: the EIP-712 typed data to
 // sign and the message it encodes, to send back with the signature.
 type prepared struct {
-	TypedData walletTypedData `json:"typedData"`
-	Signed    cli.SignedJob   `json:"signed"`
-	Escrow    string          `json:"escrow,omitempty"`
-	MaxFee    string          `json:"maxFee,omitempty"`
+	TypedData walletTypedData  `json:"typedData"`
+	Signed    wallet.SignedJob `json:"signed"`
+	Escrow    string           `json:"escrow,omitempty"`
+	MaxFee    string           `json:"maxFee,omitempty"`
 }
 
 // walletTypedData is typed data as the page hands it to the wallet: every
@@ -159,7 +158,7 @@ func (s *Server) prepareJob(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return prepared{
-		TypedData: walletTypedData(wallet.JobBidTypedData(bid, addr)), Signed: cli.SignedJob{Bid: bz},
+		TypedData: walletTypedData(wallet.JobBidTypedData(bid, addr)), Signed: wallet.SignedJob{Bid: bz},
 		Escrow: s.units.Coin(p.Escrow), MaxFee: s.units.Coin(p.MaxFee),
 	}, nil
 }
@@ -199,7 +198,7 @@ func (s *Server) prepareCancel(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return prepared{TypedData: walletTypedData(wallet.CancelJobTypedData(a, addr)), Signed: cli.SignedJob{Cancel: bz}, MaxFee: s.units.Coin(a.MaxRelayerFee)}, nil
+	return prepared{TypedData: walletTypedData(wallet.CancelJobTypedData(a, addr)), Signed: wallet.SignedJob{Cancel: bz}, MaxFee: s.units.Coin(a.MaxRelayerFee)}, nil
 }
 
 // prepareClose: a CloseLeaseAuth for the lease's renter.
@@ -237,7 +236,7 @@ func (s *Server) prepareClose(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return prepared{TypedData: walletTypedData(wallet.CloseLeaseTypedData(a, addr)), Signed: cli.SignedJob{Close: bz}, MaxFee: s.units.Coin(a.MaxRelayerFee)}, nil
+	return prepared{TypedData: walletTypedData(wallet.CloseLeaseTypedData(a, addr)), Signed: wallet.SignedJob{Close: bz}, MaxFee: s.units.Coin(a.MaxRelayerFee)}, nil
 }
 
 // relayed is what the relay endpoints answer.
@@ -254,12 +253,12 @@ type relayed struct {
 }
 
 // readSigned decodes a signed message as sign-job prints it.
-func readSigned(r *http.Request) (cli.SignedJob, []byte, error) {
+func readSigned(r *http.Request) (wallet.SignedJob, []byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return cli.SignedJob{}, nil, badRequest("%v", err)
+		return wallet.SignedJob{}, nil, badRequest("%v", err)
 	}
-	var sj cli.SignedJob
+	var sj wallet.SignedJob
 	if err := json.Unmarshal(body, &sj); err != nil {
 		return sj, nil, badRequest("not a signed message: %v", err)
 	}
@@ -317,7 +316,7 @@ func (s *Server) relayWithdraw(r *http.Request) (any, error) { return s.relay(r,
 // wallet.UnmarshalSignedJSON, so a number not in plain decimal is refused
 // (a 400 carrying auctiontypes.ErrInvalidSignedMsg, naming the field), and
 // its signature is checked off chain.
-func (s *Server) signedMsg(sj cli.SignedJob, sig []byte, want, submitter string) (sdk.Msg, sdkmath.Int, error) {
+func (s *Server) signedMsg(sj wallet.SignedJob, sig []byte, want, submitter string) (sdk.Msg, sdkmath.Int, error) {
 	enc, err := chain.Encoding()
 	if err != nil {
 		return nil, sdkmath.Int{}, err

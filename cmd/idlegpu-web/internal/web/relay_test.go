@@ -17,7 +17,6 @@ import (
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/app/apptesting"
 	"github.com/idlegpu/idlegpu/app/chaincfg"
-	"github.com/idlegpu/idlegpu/x/auction/client/cli"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 )
@@ -105,7 +104,7 @@ func TestSignedMsgRefusesNonCanonicalNumbers(t *testing.T) {
 	s := &Server{cfg: Config{ChainID: "idlegpu-local", RelayerFee: sdkmath.NewInt(50_000)}}
 	const submitter = "idle1submitter"
 
-	msg, fee, err := s.signedMsg(cli.SignedJob{Bid: bz}, sig, "bid", submitter)
+	msg, fee, err := s.signedMsg(wallet.SignedJob{Bid: bz}, sig, "bid", submitter)
 	require.NoError(t, err)
 	got := msg.(*auctiontypes.MsgSubmitSignedJob)
 	require.Equal(t, submitter, got.Submitter)
@@ -122,13 +121,13 @@ func TestSignedMsgRefusesNonCanonicalNumbers(t *testing.T) {
 	var plain auctiontypes.JobBid
 	require.NoError(t, enc.Codec.UnmarshalJSON([]byte(octal), &plain))
 	require.Equal(t, int64(425984), plain.Spec.MaxPrice.Amount.Int64())
-	_, _, err = s.signedMsg(cli.SignedJob{Bid: json.RawMessage(octal)}, sig, "bid", submitter)
+	_, _, err = s.signedMsg(wallet.SignedJob{Bid: json.RawMessage(octal)}, sig, "bid", submitter)
 	require.ErrorIs(t, err, auctiontypes.ErrInvalidSignedMsg)
 	require.ErrorAs(t, err, new(errBadRequest))
 	require.EqualError(t, err, `bid.spec.max_price.amount: "001500000" is not a canonical decimal integer: invalid signed message`)
 
 	for _, want := range []string{"bid", "cancel", "close", "withdraw"} {
-		_, _, err = s.signedMsg(cli.SignedJob{}, sig, want, submitter)
+		_, _, err = s.signedMsg(wallet.SignedJob{}, sig, want, submitter)
 		require.EqualError(t, err, "want a signed "+want)
 	}
 }
@@ -155,7 +154,7 @@ func TestSignedWithdrawRelay(t *testing.T) {
 	s := &Server{cfg: Config{ChainID: "idlegpu-local", RelayerFee: sdkmath.NewInt(50_000)}}
 	const submitter = "idle1submitter"
 
-	msg, fee, err := s.signedMsg(cli.SignedJob{Withdraw: bz}, sig, "withdraw", submitter)
+	msg, fee, err := s.signedMsg(wallet.SignedJob{Withdraw: bz}, sig, "withdraw", submitter)
 	require.NoError(t, err)
 	got := msg.(*auctiontypes.MsgSubmitSignedWithdraw)
 	require.Equal(t, a, got.Auth)
@@ -163,13 +162,13 @@ func TestSignedWithdrawRelay(t *testing.T) {
 	require.Equal(t, fee, got.RelayerFee)
 
 	raised := strings.Replace(string(bz), `"amount":"2500000"`, `"amount":"2500001"`, 1)
-	_, _, err = s.signedMsg(cli.SignedJob{Withdraw: json.RawMessage(raised)}, sig, "withdraw", submitter)
+	_, _, err = s.signedMsg(wallet.SignedJob{Withdraw: json.RawMessage(raised)}, sig, "withdraw", submitter)
 	var ae apiError
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, http.StatusForbidden, ae.code)
 
 	hexAmount := strings.Replace(string(bz), `"amount":"2500000"`, `"amount":"0x2625a0"`, 1)
-	_, _, err = s.signedMsg(cli.SignedJob{Withdraw: json.RawMessage(hexAmount)}, sig, "withdraw", submitter)
+	_, _, err = s.signedMsg(wallet.SignedJob{Withdraw: json.RawMessage(hexAmount)}, sig, "withdraw", submitter)
 	require.ErrorIs(t, err, auctiontypes.ErrInvalidSignedMsg)
 	require.EqualError(t, err, `withdraw.amount.amount: "0x2625a0" is not a canonical decimal integer: invalid signed message`)
 }

@@ -10,6 +10,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -50,7 +51,7 @@ type Server struct {
 	conn    grpc.ClientConnInterface
 	db      *index.DB
 	relayer *chain.Client
-	units   *Units
+	units   *units.Units
 	pages   map[string]*template.Template
 	market  *marketCache
 	mux     *http.ServeMux
@@ -72,7 +73,7 @@ func New(ctx context.Context, cfg Config, conn grpc.ClientConnInterface, db *ind
 	}
 	s := &Server{
 		cfg: cfg, conn: conn, db: db, relayer: relayer,
-		units: NewUnits(metas.Metadatas),
+		units: units.NewUnits(metas.Metadatas),
 	}
 	s.market = &marketCache{conn: conn, now: time.Now, log: func(err error) { cfg.Log.Warn("reading the market", "err", err) }}
 	// The first read of every offer is done now, not by the first visitor.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
 	"html/template"
 	"io/fs"
 	"strings"
@@ -48,12 +49,12 @@ func (s *Server) funcs() template.FuncMap {
 			}
 			return u.Coin(c) + "/GPU-h"
 		},
-		"bps":       Bps,
+		"bps":       units.Bps,
 		"amountI":   func(a int64, denom string) string { return u.Amount(sdkmath.NewInt(a), denom) },
 		"watts":     func(mw uint32) string { return chartNumber(float64(mw)/1000) + " W" },
 		"energy":    Energy,
-		"mib":       MiB,
-		"seconds":   Seconds,
+		"mib":       units.MiB,
+		"seconds":   units.Seconds,
 		"when":      When,
 		"whenShort": WhenShort,
 		"short":     Short,
@@ -70,7 +71,7 @@ func (s *Server) funcs() template.FuncMap {
 			if gpus == 0 {
 				return "—"
 			}
-			return Bps(uint32(leased * 10_000 / gpus))
+			return units.Bps(uint32(leased * 10_000 / gpus))
 		},
 	}
 }

@@ -84,7 +84,7 @@ withdrawal; nothing is broadcast.`,
 				return err
 			}
 			cmd.PrintErrf("signed: %s to %s on EVM chain %d\n", amount, crypto.PubkeyToAddress(key.PublicKey).Hex(), a.EvmChainId)
-			return printSigned(cmd, SignedJob{Withdraw: bz, Signature: "0x" + hex.EncodeToString(sig)})
+			return printSigned(cmd, wallet.SignedJob{Withdraw: bz, Signature: "0x" + hex.EncodeToString(sig)})
 		},
 	}
 	f := cmd.Flags()

@@ -40,17 +40,6 @@ const (
 	EnvEthPassphrase = "IDLEGPU_ETH_PASSPHRASE"
 )
 
-// SignedJob is what sign-job, sign-cancel, sign-close and sign-withdraw
-// print and submit-signed-job reads: one of bid, cancel, close or
-// withdraw, and the signature.
-type SignedJob struct {
-	Bid       json.RawMessage `json:"bid,omitempty"`
-	Cancel    json.RawMessage `json:"cancel,omitempty"`
-	Close     json.RawMessage `json:"close,omitempty"`
-	Withdraw  json.RawMessage `json:"withdraw,omitempty"`
-	Signature string          `json:"signature"`
-}
-
 // SignJobCmd is `tx auction sign-job`.
 func SignJobCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -98,7 +87,7 @@ evm_verifying_contract); nothing is broadcast.`,
 			if err != nil {
 				return err
 			}
-			return printSigned(cmd, SignedJob{Bid: bz, Signature: "0x" + hex.EncodeToString(sig)})
+			return printSigned(cmd, wallet.SignedJob{Bid: bz, Signature: "0x" + hex.EncodeToString(sig)})
 		},
 	}
 	addSpecFlags(cmd)
@@ -131,7 +120,7 @@ func bidFromFlags(cmd *cobra.Command, clientCtx client.Context, params types.Par
 
 // printSigned writes a signed message as the JSON submit-signed-job reads
 // (on stdout as is: `> bid.json`, whatever --output says).
-func printSigned(cmd *cobra.Command, sj SignedJob) error {
+func printSigned(cmd *cobra.Command, sj wallet.SignedJob) error {
 	out, err := json.MarshalIndent(sj, "", "  ")
 	if err != nil {
 		return err
@@ -162,7 +151,7 @@ withdrawal always pays the signer's own EVM address.`,
 			if err != nil {
 				return fmt.Errorf("reading the signed bid: %w", err)
 			}
-			var sj SignedJob
+			var sj wallet.SignedJob
 			if err := json.Unmarshal(raw, &sj); err != nil {
 				return fmt.Errorf("%s: not a signed bid: %w", args[0], err)
 			}
@@ -217,15 +206,15 @@ withdrawal always pays the signer's own EVM address.`,
 // SignCancelCmd is `tx auction sign-cancel`.
 func SignCancelCmd() *cobra.Command {
 	cmd := signActionCmd("sign-cancel <job-id>", "Sign the cancellation of your job with an Ethereum key, for anyone to submit",
-		func(clientCtx client.Context, params types.Params, t signedTerms, id uint64, key *ecdsa.PrivateKey) (SignedJob, error) {
+		func(clientCtx client.Context, params types.Params, t signedTerms, id uint64, key *ecdsa.PrivateKey) (wallet.SignedJob, error) {
 			a := types.CancelJobAuth{Renter: t.renter, JobId: id, CosmosChainId: t.chainID, Nonce: t.nonce, Deadline: t.deadline,
 				MaxRelayerFee: t.maxFee, EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract}
 			sig, err := wallet.SignCancelJob(a, key)
 			if err != nil {
-				return SignedJob{}, err
+				return wallet.SignedJob{}, err
 			}
 			bz, err := clientCtx.Codec.MarshalJSON(&a)
-			return SignedJob{Cancel: bz, Signature: "0x" + hex.EncodeToString(sig)}, err
+			return wallet.SignedJob{Cancel: bz, Signature: "0x" + hex.EncodeToString(sig)}, err
 		})
 	return cmd
 }
@@ -233,15 +222,15 @@ func SignCancelCmd() *cobra.Command {
 // SignCloseCmd is `tx auction sign-close`.
 func SignCloseCmd() *cobra.Command {
 	cmd := signActionCmd("sign-close <lease-id>", "Sign the early close of your lease with an Ethereum key, for anyone to submit",
-		func(clientCtx client.Context, params types.Params, t signedTerms, id uint64, key *ecdsa.PrivateKey) (SignedJob, error) {
+		func(clientCtx client.Context, params types.Params, t signedTerms, id uint64, key *ecdsa.PrivateKey) (wallet.SignedJob, error) {
 			a := types.CloseLeaseAuth{Renter: t.renter, LeaseId: id, Reason: t.reason, CosmosChainId: t.chainID, Nonce: t.nonce,
 				Deadline: t.deadline, MaxRelayerFee: t.maxFee, EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract}
 			sig, err := wallet.SignCloseLease(a, key)
 			if err != nil {
-				return SignedJob{}, err
+				return wallet.SignedJob{}, err
 			}
 			bz, err := clientCtx.Codec.MarshalJSON(&a)
-			return SignedJob{Close: bz, Signature: "0x" + hex.EncodeToString(sig)}, err
+			return wallet.SignedJob{Close: bz, Signature: "0x" + hex.EncodeToString(sig)}, err
 		})
 	cmd.Flags().String(flagReason, "", "a short note for the record")
 	return cmd
@@ -258,7 +247,7 @@ type signedTerms struct {
 	maxFee                  sdk.Coin
 }
 
-func signActionCmd(use, short string, build func(client.Context, types.Params, signedTerms, uint64, *ecdsa.PrivateKey) (SignedJob, error)) *cobra.Command {
+func signActionCmd(use, short string, build func(client.Context, types.Params, signedTerms, uint64, *ecdsa.PrivateKey) (wallet.SignedJob, error)) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,

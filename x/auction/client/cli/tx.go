@@ -5,6 +5,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -109,20 +110,20 @@ func specFromFlags(cmd *cobra.Command, clientCtx client.Context) (types.JobSpec,
 	spec.AllowSplit, _ = f.GetBool(flagAllowSplit)
 	minimaFromFlags(f, &spec)
 	mem, _ := f.GetString(flagMinMemory)
-	if spec.MinMemoryMib, err = ParseMemoryMiB(mem); err != nil {
+	if spec.MinMemoryMib, err = units.ParseMemoryMiB(mem); err != nil {
 		return spec, err
 	}
 	tier, _ := f.GetString(flagTier)
-	if spec.Tier, err = ParseTier(tier); err != nil {
+	if spec.Tier, err = units.ParseTier(tier); err != nil {
 		return spec, err
 	}
 	spec.Preemptible = spec.Tier == types.TIER_BRONZE
 	dur, _ := f.GetString(flagDuration)
-	if spec.DurationSeconds, err = ParseDurationSeconds(dur); err != nil {
+	if spec.DurationSeconds, err = units.ParseDurationSeconds(dur); err != nil {
 		return spec, fmt.Errorf("--%s: %w", flagDuration, err)
 	}
 	image, _ := f.GetString(flagImage)
-	if spec.Image, spec.ImageDigest, err = ParseImage(image); err != nil {
+	if spec.Image, spec.ImageDigest, err = units.ParseImage(image); err != nil {
 		return spec, err
 	}
 	path, _ := f.GetString(flagManifest)
@@ -130,7 +131,7 @@ func specFromFlags(cmd *cobra.Command, clientCtx client.Context) (types.JobSpec,
 	if err != nil {
 		return spec, fmt.Errorf("reading the manifest: %w", err)
 	}
-	spec.ManifestHash = ManifestHash(manifest)
+	spec.ManifestHash = types.ManifestHash(manifest)
 	w, _ := f.GetString(flagWorkload)
 	wl, ok := offertypes.Workload_value["WORKLOAD_"+upper(w)]
 	if !ok || wl == 0 {
@@ -146,7 +147,7 @@ func specFromFlags(cmd *cobra.Command, clientCtx client.Context) (types.JobSpec,
 		return spec, fmt.Errorf("reading denom metadata: %w", err)
 	}
 	price, _ := f.GetString(flagMaxPrice)
-	if spec.MaxPrice, err = ParsePrice(price, metas.Metadatas); err != nil {
+	if spec.MaxPrice, err = units.ParsePrice(price, metas.Metadatas); err != nil {
 		return spec, fmt.Errorf("--%s: %w", flagMaxPrice, err)
 	}
 	window, _ := f.GetInt64(flagBidWindow)

@@ -1,4 +1,4 @@
-package cli_test
+package units_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idlegpu/idlegpu/app"
-	"github.com/idlegpu/idlegpu/x/auction/client/cli"
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
 
@@ -21,43 +21,41 @@ func TestParsePrice(t *testing.T) {
 		"7uatom":           "7uatom", // no metadata: taken as base units
 		" 0.25usdc/gpu-h ": "250000uusdc",
 	} { //detlint:allow independent cases
-		c, err := cli.ParsePrice(in, metas)
+		c, err := units.ParsePrice(in, metas)
 		require.NoError(t, err, in)
 		require.Equal(t, want, c.String(), in)
 	}
 	for _, bad := range []string{"0.0000001usdc", "1.5uusdc", "usdc", ""} {
-		_, err := cli.ParsePrice(bad, metas)
+		_, err := units.ParsePrice(bad, metas)
 		require.Error(t, err, bad)
 	}
 }
 
 func TestParseMemoryAndImage(t *testing.T) {
 	for in, want := range map[string]uint64{"81559": 81559, "80GB": 76294, "80GiB": 81920, "512MiB": 512, "1000MB": 954} { //detlint:allow independent cases
-		got, err := cli.ParseMemoryMiB(in)
+		got, err := units.ParseMemoryMiB(in)
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
 	}
-	_, err := cli.ParseMemoryMiB("lots")
+	_, err := units.ParseMemoryMiB("lots")
 	require.Error(t, err)
 
-	img, digest, err := cli.ParseImage("ghcr.io/acme/train@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
+	img, digest, err := units.ParseImage("ghcr.io/acme/train@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
 	require.NoError(t, err)
 	require.Equal(t, "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", digest)
 	require.Contains(t, img, "ghcr.io/acme/train@")
-	_, _, err = cli.ParseImage("ghcr.io/acme/train:latest")
+	_, _, err = units.ParseImage("ghcr.io/acme/train:latest")
 	require.ErrorContains(t, err, "pin it by digest")
 
-	tier, err := cli.ParseTier("Silver")
+	tier, err := units.ParseTier("Silver")
 	require.NoError(t, err)
 	require.Equal(t, types.TIER_SILVER, tier)
-	_, err = cli.ParseTier("platinum")
+	_, err = units.ParseTier("platinum")
 	require.Error(t, err)
 
-	secs, err := cli.ParseDurationSeconds("2h")
+	secs, err := units.ParseDurationSeconds("2h")
 	require.NoError(t, err)
 	require.Equal(t, uint64(7200), secs)
-	_, err = cli.ParseDurationSeconds("0s")
+	_, err = units.ParseDurationSeconds("0s")
 	require.Error(t, err)
-
-	require.Equal(t, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", cli.ManifestHash(nil))
 }

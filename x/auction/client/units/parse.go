@@ -1,8 +1,10 @@
-package cli
+// Package units reads and writes the market's amounts and sizes as people
+// type and read them: prices in a denom's display unit (from the chain's
+// denom metadata), memory, durations, tiers and pinned images. The CLI and
+// the web app both use it, so a page shows what the CLI accepts.
+package units
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -96,10 +98,4 @@ func ParseDurationSeconds(s string) (uint64, error) {
 		return 0, fmt.Errorf("%s: want a positive whole number of seconds", s)
 	}
 	return uint64(d / time.Second), nil
-}
-
-// ManifestHash is the sha256 of the manifest file's bytes, in hex.
-func ManifestHash(manifest []byte) string {
-	sum := sha256.Sum256(manifest)
-	return hex.EncodeToString(sum[:])
 }
