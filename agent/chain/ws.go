@@ -118,3 +118,25 @@ func (s *headerStream) read() {
 }
 
 func (s *headerStream) close() { _ = s.conn.Close() }
+
+// BlockStream is a subscription to the node's new block headers over a
+// plain websocket, for a reader that only needs to know a block came (the
+// web app's indexer): headers arrive on C, some dropped when the reader is
+// behind, and C is closed when the connection breaks or Close is called.
+// It exists so that nothing here uses CometBFT's WSClient (headerStream).
+type BlockStream struct {
+	s *headerStream
+	C <-chan cmttypes.Header
+}
+
+// SubscribeBlocks dials remote's websocket and subscribes to new blocks.
+func SubscribeBlocks(ctx context.Context, remote string) (*BlockStream, error) {
+	s, err := subscribeHeaders(ctx, remote)
+	if err != nil {
+		return nil, err
+	}
+	return &BlockStream{s: s, C: s.headers}, nil
+}
+
+// Close ends the subscription; C is closed soon after.
+func (b *BlockStream) Close() { b.s.close() }

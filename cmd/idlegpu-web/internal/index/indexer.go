@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/idlegpu/idlegpu/agent/chain"
 	"log/slog"
 	"sync"
 	"time"
 
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
-	ctypes "github.com/cometbft/cometbft/rpc/core/types"
 	cmttypes "github.com/cometbft/cometbft/types"
 )
 
@@ -82,24 +82,17 @@ func (i *Indexer) Run(ctx context.Context) error {
 // indexes up to the node's height at each new block or poll tick, until an
 // RPC call fails or ctx is done.
 func (i *Indexer) follow(ctx context.Context) error {
-	var newBlocks <-chan ctypes.ResultEvent
-	ws, err := rpchttp.New(i.remote, "/websocket")
+	// A plain websocket (chain.SubscribeBlocks): CometBFT's WSClient can
+	// send on a closed channel when stopped mid-reconnect, a panic.
+	var newBlocks <-chan cmttypes.Header
+	sctx, cancel := context.WithTimeout(ctx, callTimeout)
+	blocks, err := chain.SubscribeBlocks(sctx, i.remote)
+	cancel()
 	if err != nil {
-		return err
-	}
-	if err := ws.Start(); err != nil {
-		i.log.Info("index: no websocket; polling", "err", err)
+		i.log.Info("index: no websocket subscription; polling", "err", err)
 	} else {
-		// Stop may wait on a reconnecting websocket: never hold follow for it.
-		defer func() { go func() { _ = ws.Stop() }() }()
-		sctx, cancel := context.WithTimeout(ctx, callTimeout)
-		ch, err := ws.Subscribe(sctx, "idlegpu-web-index", cmttypes.EventQueryNewBlockHeader.String(), 16)
-		cancel()
-		if err != nil {
-			i.log.Info("index: websocket subscription failed; polling", "err", err)
-		} else {
-			newBlocks = ch
-		}
+		defer blocks.Close()
+		newBlocks = blocks.C
 	}
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
@@ -114,7 +107,11 @@ func (i *Indexer) follow(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-newBlocks:
+		case _, ok := <-newBlocks:
+			if !ok {
+				i.log.Info("index: websocket closed; polling")
+				newBlocks = nil
+			}
 		case <-tick.C:
 		}
 	}
