@@ -79,6 +79,10 @@ lint: $(BUILD_DIR)/detlint contracts-lint ## gofmt, go vet and the determinism l
 	@# The programs built on scripts/harness carry none of our test code: no
 	@# package of this module in their build imports testing or testify (the
 	@# SDK's own dependencies still link testify, which is not ours to drop).
+	@# The modules sit below the app: no package under x/ imports app/ (its
+	@# tests may, to run through the real app).
+	@up=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./x/... | grep -E ' github.com/idlegpu/idlegpu/app(/| |$$)'); \
+	  if [ -n "$$up" ]; then echo "x/ imports app/:"; echo "$$up"; exit 1; fi
 	@bad=$$($(GO) list -deps -f '{{.ImportPath}}: {{join .Imports " "}}' ./scripts/demo ./scripts/loadbench | \
 	  grep '^github.com/idlegpu/idlegpu/' | grep -E ' (testing|github.com/stretchr/testify/[a-z]+)( |$$)'); \
 	  if [ -n "$$bad" ]; then echo "test imports in a program's build:"; echo "$$bad"; exit 1; fi

@@ -1,6 +1,6 @@
 package app
 
-import "github.com/idlegpu/idlegpu/app/chaincfg"
+import "github.com/idlegpu/idlegpu/x/base/chaincfg"
 
 // The chain's names, prefixes and denoms live in app/chaincfg (one name
 // each: chaincfg.BondDenom, chaincfg.USDCDenom, …), which the agent imports

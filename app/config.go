@@ -53,10 +53,10 @@ import (
 	_ "github.com/cosmos/cosmos-sdk/x/upgrade"
 	upgradetypes "github.com/cosmos/cosmos-sdk/x/upgrade/types"
 
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	_ "github.com/idlegpu/idlegpu/x/auction"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	auctionmodulev1 "github.com/idlegpu/idlegpu/x/auction/types/module"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	_ "github.com/idlegpu/idlegpu/x/bridge"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 	bridgemodulev1 "github.com/idlegpu/idlegpu/x/bridge/types/module"

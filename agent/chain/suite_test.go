@@ -24,7 +24,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/app/apptesting"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
 // gasPrice is both the node's minimum and the price the clients pay.

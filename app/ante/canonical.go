@@ -1,6 +1,6 @@
 package ante
 
-import "github.com/idlegpu/idlegpu/app/canon"
+import "github.com/idlegpu/idlegpu/x/base/canon"
 
 // CanonicalInt reports whether s is written the one way math.Int prints an
 // integer; the rule is app/canon's (canon.Int), the one every path a

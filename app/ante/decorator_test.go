@@ -13,8 +13,8 @@ import (
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/ante"
 	"github.com/idlegpu/idlegpu/app/apptesting"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 

@@ -9,7 +9,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	sdkerrors "github.com/cosmos/cosmos-sdk/types/errors"
 
-	"github.com/idlegpu/idlegpu/app/canon"
+	"github.com/idlegpu/idlegpu/x/base/canon"
 )
 
 // txDesc is the message a JSON tx is (what the SDK's TxJSONDecoder reads).

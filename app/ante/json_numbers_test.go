@@ -16,7 +16,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/app/ante"
 	"github.com/idlegpu/idlegpu/app/apptesting"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
 // sendJSON is a bank send of 16ugpu paying 1000ugpu for 200000 gas, in the

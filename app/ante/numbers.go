@@ -15,7 +15,7 @@ import (
 
 	sdkerrors "github.com/cosmos/cosmos-sdk/types/errors"
 
-	"github.com/idlegpu/idlegpu/app/canon"
+	"github.com/idlegpu/idlegpu/x/base/canon"
 )
 
 // maxDepth bounds nesting, as the SDK's tx decoder does (so a tx that

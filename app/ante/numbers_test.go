@@ -19,7 +19,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/app/ante"
 	"github.com/idlegpu/idlegpu/app/apptesting"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
 // TestNumberCheckerFindsEveryAmount: the checker reads amounts wherever a

@@ -20,9 +20,9 @@ import (
 	govtypes "github.com/cosmos/cosmos-sdk/x/gov/types"
 
 	"github.com/idlegpu/idlegpu/app"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	auctionkeeper "github.com/idlegpu/idlegpu/x/auction/keeper"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	offerkeeper "github.com/idlegpu/idlegpu/x/offer/keeper"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providerkeeper "github.com/idlegpu/idlegpu/x/provider/keeper"

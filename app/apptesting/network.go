@@ -19,7 +19,7 @@ import (
 	simtestutil "github.com/cosmos/cosmos-sdk/testutil/sims"
 
 	"github.com/idlegpu/idlegpu/app"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
 // GasPrice is the in-process network's minimum gas price, which clients pay.

@@ -33,7 +33,7 @@ import (
 	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
 
 	"github.com/idlegpu/idlegpu/app"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 )
 

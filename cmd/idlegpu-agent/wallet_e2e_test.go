@@ -16,8 +16,8 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/agent/config"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/scripts/harness"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
 // TestWalletRenterEndToEnd: a renter with only an Ethereum key rents a GPU

@@ -22,9 +22,9 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/agent/config"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/contracts/bindings"
 	"github.com/idlegpu/idlegpu/scripts/harness"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 )
 

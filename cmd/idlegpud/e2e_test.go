@@ -25,8 +25,8 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/agent/endpoint"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/scripts/harness"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	cmtcfg "github.com/cometbft/cometbft/config"
 
-	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 
 	serverconfig "github.com/cosmos/cosmos-sdk/server/config"
 )

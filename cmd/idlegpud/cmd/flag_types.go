@@ -12,8 +12,8 @@ import (
 
 	"github.com/cosmos/cosmos-sdk/client"
 
-	"github.com/idlegpu/idlegpu/app/chaincfg"
-	"github.com/idlegpu/idlegpu/app/precheck"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
+	"github.com/idlegpu/idlegpu/x/base/precheck"
 )
 
 // accountType is how autocli reads an account (a cosmos.AddressString

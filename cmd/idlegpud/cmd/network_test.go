@@ -21,8 +21,8 @@ import (
 	govv1 "github.com/cosmos/cosmos-sdk/x/gov/types/v1"
 
 	"github.com/idlegpu/idlegpu/app/apptesting"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/cmd/idlegpud/cmd"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
 // votingPeriod is short so the gov proposal in TestNetwork passes in seconds.

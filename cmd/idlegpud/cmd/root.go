@@ -25,7 +25,7 @@ import (
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
 	"github.com/idlegpu/idlegpu/app"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
 // NewRootCmd returns the idlegpud root command.

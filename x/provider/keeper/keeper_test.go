@@ -11,7 +11,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	"github.com/idlegpu/idlegpu/x/provider/keeper"
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )

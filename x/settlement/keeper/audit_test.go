@@ -10,8 +10,8 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/app/apptesting"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	offerkeeper "github.com/idlegpu/idlegpu/x/offer/keeper"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providerkeeper "github.com/idlegpu/idlegpu/x/provider/keeper"

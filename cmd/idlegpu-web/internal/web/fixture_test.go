@@ -17,9 +17,9 @@ import (
 	"github.com/cosmos/gogoproto/proto"
 
 	"github.com/idlegpu/idlegpu/app/apptesting"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/index"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"

@@ -23,10 +23,10 @@ import (
 	"github.com/cosmos/gogoproto/proto"
 
 	"github.com/idlegpu/idlegpu/agent/chain"
-	"github.com/idlegpu/idlegpu/app/canon"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/base/canon"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 )
 

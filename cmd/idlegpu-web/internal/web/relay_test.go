@@ -16,9 +16,9 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/app/apptesting"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
 const testContract = "0x5FbDB2315678afecb367f032d93F642f64180aa3"

@@ -13,9 +13,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/idlegpu/idlegpu/app/precheck"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	"github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/base/precheck"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 )
 

@@ -23,10 +23,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/idlegpu/idlegpu/app/canon"
-	"github.com/idlegpu/idlegpu/app/chaincfg"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	"github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/base/canon"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
 const (

@@ -16,8 +16,8 @@ import (
 	"github.com/cosmos/cosmos-sdk/client/tx"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
-	"github.com/idlegpu/idlegpu/app/precheck"
 	"github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/base/precheck"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/cosmos/cosmos-sdk/codec"
 
-	"github.com/idlegpu/idlegpu/app/canon"
 	"github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/base/canon"
 )
 
 // UnmarshalSignedJSON decodes a wallet-signed JobBid, CancelJobAuth,

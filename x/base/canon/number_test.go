@@ -9,7 +9,7 @@ import (
 
 	"cosmossdk.io/math"
 
-	"github.com/idlegpu/idlegpu/app/canon"
+	"github.com/idlegpu/idlegpu/x/base/canon"
 )
 
 // badInts are integers a person, a wallet or JavaScript would read as one

@@ -14,7 +14,7 @@ import (
 	txv1beta1 "cosmossdk.io/api/cosmos/tx/v1beta1"
 	_ "google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/idlegpu/idlegpu/app/canon"
+	"github.com/idlegpu/idlegpu/x/base/canon"
 )
 
 var txDesc = (&txv1beta1.Tx{}).ProtoReflect().Descriptor()
