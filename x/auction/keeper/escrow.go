@@ -12,10 +12,10 @@ import (
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
 
-// A renter's money for jobs moves only through this file (docs/design.md#escrow;
-// the relayer fee of a wallet-signed bid is paid in msg_signed.go):
+// A renter's money for jobs moves only through this file (docs/design.md#escrow):
 // deposit when a job is posted, allot at clearing (the surplus back to the
-// renter at once), pay proven time to the payee, refund the rest. One
+// renter at once), pay proven time to the payee, refund the rest, and pay
+// the relayer of a wallet-signed message its fee. One
 // invariant holds after every call (EscrowInvariant): the escrow account
 // holds exactly the deposits of OPEN jobs plus escrow − paid of every live
 // lease, and no lease is paid beyond its escrow.
@@ -129,4 +129,17 @@ func (k Keeper) refund(ctx context.Context, jobID, leaseID uint64, renter string
 	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEscrowRefunded{
 		JobId: jobID, LeaseId: leaseID, Renter: renter, Amount: amount,
 	})
+}
+
+// payRelayer pays the submitter of a renter's wallet-signed message the fee
+// the renter signed for, straight from the renter's account (relaySigned
+// checked it is within the signed maximum and spendable).
+func (k Keeper) payRelayer(ctx context.Context, renter, submitter sdk.AccAddress, fee sdk.Coin) error {
+	if !fee.IsPositive() {
+		return nil
+	}
+	if err := k.bank.SendCoins(ctx, renter, submitter, sdk.NewCoins(fee)); err != nil {
+		return errorsmod.Wrap(types.ErrInsufficientFunds, err.Error())
+	}
+	return nil
 }

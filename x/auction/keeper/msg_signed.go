@@ -238,10 +238,8 @@ func (m msgServer) relaySigned(ctx context.Context, params types.Params, submitt
 	if err := do(); err != nil {
 		return sdk.Coin{}, err
 	}
-	if fee.IsPositive() {
-		if err := m.bank.SendCoins(ctx, a.renter, submitter, sdk.NewCoins(fee)); err != nil {
-			return sdk.Coin{}, errorsmod.Wrap(types.ErrInsufficientFunds, err.Error())
-		}
+	if err := m.payRelayer(ctx, a.renter, submitter, fee); err != nil {
+		return sdk.Coin{}, err
 	}
 	return fee, nil
 }

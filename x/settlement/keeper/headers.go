@@ -14,7 +14,7 @@ import (
 
 // recordHeader stores this block's header hash and time, the challenge a
 // proof of an epoch running now may bind to, with the chain's lost time
-// once this block's gap is counted (lost_time.go).
+// once this block's gap is counted (halts.go).
 func (k Keeper) recordHeader(ctx context.Context, params types.Params) (bool, error) {
 	sdkCtx := sdk.UnwrapSDKContext(ctx)
 	hash := sdkCtx.HeaderHash()

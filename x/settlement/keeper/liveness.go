@@ -2,7 +2,6 @@ package keeper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,67 +13,6 @@ import (
 	"github.com/idlegpu/idlegpu/x/internal/duequeue"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
-
-// Hooks returns x/settlement's lease hooks for x/auction.
-func (k Keeper) Hooks() auctiontypes.LeaseHooks { return hooks{k} }
-
-type hooks struct{ k Keeper }
-
-// AfterLeaseStarted starts the lease's epoch clock with the params that
-// judge it snapshotted; epoch 0 falls due at its window's end + grace.
-func (h hooks) AfterLeaseStarted(ctx context.Context, l auctiontypes.Lease) error {
-	params, err := h.k.Params.Get(ctx)
-	if err != nil {
-		return err
-	}
-	models, err := h.k.leaseModels(ctx, l)
-	if err != nil {
-		return err
-	}
-	prog := types.NewLeaseProgress(l.Id, l.Start, l.DurationSeconds, models, params)
-	return h.k.schedule(ctx, l.Start, &prog)
-}
-
-// AfterLeaseStopped stops a CLOSING lease's clock at its ended_at: its
-// epochs end there (the last one cut short), and the provider may still
-// prove those not yet settled. With nothing left to settle the lease ends
-// at once.
-func (h hooks) AfterLeaseStopped(ctx context.Context, l auctiontypes.Lease) error {
-	prog, err := h.k.Progress.Get(ctx, l.Id)
-	if err != nil {
-		return err
-	}
-	if err := h.k.unschedule(ctx, l.Start, &prog); err != nil {
-		return err
-	}
-	ran := uint64(0)
-	if l.EndedAt.After(l.Start) {
-		ran = uint64(l.EndedAt.Sub(l.Start) / time.Second)
-	}
-	prog.DurationSeconds = min(prog.DurationSeconds, ran)
-	if prog.NextEpoch >= prog.Epochs() {
-		if err := h.k.Progress.Set(ctx, l.Id, prog); err != nil {
-			return err
-		}
-		return h.k.auction.EndSettledLease(ctx, l.Id, settledRecord(prog))
-	}
-	return h.k.schedule(ctx, l.Start, &prog)
-}
-
-// AfterLeaseEnded stops watching the lease: nothing more falls due.
-func (h hooks) AfterLeaseEnded(ctx context.Context, l auctiontypes.Lease) error {
-	prog, err := h.k.Progress.Get(ctx, l.Id)
-	if errors.Is(err, collections.ErrNotFound) {
-		return nil // a lease that never started has no clock
-	}
-	if err != nil {
-		return err
-	}
-	if err := h.k.unschedule(ctx, l.Start, &prog); err != nil {
-		return err
-	}
-	return h.k.Progress.Set(ctx, l.Id, prog)
-}
 
 // leaseModels is the distinct models of a lease's GPUs.
 func (k Keeper) leaseModels(ctx context.Context, l auctiontypes.Lease) ([]string, error) {
@@ -206,36 +144,6 @@ func cutByProvider(l auctiontypes.Lease, prog types.LeaseProgress, from, to time
 // settling reports whether a lease's epochs are still being settled.
 func settling(l auctiontypes.Lease) bool {
 	return l.Status == auctiontypes.LEASE_STATUS_ACTIVE || l.Status == auctiontypes.LEASE_STATUS_CLOSING
-}
-
-// unprovable says why no proof of the window [from, to] can exist, or ""
-// when one can: a window shorter than a sample interval may hold no
-// sample, and one without a block (a halt) has no challenge to bind to.
-func (k Keeper) unprovable(ctx context.Context, prog types.LeaseProgress, from, to time.Time) (string, error) {
-	if !prog.Provable(from, to) {
-		return "window shorter than one sample interval", nil
-	}
-	ok, err := k.headerIn(ctx, from, to)
-	if err != nil || ok {
-		return "", err
-	}
-	return "no block in the window (chain halted)", nil
-}
-
-// excuse settles an epoch nobody could prove: neither paid nor missed, the
-// provider's record untouched; its escrow goes back to the renter when the
-// lease ends.
-func (k Keeper) excuse(ctx context.Context, lease auctiontypes.Lease, prog types.LeaseProgress, reason string) error {
-	excused := prog.NextEpoch
-	prog.NextEpoch++
-	prog.ExcusedEpochs++
-	prog.Settled(false, true)
-	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEpochExcused{
-		LeaseId: lease.Id, Epoch: excused, Provider: lease.Provider, Reason: reason,
-	}); err != nil {
-		return err
-	}
-	return k.advance(ctx, lease, prog)
 }
 
 // miss declares a lease's next epoch missed (docs/design.md#failure-costs-and-fees):

@@ -3,6 +3,7 @@ package keeper
 import (
 	"context"
 	"errors"
+	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	"time"
 
 	"cosmossdk.io/collections"
@@ -90,4 +91,34 @@ func (k Keeper) lostMovedFrom(ctx context.Context, from, deadline time.Time) (ti
 		lost += now - h.LostMs
 	}
 	return deadline.Add(time.Duration(lost) * time.Millisecond), nil
+}
+
+// unprovable says why no proof of the window [from, to] can exist, or ""
+// when one can: a window shorter than a sample interval may hold no
+// sample, and one without a block (a halt) has no challenge to bind to.
+func (k Keeper) unprovable(ctx context.Context, prog types.LeaseProgress, from, to time.Time) (string, error) {
+	if !prog.Provable(from, to) {
+		return "window shorter than one sample interval", nil
+	}
+	ok, err := k.headerIn(ctx, from, to)
+	if err != nil || ok {
+		return "", err
+	}
+	return "no block in the window (chain halted)", nil
+}
+
+// excuse settles an epoch nobody could prove: neither paid nor missed, the
+// provider's record untouched; its escrow goes back to the renter when the
+// lease ends.
+func (k Keeper) excuse(ctx context.Context, lease auctiontypes.Lease, prog types.LeaseProgress, reason string) error {
+	excused := prog.NextEpoch
+	prog.NextEpoch++
+	prog.ExcusedEpochs++
+	prog.Settled(false, true)
+	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEpochExcused{
+		LeaseId: lease.Id, Epoch: excused, Provider: lease.Provider, Reason: reason,
+	}); err != nil {
+		return err
+	}
+	return k.advance(ctx, lease, prog)
 }
