@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/idlegpu/idlegpu/agent/internal/ctxtime"
+	"github.com/idlegpu/idlegpu/internal/ctxtime"
 	settlementaudit "github.com/idlegpu/idlegpu/x/settlement/audit"
 )
 

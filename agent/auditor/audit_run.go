@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/idlegpu/idlegpu/agent/audit"
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	settlementaudit "github.com/idlegpu/idlegpu/x/settlement/audit"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -299,7 +299,7 @@ func (a *Auditor) sleep(ctx context.Context) bool {
 // refused says the chain rejected a tx (simulation, CheckTx or its block),
 // as opposed to a tx that may still land or a node that did not answer.
 func refused(err error) bool {
-	var txErr *chain.TxError
+	var txErr *chainclient.TxError
 	return errors.As(err, &txErr)
 }
 

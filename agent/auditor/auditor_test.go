@@ -19,9 +19,9 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/audit"
 	"github.com/idlegpu/idlegpu/agent/auditor"
-	"github.com/idlegpu/idlegpu/agent/chain"
-	"github.com/idlegpu/idlegpu/agent/internal/ctxtime"
 	"github.com/idlegpu/idlegpu/agent/metrics"
+	"github.com/idlegpu/idlegpu/chainclient"
+	"github.com/idlegpu/idlegpu/internal/ctxtime"
 	settlementaudit "github.com/idlegpu/idlegpu/x/settlement/audit"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -175,7 +175,7 @@ func rootOf(t *testing.T, au settlementtypes.Audit) []byte {
 }
 
 // notIncluded is Submit's answer for a tx not seen in a block in time.
-var notIncluded = fmt.Errorf("%w: 0ABC after 30s", chain.ErrNotIncluded)
+var notIncluded = fmt.Errorf("%w: 0ABC after 30s", chainclient.ErrNotIncluded)
 
 // TestAnswerThenProve: an OPEN audit is computed once, answered with the
 // transcript's root, and proved with the sampled leaves' openings, which

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	settlementaudit "github.com/idlegpu/idlegpu/x/settlement/audit"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
@@ -200,7 +200,7 @@ func (c *fakeChain) ProviderGPUs(_ context.Context, p string) ([]providertypes.G
 
 // refusal is the chain's rejection of a tx.
 func refusal(format string, args ...any) error {
-	return &chain.TxError{Codespace: settlementtypes.ModuleName, Code: 99, Log: fmt.Sprintf(format, args...)}
+	return &chainclient.TxError{Codespace: settlementtypes.ModuleName, Code: 99, Log: fmt.Sprintf(format, args...)}
 }
 
 // Submit implements auditor.Submitter: all messages or none, as a tx.

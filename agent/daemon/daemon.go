@@ -17,7 +17,6 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/audit"
 	"github.com/idlegpu/idlegpu/agent/auditor"
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/gpu"
@@ -26,6 +25,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/proof"
 	"github.com/idlegpu/idlegpu/agent/runner"
+	"github.com/idlegpu/idlegpu/chainclient"
 )
 
 const (
@@ -46,7 +46,7 @@ const (
 // configuration.
 type Deps struct {
 	Config  config.Config
-	Chain   *chain.Client
+	Chain   *chainclient.Client
 	GPUs    gpu.Backend
 	Runner  runner.Runner
 	Metrics *metrics.Metrics
@@ -63,12 +63,12 @@ type Deps struct {
 	Host HostChecker
 }
 
-// chainClient is what the daemon asks of *chain.Client: tests answer its
+// chainClient is what the daemon asks of *chainclient.Client: tests answer its
 // transactions without a chain.
 type chainClient interface {
 	Submit(ctx context.Context, msgs ...sdk.Msg) (*sdk.TxResponse, error)
 	HeightAt(ctx context.Context, t time.Time) (int64, error)
-	FollowHeaders(ctx context.Context, from int64, fn func(chain.Header) error) error
+	FollowHeaders(ctx context.Context, from int64, fn func(chainclient.Header) error) error
 	Context() client.Context
 }
 
@@ -281,7 +281,7 @@ func (d *Daemon) loadChainState(ctx context.Context) error {
 }
 
 // onHeader is called for every block, in order.
-func (d *Daemon) onHeader(h chain.Header) error {
+func (d *Daemon) onHeader(h chainclient.Header) error {
 	d.headers.Add(proof.Header(h))
 	d.m.ChainHeight.Set(float64(h.Height))
 	d.health.block(h.Height, h.Time)

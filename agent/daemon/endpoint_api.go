@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/runner"
+	"github.com/idlegpu/idlegpu/chainclient"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
@@ -159,7 +159,7 @@ func (d *Daemon) startJob(ctx context.Context, l auctiontypes.Lease, spec runner
 	}
 	// The lease's clock starts with the block that includes this.
 	res, err := d.chain.Submit(context.WithoutCancel(ctx), &auctiontypes.MsgStartLease{Signer: d.signer, LeaseId: l.Id})
-	var txErr *chain.TxError
+	var txErr *chainclient.TxError
 	switch {
 	case errors.As(err, &txErr):
 		// The chain's refusal is final: the lease will not start.

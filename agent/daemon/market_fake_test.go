@@ -12,8 +12,8 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	"google.golang.org/grpc"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/hostcheck"
+	"github.com/idlegpu/idlegpu/chainclient"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
@@ -74,7 +74,7 @@ func (m *fakeMarket) status(id uint64) offertypes.OfferStatus {
 func (*fakeMarket) HeightAt(context.Context, time.Time) (int64, error) {
 	return 0, errors.New("no chain")
 }
-func (*fakeMarket) FollowHeaders(context.Context, int64, func(chain.Header) error) error {
+func (*fakeMarket) FollowHeaders(context.Context, int64, func(chainclient.Header) error) error {
 	return errors.New("no chain")
 }
 func (*fakeMarket) Context() client.Context { return client.Context{} }

@@ -7,7 +7,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -83,7 +83,7 @@ func (d *Daemon) submitProofs(ctx context.Context, batch []settlementtypes.Execu
 		d.log.Info("proofs accepted", "count", len(batch), "height", res.Height, "tx", res.TxHash, "first", proofName(batch[0]))
 		return
 	}
-	var txErr *chain.TxError
+	var txErr *chainclient.TxError
 	if !errors.As(err, &txErr) {
 		d.fail("proofs", err) // node trouble: the same proofs are due next block
 		return

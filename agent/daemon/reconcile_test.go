@@ -18,13 +18,13 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/runner"
+	"github.com/idlegpu/idlegpu/chainclient"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
@@ -112,7 +112,7 @@ func (c *fakeChain) starts() int {
 func (c *fakeChain) HeightAt(context.Context, time.Time) (int64, error) {
 	return 0, errors.New("no chain")
 }
-func (c *fakeChain) FollowHeaders(context.Context, int64, func(chain.Header) error) error {
+func (c *fakeChain) FollowHeaders(context.Context, int64, func(chainclient.Header) error) error {
 	return errors.New("no chain")
 }
 func (c *fakeChain) Context() client.Context { return client.Context{} }
@@ -191,8 +191,8 @@ func pendingLease(id uint64) auctiontypes.Lease {
 // PENDING is started again, one that ended has its job stopped. Only the
 // chain's refusal of the start drops the job at once.
 func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
-	notIncluded := fmt.Errorf("%w: AB after 30s", chain.ErrNotIncluded)
-	refused := &chain.TxError{Codespace: "auction", Code: 7, Log: "lease is not pending"}
+	notIncluded := fmt.Errorf("%w: AB after 30s", chainclient.ErrNotIncluded)
+	refused := &chainclient.TxError{Codespace: "auction", Code: 7, Log: "lease is not pending"}
 	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		name string

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/idlegpu/idlegpu/agent/gpu"
-	"github.com/idlegpu/idlegpu/agent/internal/ctxtime"
+	"github.com/idlegpu/idlegpu/internal/ctxtime"
 )
 
 // Sampler reads every GPU on a fixed grid: ticks at whole multiples of the

@@ -16,9 +16,9 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/gpu"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/scripts/harness"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	settlementaudit "github.com/idlegpu/idlegpu/x/settlement/audit"
@@ -198,7 +198,7 @@ func cheat(t *testing.T, c *harness.Chain) {
 	require.NoError(t, err, "%s", out)
 	operator := c.Address("mallory")
 	c.Tx("alice", "bank", "send", "alice", operator, "500000000ugpu")
-	cl, err := chain.New(chain.Config{RPC: c.RPC, ChainID: c.ChainID, KeyringDir: c.Home, KeyringBackend: "test",
+	cl, err := chainclient.New(chainclient.Config{RPC: c.RPC, ChainID: c.ChainID, KeyringDir: c.Home, KeyringBackend: "test",
 		KeyName: "mallory", GasPrices: config.Default("").Chain.GasPrices})
 	require.NoError(t, err)
 	defer cl.Close()

@@ -15,7 +15,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/client"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 )
 
@@ -56,8 +56,8 @@ func addCosmosKeyFlags(cmd *cobra.Command) {
 // the agent's chain client (sequence handling, retries, inclusion) is
 // reused as it is, and the registry is a process-wide singleton, so
 // registering here once before any client is built is enough.
-func bridgeEncoding() (chain.EncodingConfig, error) {
-	enc, err := chain.Encoding()
+func bridgeEncoding() (chainclient.EncodingConfig, error) {
+	enc, err := chainclient.Encoding()
 	if err != nil {
 		return enc, err
 	}
@@ -67,7 +67,7 @@ func bridgeEncoding() (chain.EncodingConfig, error) {
 
 // cosmosSigner opens the keyring and the node the flags name: the chain
 // client submits with the agent's retries and sequence handling.
-func cosmosSigner(cmd *cobra.Command, log *slog.Logger) (*chain.Client, error) {
+func cosmosSigner(cmd *cobra.Command, log *slog.Logger) (*chainclient.Client, error) {
 	if _, err := bridgeEncoding(); err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func cosmosSigner(cmd *cobra.Command, log *slog.Logger) (*chain.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return chain.New(chain.Config{
+	return chainclient.New(chainclient.Config{
 		RPC: node, ChainID: chainID, KeyringDir: dir, KeyringBackend: backend, KeyName: from,
 		GasPrices: prices, KeyringInput: input, Logger: log,
 	})

@@ -11,7 +11,7 @@ import (
 	sdkmath "cosmossdk.io/math"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/contracts/bindings"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 )
@@ -116,7 +116,7 @@ type depositChain interface {
 // orchestrator's signing client.
 type chainDeposits struct {
 	q     bridgetypes.QueryClient
-	chain *chain.Client
+	chain *chainclient.Client
 }
 
 func (c chainDeposits) Votes(ctx context.Context, validator string) ([]depositVote, error) {

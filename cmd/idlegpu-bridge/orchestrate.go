@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/spf13/cobra"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 )
 
@@ -91,7 +91,7 @@ func loop(ctx context.Context, log *slog.Logger, poll time.Duration, round func(
 type orchestrator struct {
 	cmd     *cobra.Command
 	log     *slog.Logger
-	chain   *chain.Client
+	chain   *chainclient.Client
 	q       bridgetypes.QueryClient
 	m       *metrics
 	evmAddr [20]byte

@@ -15,7 +15,7 @@ import (
 
 	sdkmath "cosmossdk.io/math"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/index"
 	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/web"
 )
@@ -141,12 +141,12 @@ func runServe(cmd *cobra.Command, _ []string) error {
 	}
 	defer conn.Close()
 
-	var relayer *chain.Client
+	var relayer *chainclient.Client
 	if key, _ := f.GetString(flagRelayerKey); key != "" {
 		dir, _ := f.GetString(flagKeyringDir)
 		backend, _ := f.GetString(flagKeyringBackend)
 		prices, _ := f.GetString(flagGasPrices)
-		if relayer, err = chain.New(chain.Config{
+		if relayer, err = chainclient.New(chainclient.Config{
 			RPC: node, ChainID: chainID, KeyringDir: dir, KeyringBackend: backend, KeyName: key,
 			GasPrices: prices, KeyringInput: cmd.InOrStdin(), Logger: log.With("part", "relayer"),
 		}); err != nil {

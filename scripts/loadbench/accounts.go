@@ -16,7 +16,7 @@ import (
 	authsigning "github.com/cosmos/cosmos-sdk/x/auth/signing"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
@@ -40,7 +40,7 @@ func (a *account) String() string { return a.addr.String() }
 
 // chainClient signs, sends and queries for the benchmark.
 type chainClient struct {
-	enc     chain.EncodingConfig
+	enc     chainclient.EncodingConfig
 	chainID string
 	node    *rpchttp.HTTP
 	q       client.Context // ABCI gRPC queries
@@ -48,7 +48,7 @@ type chainClient struct {
 }
 
 func newChainClient(node *rpchttp.HTTP, chainID string, poller *Poller) (*chainClient, error) {
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/cmd/idlegpu-agent/cmd"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
@@ -60,7 +60,7 @@ func TestInitThenInventory(t *testing.T) {
 
 	js, err := run(t, "", "inventory", "--home", home, "--json")
 	require.NoError(t, err)
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	require.NoError(t, err)
 	var msg providertypes.MsgRegisterGPUs
 	require.NoError(t, enc.Codec.UnmarshalJSON([]byte(js), &msg))

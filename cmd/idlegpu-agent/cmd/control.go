@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/daemon"
+	"github.com/idlegpu/idlegpu/chainclient"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 
@@ -115,7 +115,7 @@ leave when they end (or run leave again then).`,
 type controller struct {
 	out      io.Writer
 	cfg      config.Config
-	cl       *chain.Client
+	cl       *chainclient.Client
 	q        daemon.Queries
 	provider string
 	signer   string

@@ -18,10 +18,10 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	sdkerrors "github.com/cosmos/cosmos-sdk/types/errors"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/state"
+	"github.com/idlegpu/idlegpu/chainclient"
 )
 
 func initCmd() *cobra.Command {
@@ -163,7 +163,7 @@ func printNextSteps(out io.Writer, c config.Config, addr sdk.AccAddress) {
 // --recover the mnemonic is read before the passphrase, from one buffered
 // stdin, so piping both lines works.
 func ensureKey(cmd *cobra.Command, k config.Key, recover bool, mnemonicFile string) (sdk.AccAddress, string, error) {
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	if err != nil {
 		return nil, "", err
 	}

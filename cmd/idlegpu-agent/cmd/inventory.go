@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/gpu"
+	"github.com/idlegpu/idlegpu/chainclient"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -91,7 +91,7 @@ func gpuInfos(devs []gpu.Info, simulated bool) []providertypes.GPUInfo {
 // writeInventoryJSON prints {"gpus": [...]}, each GPUInfo in the app
 // codec's proto-JSON, the shape `idlegpud tx provider register-gpus` reads.
 func writeInventoryJSON(cmd *cobra.Command, devs []gpu.Info, simulated bool) error {
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/cosmos/cosmos-sdk/crypto/keyring"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
+	"github.com/idlegpu/idlegpu/chainclient"
 )
 
 const (
@@ -29,7 +29,7 @@ func fileInit(home string, extra ...string) []string {
 // keyAddress opens home's file keyring with pass and returns the agent key's address.
 func keyAddress(t *testing.T, home, pass string) string {
 	t.Helper()
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	require.NoError(t, err)
 	kr, err := keyring.New(sdk.KeyringServiceName(), keyring.BackendFile, home, strings.NewReader(pass+"\n"), enc.Codec)
 	require.NoError(t, err)

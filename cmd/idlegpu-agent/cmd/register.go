@@ -16,8 +16,8 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/endpoint"
+	"github.com/idlegpu/idlegpu/chainclient"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -287,7 +287,7 @@ func registerProviderMsg(operator string, o registerOptions) (*providertypes.Msg
 // writeMsgsJSON prints {"messages": [...]}, each message in the app codec's
 // JSON with its "@type", as a tx body lists them.
 func writeMsgsJSON(cmd *cobra.Command, msgs []sdk.Msg) error {
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	if err != nil {
 		return err
 	}

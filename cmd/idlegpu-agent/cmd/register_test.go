@@ -25,10 +25,10 @@ import (
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
@@ -58,7 +58,7 @@ type RegisterSuite struct {
 	suite.Suite
 	net    *network.Network
 	val    *network.Validator
-	funder *chain.Client // the validator's key, funded at genesis
+	funder *chainclient.Client // the validator's key, funded at genesis
 	query  providertypes.QueryClient
 }
 
@@ -83,8 +83,8 @@ func (s *RegisterSuite) TearDownSuite() {
 	}
 }
 
-func (s *RegisterSuite) client(keyringDir, key string) *chain.Client {
-	c, err := chain.New(chain.Config{
+func (s *RegisterSuite) client(keyringDir, key string) *chainclient.Client {
+	c, err := chainclient.New(chainclient.Config{
 		RPC: s.val.RPCAddress, ChainID: s.net.Config.ChainID, KeyringDir: keyringDir, KeyringBackend: keyring.BackendTest,
 		KeyName: key, GasPrices: gasPrice, TxTimeout: 15 * time.Second,
 	})
@@ -227,7 +227,7 @@ func (s *RegisterSuite) TestDryRunSendsNothing() {
 	s.Require().Contains(errOut, "WARNING: provider "+op.String()+" will have 0ugpu bonded, but its 2 GPUs need 200000000ugpu")
 	s.Require().Contains(errOut, "offers will be refused until it is bonded: idlegpu-agent register --bond 200000000ugpu")
 
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	s.Require().NoError(err)
 	var body struct{ Messages []json.RawMessage }
 	s.Require().NoError(json.Unmarshal([]byte(out), &body))

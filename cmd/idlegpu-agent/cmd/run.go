@@ -17,7 +17,6 @@ import (
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/idlegpu/idlegpu/agent/audit"
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/daemon"
 	"github.com/idlegpu/idlegpu/agent/gpu"
@@ -25,6 +24,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/runner"
+	"github.com/idlegpu/idlegpu/chainclient"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -188,7 +188,7 @@ func openRunner(c config.Runner, gpus gpu.Backend) (runner.Runner, error) {
 // resolvePrices reads the configured prices in the chain's currencies
 // (human units through its denom metadata) and names the file's line of a
 // bad one.
-func resolvePrices(cmd *cobra.Command, cfg config.Config, cl *chain.Client) ([]config.Price, error) {
+func resolvePrices(cmd *cobra.Command, cfg config.Config, cl *chainclient.Client) ([]config.Price, error) {
 	res, err := banktypes.NewQueryClient(cl.Context()).DenomsMetadata(cmd.Context(), &banktypes.QueryDenomsMetadataRequest{})
 	if err != nil {
 		return nil, fmt.Errorf("query the chain's currencies: %w", err)

@@ -18,9 +18,9 @@ import (
 	"google.golang.org/grpc/codes"
 	grpcstatus "google.golang.org/grpc/status"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/daemon"
+	"github.com/idlegpu/idlegpu/chainclient"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -119,7 +119,7 @@ agent's /healthz on metrics.listen.`,
 
 // queryContext is a client context for queries only (no keyring).
 func queryContext(c config.Config) (client.Context, error) {
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	if err != nil {
 		return client.Context{}, err
 	}

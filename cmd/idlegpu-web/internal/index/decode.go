@@ -11,7 +11,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
@@ -45,7 +45,7 @@ var indexed = func() map[string]bool {
 // (std, auth, bank and the market modules) plus x/bridge's messages, so that
 // every message the chain accepts decodes.
 var txDecoder = sync.OnceValues(func() (sdk.TxDecoder, error) {
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	if err != nil {
 		return nil, err
 	}

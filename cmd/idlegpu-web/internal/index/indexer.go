@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"log/slog"
 	"sync"
 	"time"
@@ -82,11 +82,11 @@ func (i *Indexer) Run(ctx context.Context) error {
 // indexes up to the node's height at each new block or poll tick, until an
 // RPC call fails or ctx is done.
 func (i *Indexer) follow(ctx context.Context) error {
-	// A plain websocket (chain.SubscribeBlocks): CometBFT's WSClient can
+	// A plain websocket (chainclient.SubscribeBlocks): CometBFT's WSClient can
 	// send on a closed channel when stopped mid-reconnect, a panic.
 	var newBlocks <-chan cmttypes.Header
 	sctx, cancel := context.WithTimeout(ctx, callTimeout)
-	blocks, err := chain.SubscribeBlocks(sctx, i.remote)
+	blocks, err := chainclient.SubscribeBlocks(sctx, i.remote)
 	cancel()
 	if err != nil {
 		i.log.Info("index: no websocket subscription; polling", "err", err)

@@ -8,14 +8,14 @@ import (
 
 	"github.com/cosmos/cosmos-sdk/codec"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 )
 
 // DialNode opens a gRPC connection to a node's gRPC server (host:port,
 // plaintext, as a node serves it on loopback or behind a TLS proxy). The
 // chain's messages are gogoproto, so the connection uses the SDK's codec.
 func DialNode(addr string) (*grpc.ClientConn, error) {
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/types/query"
 	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/index"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
@@ -114,7 +114,7 @@ func moduleParams(ctx context.Context, conn grpc.ClientConnInterface) ([]ParamSe
 
 // paramSet flattens one params message.
 func paramSet(module string, m proto.Message) (ParamSet, error) {
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	if err != nil {
 		return ParamSet{}, err
 	}

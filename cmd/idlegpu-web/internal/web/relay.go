@@ -22,7 +22,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/gogoproto/proto"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	"github.com/idlegpu/idlegpu/x/base/canon"
@@ -60,7 +60,7 @@ func (s *Server) api(f apiFunc) http.HandlerFunc {
 			code := http.StatusBadGateway
 			var ae apiError
 			var bad errBadRequest
-			var txe *chain.TxError
+			var txe *chainclient.TxError
 			switch {
 			case errors.As(err, &ae):
 				code = ae.code
@@ -123,7 +123,7 @@ func (s *Server) auctionParams(ctx context.Context) (auctiontypes.Params, error)
 
 // codecJSON is a message in the chain's JSON, as sign-job prints it.
 func codecJSON(m proto.Message) (json.RawMessage, error) {
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +317,7 @@ func (s *Server) relayWithdraw(r *http.Request) (any, error) { return s.relay(r,
 // (a 400 carrying auctiontypes.ErrInvalidSignedMsg, naming the field), and
 // its signature is checked off chain.
 func (s *Server) signedMsg(sj wallet.SignedJob, sig []byte, want, submitter string) (sdk.Msg, sdkmath.Int, error) {
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	if err != nil {
 		return nil, sdkmath.Int{}, err
 	}

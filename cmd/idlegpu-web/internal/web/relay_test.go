@@ -14,8 +14,8 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
@@ -97,7 +97,7 @@ func TestSignedMsgRefusesNonCanonicalNumbers(t *testing.T) {
 	bid := testBid(renter)
 	sig, err := wallet.SignJobBid(bid, key)
 	require.NoError(t, err)
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	require.NoError(t, err)
 	bz, err := enc.Codec.MarshalJSON(&bid)
 	require.NoError(t, err)
@@ -147,7 +147,7 @@ func TestSignedWithdrawRelay(t *testing.T) {
 	}
 	sig, err := wallet.SignWithdraw(a, key)
 	require.NoError(t, err)
-	enc, err := chain.Encoding()
+	enc, err := chainclient.Encoding()
 	require.NoError(t, err)
 	bz, err := enc.Codec.MarshalJSON(&a)
 	require.NoError(t, err)

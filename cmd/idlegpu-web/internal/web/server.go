@@ -24,7 +24,7 @@ import (
 
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/index"
 )
 
@@ -50,7 +50,7 @@ type Server struct {
 	cfg     Config
 	conn    grpc.ClientConnInterface
 	db      *index.DB
-	relayer *chain.Client
+	relayer *chainclient.Client
 	units   *units.Units
 	pages   map[string]*template.Template
 	market  *marketCache
@@ -60,7 +60,7 @@ type Server struct {
 // New builds the server over a node's gRPC connection and the index. With a
 // nil relayer the pages still work and the relay endpoints say relaying is
 // off. It reads the chain's denom metadata once.
-func New(ctx context.Context, cfg Config, conn grpc.ClientConnInterface, db *index.DB, relayer *chain.Client) (*Server, error) {
+func New(ctx context.Context, cfg Config, conn grpc.ClientConnInterface, db *index.DB, relayer *chainclient.Client) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}

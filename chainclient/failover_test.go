@@ -1,4 +1,4 @@
-package chain_test
+package chainclient_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	sdkmath "cosmossdk.io/math"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 )
 
 // TestFailoverToTheNextNode: with two RPC addresses of which the first is
@@ -28,8 +28,8 @@ func (s *ChainSuite) TestFailoverToTheNextNode() {
 	s.Require().Equal(sdkmath.NewInt(4_321), s.balance(c, recipient, res.Height))
 	s.Require().Positive(down.refused.Load(), "the first node was tried")
 
-	var got []chain.Header
-	err = c.FollowHeaders(ctx, res.Height, func(h chain.Header) error {
+	var got []chainclient.Header
+	err = c.FollowHeaders(ctx, res.Height, func(h chainclient.Header) error {
 		got = append(got, h)
 		if len(got) == 2 {
 			return errEnough

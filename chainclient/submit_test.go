@@ -1,4 +1,4 @@
-package chain_test
+package chainclient_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	sdkerrors "github.com/cosmos/cosmos-sdk/types/errors"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 )
 
 // hookedNode passes everything to a real node, running hooks around the
@@ -107,7 +107,7 @@ func (s *ChainSuite) TestSubmitRetriesCheckTxWrongSequence() {
 		s.Require().NoError(err)
 		s.Require().Zero(res.Code, res.RawLog)
 	}}
-	a, err := chain.NewWithContext(s.val.ClientCtx.WithClient(node), s.config(s.validatorKey()))
+	a, err := chainclient.NewWithContext(s.val.ClientCtx.WithClient(node), s.config(s.validatorKey()))
 	s.Require().NoError(err)
 
 	res, err := a.Submit(ctx, send(a.Address(), to, 20))
@@ -129,7 +129,7 @@ func (s *ChainSuite) TestSubmitInsufficientFundsInSimulation() {
 	res, err := c.Submit(ctx, send(c.Address(), testAddr("chain-test-too-much"), all.Int64()+1))
 
 	s.Require().Nil(res)
-	var txErr *chain.TxError
+	var txErr *chainclient.TxError
 	s.Require().ErrorAs(err, &txErr)
 	s.Require().Equal("sdk", txErr.Codespace)
 	s.Require().Equal(uint32(5), txErr.Code)
@@ -145,7 +145,7 @@ func (s *ChainSuite) TestSubmitFailsInBlock() {
 	s.fundedKey(key, 1_010_000)
 	sent := make(chan struct{})
 	node := &hookedNode{CometRPC: s.rpc, after: func() { close(sent) }}
-	b, err := chain.NewWithContext(s.val.ClientCtx.WithClient(node), s.config(key))
+	b, err := chainclient.NewWithContext(s.val.ClientCtx.WithClient(node), s.config(key))
 	s.Require().NoError(err)
 	logs := &logBuffer{}
 	cfg := s.config(key)
@@ -173,7 +173,7 @@ func (s *ChainSuite) TestSubmitFailsInBlock() {
 	}
 	res, err := a.Submit(ctx, send(a.Address(), to, 600_000))
 
-	var txErr *chain.TxError
+	var txErr *chainclient.TxError
 	s.Require().ErrorAs(err, &txErr)
 	s.Require().ErrorIs(err, sdkerrors.ErrInsufficientFunds)
 	s.Require().Equal("sdk", txErr.Codespace)
@@ -252,7 +252,7 @@ func (s *ChainSuite) TestSubmitDoesNotWaitForAnotherTxsBlock() {
 	ctx := context.Background()
 	sent := make(chan struct{})
 	node := &hookedNode{CometRPC: s.rpc, after: func() { close(sent) }}
-	c, err := chain.NewWithContext(s.val.ClientCtx.WithClient(node), s.config(s.validatorKey()))
+	c, err := chainclient.NewWithContext(s.val.ClientCtx.WithClient(node), s.config(s.validatorKey()))
 	s.Require().NoError(err)
 	to := testAddr("chain-test-pipelined")
 

@@ -2,7 +2,7 @@
 // and submits transactions with a locally kept account sequence, gives a
 // client context through which any module can be queried, and follows block
 // headers without gaps across websocket failures and node restarts.
-package chain
+package chainclient
 
 import (
 	"errors"

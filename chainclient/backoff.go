@@ -1,10 +1,10 @@
-package chain
+package chainclient
 
 import (
 	"context"
 	"time"
 
-	"github.com/idlegpu/idlegpu/agent/internal/ctxtime"
+	"github.com/idlegpu/idlegpu/internal/ctxtime"
 )
 
 const (

@@ -1,18 +1,18 @@
-package chain_test
+package chainclient_test
 
 import (
 	"context"
 	"errors"
 	"time"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
+	"github.com/idlegpu/idlegpu/chainclient"
 )
 
 var errEnough = errors.New("enough headers")
 
 // requireChain checks that headers are consecutive from their first height,
 // carry the node's own header hash and time, and that time never goes back.
-func (s *ChainSuite) requireChain(headers []chain.Header) {
+func (s *ChainSuite) requireChain(headers []chainclient.Header) {
 	ctx := context.Background()
 	s.Require().NotEmpty(headers)
 	for i, h := range headers {
@@ -42,8 +42,8 @@ func (s *ChainSuite) TestFollowHeadersCatchesUpIntoLive() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var got []chain.Header
-	err = c.FollowHeaders(ctx, from, func(h chain.Header) error {
+	var got []chainclient.Header
+	err = c.FollowHeaders(ctx, from, func(h chainclient.Header) error {
 		got = append(got, h)
 		if h.Height == until {
 			return errEnough
@@ -64,8 +64,8 @@ func (s *ChainSuite) TestFollowHeadersFromLatest() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var got []chain.Header
-	err = c.FollowHeaders(ctx, 0, func(h chain.Header) error {
+	var got []chainclient.Header
+	err = c.FollowHeaders(ctx, 0, func(h chainclient.Header) error {
 		got = append(got, h)
 		if len(got) == 3 {
 			return errEnough
@@ -84,8 +84,8 @@ func (s *ChainSuite) TestFollowHeadersEndsWithContext() {
 	c := s.newClient(s.config(s.validatorKey()))
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
-	var got []chain.Header
-	err := c.FollowHeaders(ctx, 0, func(h chain.Header) error {
+	var got []chainclient.Header
+	err := c.FollowHeaders(ctx, 0, func(h chainclient.Header) error {
 		got = append(got, h)
 		return nil
 	})
@@ -121,11 +121,11 @@ func (s *ChainSuite) TestFollowHeadersSurvivesNodeOutage() {
 			defer cancel()
 			const blocksAfterCut = 6
 			var (
-				got           []chain.Header
+				got           []chainclient.Header
 				cutAt         int64
 				acceptedAtCut int64
 			)
-			err := c.FollowHeaders(ctx, 0, func(h chain.Header) error {
+			err := c.FollowHeaders(ctx, 0, func(h chainclient.Header) error {
 				got = append(got, h)
 				switch {
 				case len(got) == 2:

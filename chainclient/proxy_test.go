@@ -1,4 +1,4 @@
-package chain_test
+package chainclient_test
 
 import (
 	"io"

@@ -1,4 +1,4 @@
-package chain_test
+package chainclient_test
 
 import (
 	"bytes"
@@ -22,8 +22,8 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
-	"github.com/idlegpu/idlegpu/agent/chain"
 	"github.com/idlegpu/idlegpu/app/apptesting"
+	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
@@ -66,8 +66,8 @@ func (s *ChainSuite) TearDownSuite() {
 }
 
 // config is a client configuration for key name in the validator's keyring.
-func (s *ChainSuite) config(key string) chain.Config {
-	return chain.Config{
+func (s *ChainSuite) config(key string) chainclient.Config {
+	return chainclient.Config{
 		RPC:            s.val.RPCAddress,
 		ChainID:        s.net.Config.ChainID,
 		KeyringDir:     s.val.ClientCtx.KeyringDir,
@@ -82,8 +82,8 @@ func (s *ChainSuite) config(key string) chain.Config {
 func (s *ChainSuite) validatorKey() string { return s.val.Moniker }
 
 // newClient is a client of key, closed when the test ends.
-func (s *ChainSuite) newClient(cfg chain.Config) *chain.Client {
-	c, err := chain.New(cfg)
+func (s *ChainSuite) newClient(cfg chainclient.Config) *chainclient.Client {
+	c, err := chainclient.New(cfg)
 	s.Require().NoError(err)
 	s.T().Cleanup(func() { s.Require().NoError(c.Close()) })
 	return c
@@ -104,7 +104,7 @@ func (s *ChainSuite) fundedKey(name string, amount int64) sdk.AccAddress {
 }
 
 // balance is addr's ugpu balance in the state after block height.
-func (s *ChainSuite) balance(c *chain.Client, addr sdk.AccAddress, height int64) sdkmath.Int {
+func (s *ChainSuite) balance(c *chainclient.Client, addr sdk.AccAddress, height int64) sdkmath.Int {
 	res, err := banktypes.NewQueryClient(c.Context().WithHeight(height)).
 		Balance(context.Background(), &banktypes.QueryBalanceRequest{Address: addr.String(), Denom: chaincfg.BondDenom})
 	s.Require().NoError(err)
