@@ -1,4 +1,4 @@
-package main
+package bridge
 
 import (
 	"fmt"
@@ -12,8 +12,9 @@ const (
 	flagLogFormat = "log-format"
 )
 
-// newRootCmd is the command tree; each subcommand lives in its own file.
-func newRootCmd() *cobra.Command {
+// NewRootCmd is idlegpu-bridge's command tree; each subcommand lives in its
+// own file. cmd/idlegpu-bridge only runs it.
+func NewRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "idlegpu-bridge",
 		Short:         "Bridge between the idlegpu chain and its EVM settlement vault",

@@ -1,4 +1,4 @@
-package main
+package bridge
 
 import (
 	"context"
@@ -31,7 +31,7 @@ import (
 )
 
 // repoRoot is the repository root (scripts/node.sh makes the chain's home).
-var repoRoot, _ = filepath.Abs("../..")
+var repoRoot, _ = filepath.Abs("..")
 
 // e2eBins are idlegpud, the agent and idlegpu-bridge built from the working
 // tree once per test binary.
