@@ -15,6 +15,16 @@ import (
 	"github.com/idlegpu/idlegpu/agent/jobdata"
 )
 
+// fetchingDaemon is a lease daemon with a job data store: it fetches inputs.
+func fetchingDaemon(t *testing.T) (*Daemon, *fakeRunner, *fakeChain, *fakeAuction) {
+	r := &fakeRunner{jobs: map[uint64]*fakeJob{}}
+	tx := &fakeChain{}
+	d, auction := leaseDaemon(t, r, tx)
+	data, _ := dataDaemon(t)
+	d.data = data.data
+	return d, r, tx, auction
+}
+
 // TestInputsFetchedAfterTheAnswer: a manifest naming inputs is answered
 // at once, whatever the fetch takes (the renter's request times out in
 // 30 s; a model can take minutes). The status says what the agent is
@@ -32,11 +42,7 @@ func TestInputsFetchedAfterTheAnswer(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	r := &fakeRunner{jobs: map[uint64]*fakeJob{}}
-	tx := &fakeChain{}
-	d, auction := leaseDaemon(t, r, tx)
-	data, _ := dataDaemon(t)
-	d.data = data.data
+	d, r, tx, auction := fetchingDaemon(t)
 	defer d.prep.close()
 	ctx := context.Background()
 	api := jobsAPI{d}
@@ -111,11 +117,7 @@ func TestInputsFetchedAfterTheAnswer(t *testing.T) {
 func TestClosingCancelsFetches(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	defer srv.Close()
-	r := &fakeRunner{jobs: map[uint64]*fakeJob{}}
-	tx := &fakeChain{}
-	d, auction := leaseDaemon(t, r, tx)
-	data, _ := dataDaemon(t)
-	d.data = data.data
+	d, r, tx, auction := fetchingDaemon(t)
 	l := pendingLease(3)
 	l.StartDeadline = time.Now().Add(10 * time.Minute)
 	auction.set(l)
