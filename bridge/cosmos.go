@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"crypto/ecdsa"
 	"fmt"
 	"io"
 	"log/slog"
@@ -133,3 +134,26 @@ func queryContext(cmd *cobra.Command) (client.Context, error) {
 }
 
 var registerOnce sync.Once
+
+// keyedSession is what a command that signs for the EVM starts with: its
+// logger and the --eth-key's key.
+func keyedSession(cmd *cobra.Command) (*slog.Logger, *ecdsa.PrivateKey, error) {
+	log, err := logger(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := ethKey(cmd)
+	return log, key, err
+}
+
+// validatorSession adds the idlegpu chain signer to keyedSession: what a
+// validator's commands (register, orchestrate) start with. The caller
+// closes the client.
+func validatorSession(cmd *cobra.Command) (*slog.Logger, *ecdsa.PrivateKey, *chainclient.Client, error) {
+	log, key, err := keyedSession(cmd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cl, err := cosmosSigner(cmd, log)
+	return log, key, cl, err
+}

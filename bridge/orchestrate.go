@@ -27,15 +27,7 @@ func orchestrateCmd() *cobra.Command {
 		Short: "Attest vault deposits and confirm valsets and payout roots for a validator",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := logger(cmd)
-			if err != nil {
-				return err
-			}
-			key, err := ethKey(cmd)
-			if err != nil {
-				return err
-			}
-			cl, err := cosmosSigner(cmd, log)
+			log, key, cl, err := validatorSession(cmd)
 			if err != nil {
 				return err
 			}

@@ -23,15 +23,7 @@ func registerCmd() *cobra.Command {
 		Short: "Register this validator's EVM signer and orchestrator (signed by the validator's operator key)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := logger(cmd)
-			if err != nil {
-				return err
-			}
-			key, err := ethKey(cmd)
-			if err != nil {
-				return err
-			}
-			cl, err := cosmosSigner(cmd, log)
+			_, key, cl, err := validatorSession(cmd)
 			if err != nil {
 				return err
 			}

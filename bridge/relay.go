@@ -28,11 +28,7 @@ func relayCmd() *cobra.Command {
 		Short: "Relay valsets and payout roots to the vault, and accept roots after their timelock",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := logger(cmd)
-			if err != nil {
-				return err
-			}
-			key, err := ethKey(cmd)
+			log, key, err := keyedSession(cmd)
 			if err != nil {
 				return err
 			}
