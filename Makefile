@@ -83,6 +83,9 @@ lint: $(BUILD_DIR)/detlint contracts-lint ## gofmt, go vet and the determinism l
 	@# tests may, to run through the real app).
 	@up=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./x/... | grep -E ' github.com/idlegpu/idlegpu/app(/| |$$)'); \
 	  if [ -n "$$up" ]; then echo "x/ imports app/:"; echo "$$up"; exit 1; fi
+	@# x/base is below the modules: it imports none of this module's packages.
+	@down=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./x/base/... | grep -E ' github.com/idlegpu/idlegpu/'); \
+	  if [ -n "$$down" ]; then echo "x/base imports above itself:"; echo "$$down"; exit 1; fi
 	@bad=$$($(GO) list -deps -f '{{.ImportPath}}: {{join .Imports " "}}' ./scripts/demo ./scripts/loadbench | \
 	  grep '^github.com/idlegpu/idlegpu/' | grep -E ' (testing|github.com/stretchr/testify/[a-z]+)( |$$)'); \
 	  if [ -n "$$bad" ]; then echo "test imports in a program's build:"; echo "$$bad"; exit 1; fi

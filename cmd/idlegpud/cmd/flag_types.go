@@ -13,7 +13,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/client"
 
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
-	"github.com/idlegpu/idlegpu/x/base/precheck"
+	"github.com/idlegpu/idlegpu/x/client/precheck"
 )
 
 // accountType is how autocli reads an account (a cosmos.AddressString

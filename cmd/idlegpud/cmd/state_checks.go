@@ -9,7 +9,7 @@ import (
 
 	"github.com/cosmos/cosmos-sdk/client"
 
-	"github.com/idlegpu/idlegpu/x/base/precheck"
+	"github.com/idlegpu/idlegpu/x/client/precheck"
 )
 
 // stateCheck reads the chain for what a tx command names and refuses it

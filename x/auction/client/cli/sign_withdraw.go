@@ -15,8 +15,8 @@ import (
 
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	"github.com/idlegpu/idlegpu/x/auction/types"
-	"github.com/idlegpu/idlegpu/x/base/precheck"
 	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
+	"github.com/idlegpu/idlegpu/x/client/precheck"
 )
 
 // SignWithdrawCmd is `tx auction sign-withdraw <amount>`.

@@ -17,7 +17,7 @@ import (
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
-	"github.com/idlegpu/idlegpu/x/base/precheck"
+	"github.com/idlegpu/idlegpu/x/client/precheck"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 

@@ -16,7 +16,7 @@ import (
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
-	"github.com/idlegpu/idlegpu/x/base/precheck"
+	"github.com/idlegpu/idlegpu/x/client/precheck"
 )
 
 // ParsePrice reads a price per GPU-hour: base units ("1500000uusdc") or a

@@ -12,8 +12,8 @@ import (
 	"github.com/cosmos/cosmos-sdk/client/flags"
 	"github.com/cosmos/cosmos-sdk/client/tx"
 
-	"github.com/idlegpu/idlegpu/x/base/precheck"
 	"github.com/idlegpu/idlegpu/x/bridge/types"
+	"github.com/idlegpu/idlegpu/x/client/precheck"
 )
 
 // EVMArgsAnnotation marks a command whose 0x arguments are EVM-side

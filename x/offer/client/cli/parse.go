@@ -7,7 +7,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/x/base/precheck"
+	"github.com/idlegpu/idlegpu/x/client/precheck"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/idlegpu/idlegpu/x/base/precheck"
+	"github.com/idlegpu/idlegpu/x/client/precheck"
 )
 
 // TestAmount: an amount is plain decimal digits and a denom, positive; the
