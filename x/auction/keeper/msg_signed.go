@@ -117,26 +117,11 @@ func relayerFee(asked, maxFee sdkmath.Int, denom string) (sdk.Coin, error) {
 // balance for the fee, nonce), then what MsgCancelJob does for the renter.
 func (m msgServer) SubmitSignedCancel(ctx context.Context, msg *types.MsgSubmitSignedCancel) (*types.MsgSubmitSignedCancelResponse, error) {
 	a := msg.Auth
-	renter, err := m.address("renter", a.Renter)
-	if err != nil {
-		return nil, err
-	}
-	structHash, err := types.CancelJobHash(a, renter)
-	if err != nil {
-		return nil, err
-	}
-	params, err := m.Params.Get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	act := signedAction{
-		renter: renter, chainID: a.CosmosChainId, evmChainID: a.EvmChainId, contract: a.VerifyingContract,
-		nonce: a.Nonce, deadline: a.Deadline, maxFee: a.MaxRelayerFee, structHash: structHash,
-	}
-	fee, err := m.relaySigned(ctx, params, msg.Submitter, msg.Signature, msg.RelayerFee, act, func() error {
-		_, err := m.CancelJob(ctx, &types.MsgCancelJob{Renter: a.Renter, JobId: a.JobId})
-		return err
-	})
+	fee, err := m.relayRenterAction(ctx, msg.Submitter, msg.Signature, msg.RelayerFee, &a,
+		func(renter sdk.AccAddress) ([]byte, error) { return types.CancelJobHash(a, renter) }, func() error {
+			_, err := m.CancelJob(ctx, &types.MsgCancelJob{Renter: a.Renter, JobId: a.JobId})
+			return err
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -149,32 +134,51 @@ func (m msgServer) SubmitSignedCancel(ctx context.Context, msg *types.MsgSubmitS
 // SubmitSignedCancel does for a job.
 func (m msgServer) SubmitSignedClose(ctx context.Context, msg *types.MsgSubmitSignedClose) (*types.MsgSubmitSignedCloseResponse, error) {
 	a := msg.Auth
-	renter, err := m.address("renter", a.Renter)
-	if err != nil {
-		return nil, err
-	}
-	structHash, err := types.CloseLeaseHash(a, renter)
-	if err != nil {
-		return nil, err
-	}
-	params, err := m.Params.Get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	act := signedAction{
-		renter: renter, chainID: a.CosmosChainId, evmChainID: a.EvmChainId, contract: a.VerifyingContract,
-		nonce: a.Nonce, deadline: a.Deadline, maxFee: a.MaxRelayerFee, structHash: structHash,
-	}
-	fee, err := m.relaySigned(ctx, params, msg.Submitter, msg.Signature, msg.RelayerFee, act, func() error {
-		_, err := m.CloseLease(ctx, &types.MsgCloseLease{Signer: a.Renter, LeaseId: a.LeaseId, Reason: a.Reason})
-		return err
-	})
+	fee, err := m.relayRenterAction(ctx, msg.Submitter, msg.Signature, msg.RelayerFee, &a,
+		func(renter sdk.AccAddress) ([]byte, error) { return types.CloseLeaseHash(a, renter) }, func() error {
+			_, err := m.CloseLease(ctx, &types.MsgCloseLease{Signer: a.Renter, LeaseId: a.LeaseId, Reason: a.Reason})
+			return err
+		})
 	if err != nil {
 		return nil, err
 	}
 	return &types.MsgSubmitSignedCloseResponse{}, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventSignedActionRelayed{
 		Action: "close-lease", Id: a.LeaseId, Renter: a.Renter, Submitter: msg.Submitter, Nonce: a.Nonce, RelayerFee: fee,
 	})
+}
+
+// renterAuth is what a renter's signed cancel and close have in common.
+type renterAuth interface {
+	GetRenter() string
+	GetCosmosChainId() string
+	GetEvmChainId() uint64
+	GetVerifyingContract() string
+	GetNonce() uint64
+	GetDeadline() uint64
+	GetMaxRelayerFee() sdk.Coin
+}
+
+// relayRenterAction relays a renter's signed cancel or close: hash is its
+// EIP-712 struct hash, do the unsigned message's handler for the renter.
+func (m msgServer) relayRenterAction(ctx context.Context, submitter string, sig []byte, asked sdkmath.Int, a renterAuth,
+	hash func(renter sdk.AccAddress) ([]byte, error), do func() error,
+) (sdk.Coin, error) {
+	renter, err := m.address("renter", a.GetRenter())
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	structHash, err := hash(renter)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	params, err := m.Params.Get(ctx)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	return m.relaySigned(ctx, params, submitter, sig, asked, signedAction{
+		renter: renter, chainID: a.GetCosmosChainId(), evmChainID: a.GetEvmChainId(), contract: a.GetVerifyingContract(),
+		nonce: a.GetNonce(), deadline: a.GetDeadline(), maxFee: a.GetMaxRelayerFee(), structHash: structHash,
+	}, do)
 }
 
 // signedAction is a wallet-signed message as relaySigned checks it.
