@@ -45,68 +45,45 @@ func (k Keeper) allot(ctx context.Context, job types.Job, price sdk.Coin, gpus [
 	return allot, k.refund(ctx, job.Id, 0, job.Renter, job.Deposit.SubAmount(total))
 }
 
-// PayLeases is how x/settlement pays proven time. settle runs once and
-// calls pay for each lease it settles, with the end of the lease's proven
-// time; pay marks the lease paid up to there and returns the payment. When
-// settle returns, the sum of what pay returned moves from escrow to the
-// payee in one transfer (one bank transfer and its events per message, not
-// per proof), and PayLeases returns it. If settle fails nothing moves (the
+// PayLeases pays each lease its proven time (types.Accrue, in order: a
+// lease may appear more than once, each time further) and moves their sum
+// from escrow to the payee in one transfer (one bank transfer and its
+// events per message, not per proof). It returns each payment, in order,
+// and the sum. The settling module priced its proofs with the same rule
+// beforehand: nothing calls back. If a payment fails nothing moves (the
 // caller's tx fails with it).
-func (k Keeper) PayLeases(ctx context.Context, settle func(pay types.PayFunc) error) (sdk.Coins, error) {
-	var accrued sdk.Coins
-	pay := func(leaseID uint64, provenUntil time.Time) (sdk.Coin, error) {
-		p, err := k.accrue(ctx, leaseID, provenUntil)
+func (k Keeper) PayLeases(ctx context.Context, payments []types.LeasePayment) ([]sdk.Coin, sdk.Coins, error) {
+	each := make([]sdk.Coin, len(payments))
+	var total sdk.Coins
+	for i, p := range payments {
+		c, err := k.accrue(ctx, p.LeaseID, p.ProvenUntil)
 		if err != nil {
-			return sdk.Coin{}, err
+			return nil, nil, err
 		}
-		accrued = accrued.Add(p)
-		return p, nil
+		each[i] = c
+		total = total.Add(c)
 	}
-	if err := settle(pay); err != nil {
-		return nil, err
+	if total.IsZero() {
+		return each, total, nil
 	}
-	if accrued.IsZero() {
-		return accrued, nil
-	}
-	return accrued, k.bank.SendCoinsFromModuleToModule(ctx, types.EscrowAccount, k.payee, accrued)
+	return each, total, k.bank.SendCoinsFromModuleToModule(ctx, types.EscrowAccount, k.payee, total)
 }
 
-// accrue marks a lease paid up to until (clamped to its start and, for a
-// CLOSING lease, its end): floor(price × gpus × elapsed / 3600) − paid.
-// Cumulative, so rounding never drifts and the last payment settles to the
-// unit; zero when nothing new is due.
+// accrue marks a lease paid up to until (types.Accrue) and returns the
+// payment.
 func (k Keeper) accrue(ctx context.Context, leaseID uint64, until time.Time) (sdk.Coin, error) {
 	l, err := k.Lease(ctx, leaseID)
 	if err != nil {
 		return sdk.Coin{}, err
 	}
-	switch l.Status {
-	case types.LEASE_STATUS_ACTIVE:
-	case types.LEASE_STATUS_CLOSING:
-		if until.After(l.EndedAt) { // its clock stopped there
-			until = l.EndedAt
-		}
-	default:
-		return sdk.Coin{}, errorsmod.Wrapf(types.ErrInvalidLeaseState, "lease %d is %s", leaseID, l.Status)
+	pay, next, err := types.Accrue(l, until)
+	if err != nil || !pay.IsPositive() {
+		return pay, err
 	}
-	due := types.Due(l.Price, uint32(len(l.GpuUuids)), elapsedSeconds(l, until))
-	pay := due.Sub(l.Paid)
-	if !pay.IsPositive() {
-		return sdk.NewCoin(l.Price.Denom, sdkmath.ZeroInt()), nil
-	}
-	l.Paid = due
-	if err := k.Leases.Set(ctx, l.Id, l); err != nil {
+	if err := k.Leases.Set(ctx, next.Id, next); err != nil {
 		return sdk.Coin{}, err
 	}
-	return pay, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeasePaid{LeaseId: l.Id, Amount: pay, Paid: due})
-}
-
-// elapsedSeconds is the whole seconds of l's run up to until, within [0, duration].
-func elapsedSeconds(l types.Lease, until time.Time) uint64 {
-	if !until.After(l.Start) {
-		return 0
-	}
-	return min(uint64(until.Sub(l.Start)/time.Second), l.DurationSeconds)
+	return pay, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeasePaid{LeaseId: next.Id, Amount: pay, Paid: next.Paid})
 }
 
 // refundLease gives an ending lease's renter the unpaid rest of its escrow.

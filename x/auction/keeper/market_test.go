@@ -617,17 +617,15 @@ func (s *KeeperTestSuite) TestBidLimitAndCount() {
 // pay pays one lease its time up to until through PayLeases, as
 // x/settlement does for one proof.
 func (s *KeeperTestSuite) pay(leaseID uint64, until time.Time) (sdk.Coin, error) {
-	var paid sdk.Coin
-	_, err := s.keeper.PayLeases(s.ctx, func(pay types.PayFunc) error {
-		var err error
-		paid, err = pay(leaseID, until)
-		return err
-	})
-	return paid, err
+	each, _, err := s.keeper.PayLeases(s.ctx, []types.LeasePayment{{LeaseID: leaseID, ProvenUntil: until}})
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	return each[0], nil
 }
 
 // TestPayLeasesMovesExactlyWhatItPaid: two leases paid in one call move
-// their sum to the payee in one transfer; a settle that fails after paying
+// their sum to the payee in one transfer; a call whose later payment fails
 // moves nothing to the payee (the tx that ran it fails with it).
 func (s *KeeperTestSuite) TestPayLeasesMovesExactlyWhatItPaid() {
 	s.provider(0, "eu-de", 2, 10000, 3_600_000) // 1000 uusdc per GPU-second
@@ -643,13 +641,8 @@ func (s *KeeperTestSuite) TestPayLeasesMovesExactlyWhatItPaid() {
 	start := s.ctx.BlockTime()
 	escrowBefore := s.escrowUSDC()
 
-	paid, err := s.keeper.PayLeases(s.ctx, func(pay types.PayFunc) error {
-		if _, err := pay(la, start.Add(10*time.Second)); err != nil {
-			return err
-		}
-		_, err := pay(lb, start.Add(25*time.Second))
-		return err
-	})
+	_, paid, err := s.keeper.PayLeases(s.ctx, []types.LeasePayment{{LeaseID: la, ProvenUntil: start.Add(10 * time.Second)},
+		{LeaseID: lb, ProvenUntil: start.Add(25 * time.Second)}})
 	s.Require().NoError(err)
 	s.Require().Equal("35000uusdc", paid.String())
 	s.Require().Equal(sdkmath.NewInt(35_000), s.payeeUSDC())
@@ -657,17 +650,12 @@ func (s *KeeperTestSuite) TestPayLeasesMovesExactlyWhatItPaid() {
 	s.Require().Equal("10000uusdc", s.lease(la).Paid.String())
 	s.Require().Equal("25000uusdc", s.lease(lb).Paid.String())
 
-	// A settle that fails after paying one lease: PayLeases returns before
+	// A payment that fails after paying one lease: PayLeases returns before
 	// any transfer (the failed tx then discards the accrual, as the cached
 	// context here is discarded).
 	cctx, _ := s.ctx.CacheContext()
-	_, err = s.keeper.PayLeases(cctx, func(pay types.PayFunc) error {
-		if _, err := pay(la, start.Add(20*time.Second)); err != nil {
-			return err
-		}
-		_, err := pay(99, start.Add(20*time.Second))
-		return err
-	})
+	_, _, err = s.keeper.PayLeases(cctx, []types.LeasePayment{{LeaseID: la, ProvenUntil: start.Add(20 * time.Second)},
+		{LeaseID: 99, ProvenUntil: start.Add(20 * time.Second)}})
 	payee := s.app.BankKeeper.GetBalance(cctx, authtypes.NewModuleAddress(settlementtypes.ModuleName), chaincfg.USDCDenom)
 	s.Require().Equal(sdkmath.NewInt(35_000), payee.Amount, "nothing moved for the failed settle")
 	s.Require().ErrorIs(err, types.ErrLeaseNotFound)

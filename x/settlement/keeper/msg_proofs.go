@@ -40,22 +40,37 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 	if err != nil {
 		return nil, err
 	}
-	// x/auction pays the proven time of every proof into this module in one
-	// transfer per message, not one per proof: the same sums, a tenth of
-	// the state machine's work and of the events every node indexes.
-	var fees sdk.Coins
-	paid, err := m.auction.PayLeases(ctx, func(pay auctiontypes.PayFunc) error {
-		for i, p := range msg.Proofs {
-			fee, err := m.settleProof(ctx, msg.Provider, provider, p, params, pay)
-			if err != nil {
-				return errorsmod.Wrapf(err, "proof %d (lease %d, epoch %d)", i, p.LeaseId, p.Epoch)
-			}
-			fees = fees.Add(fee)
+	// Every proof is checked and priced first, then x/auction pays them
+	// all in one call (one transfer into this module per message, not one
+	// per proof: the same sums, a tenth of the state machine's work and of
+	// the events every node indexes), then each is recorded. Payment flows
+	// one way: x/auction is called once and calls nothing back.
+	batch := map[uint64]*batchLease{}
+	payments := make([]auctiontypes.LeasePayment, len(msg.Proofs))
+	priced := make([]sdk.Coin, len(msg.Proofs))
+	for i, p := range msg.Proofs {
+		until, paid, err := m.checkProof(ctx, msg.Provider, p, params, batch)
+		if err != nil {
+			return nil, errorsmod.Wrapf(err, "proof %d (lease %d, epoch %d)", i, p.LeaseId, p.Epoch)
 		}
-		return nil
-	})
+		payments[i], priced[i] = auctiontypes.LeasePayment{LeaseID: p.LeaseId, ProvenUntil: until}, paid
+	}
+	paidEach, paid, err := m.auction.PayLeases(ctx, payments)
 	if err != nil {
 		return nil, err
+	}
+	var fees sdk.Coins
+	for i, p := range msg.Proofs {
+		// Priced and paid by the one rule (auctiontypes.Accrue): a
+		// difference is a broken invariant, never a reason to pay either.
+		if !paidEach[i].Equal(priced[i]) {
+			return nil, fmt.Errorf("proof %d (lease %d, epoch %d): paid %s, priced %s", i, p.LeaseId, p.Epoch, paidEach[i], priced[i])
+		}
+		fee, err := m.recordProof(ctx, msg.Provider, provider, p, params, priced[i])
+		if err != nil {
+			return nil, errorsmod.Wrapf(err, "proof %d (lease %d, epoch %d)", i, p.LeaseId, p.Epoch)
+		}
+		fees = fees.Add(fee)
 	}
 	if !fees.IsZero() {
 		if err := m.bank.SendCoinsFromModuleToModule(ctx, types.ModuleName, m.feeCollector, fees); err != nil {
@@ -70,63 +85,97 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 	return &types.MsgSubmitProofsResponse{Paid: paid}, nil
 }
 
-// settleProof verifies one proof against the chain
-// (x/settlement/README.md, "Messages"), reports the lease's proven time to
-// x/auction through pay and returns the epoch's fee (the caller moves the
-// coins: take_rate to the fee collector, the rest to the provider's rewards). A lease is judged by the
-// params it started with. The last epoch ends the lease. provider is the
-// message's address, addr the same decoded once per message.
-func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAddress, p types.ExecutionProof, params types.Params, pay auctiontypes.PayFunc) (fee sdk.Coin, err error) {
+// batchLease is a lease as the message's earlier proofs leave it: its
+// paid total and its settled epochs and proven time.
+type batchLease struct {
+	lease auctiontypes.Lease
+	prog  types.LeaseProgress
+}
+
+// checkProof verifies one proof against the chain
+// (x/settlement/README.md, "Messages") and prices it: it returns the
+// lease's proven time up to which x/auction pays and what that pays
+// (auctiontypes.Accrue). It writes nothing; batch carries the lease's
+// progress from one proof of the message to the next. A lease is judged
+// by the params it started with. provider is the message's address.
+func (k Keeper) checkProof(ctx context.Context, provider string, p types.ExecutionProof, params types.Params, batch map[uint64]*batchLease) (time.Time, sdk.Coin, error) {
 	if err := p.ValidateBasic(); err != nil {
-		return sdk.Coin{}, err
+		return time.Time{}, sdk.Coin{}, err
 	}
+	b, ok := batch[p.LeaseId]
+	if !ok {
+		lease, err := k.auction.Lease(ctx, p.LeaseId)
+		if err != nil {
+			return time.Time{}, sdk.Coin{}, err
+		}
+		if lease.Provider != provider {
+			return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrUnauthorized, "lease %d is %s's", lease.Id, lease.Provider)
+		}
+		if !settling(lease) {
+			return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrLeaseNotActive, "lease %d is %s", lease.Id, lease.Status)
+		}
+		prog, err := k.progress(ctx, lease, params)
+		if err != nil {
+			return time.Time{}, sdk.Coin{}, err
+		}
+		b = &batchLease{lease: lease, prog: prog}
+		batch[p.LeaseId] = b
+	}
+	lease, prog := b.lease, b.prog
+	now := sdk.UnwrapSDKContext(ctx).BlockTime()
+	from, to, ok := prog.Window(lease.Start, p.Epoch)
+	switch {
+	case !ok:
+		return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "lease %d has %d epochs", lease.Id, prog.Epochs())
+	case p.Epoch < prog.NextEpoch:
+		return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochProven, "lease %d is settled up to epoch %d", lease.Id, prog.NextEpoch)
+	case to.After(now):
+		return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochNotEnded, "epoch %d ends at %s", p.Epoch, to)
+	case p.Epoch > prog.NextEpoch:
+		return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochOutOfOrder, "prove epoch %d first", prog.NextEpoch)
+	case !p.WindowStart.Equal(from) || !p.WindowEnd.Equal(to):
+		return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "epoch %d is [%s, %s]", p.Epoch, from, to)
+	}
+	if err := k.checkChallenge(ctx, p); err != nil {
+		return time.Time{}, sdk.Coin{}, err
+	}
+	if err := k.checkTelemetry(ctx, lease, p, prog); err != nil {
+		return time.Time{}, sdk.Coin{}, err
+	}
+	// The proven time, cumulatively: missed epochs are never paid, and the
+	// last payment settles the lease to the unit.
+	b.prog.ProvenSeconds += uint64(to.Sub(from) / time.Second)
+	b.prog.NextEpoch++
+	until := lease.Start.Add(time.Duration(b.prog.ProvenSeconds) * time.Second)
+	paid, next, err := auctiontypes.Accrue(lease, until)
+	if err != nil {
+		return time.Time{}, sdk.Coin{}, err
+	}
+	b.lease = next
+	return until, paid, nil
+}
+
+// recordProof records a checked proof x/auction has paid: the lease's
+// progress, the fee (the caller moves the coins: take_rate to the fee
+// collector, the rest to the provider's rewards), the provider's
+// reliability, the proof itself and its event. The last epoch ends the
+// lease. addr is the message's provider decoded once per message.
+func (k Keeper) recordProof(ctx context.Context, provider string, addr sdk.AccAddress, p types.ExecutionProof, params types.Params, paid sdk.Coin) (fee sdk.Coin, err error) {
 	lease, err := k.auction.Lease(ctx, p.LeaseId)
 	if err != nil {
 		return sdk.Coin{}, err
-	}
-	if lease.Provider != provider {
-		return sdk.Coin{}, errorsmod.Wrapf(types.ErrUnauthorized, "lease %d is %s's", lease.Id, lease.Provider)
-	}
-	if !settling(lease) {
-		return sdk.Coin{}, errorsmod.Wrapf(types.ErrLeaseNotActive, "lease %d is %s", lease.Id, lease.Status)
 	}
 	prog, err := k.progress(ctx, lease, params)
 	if err != nil {
 		return sdk.Coin{}, err
 	}
-	now := sdk.UnwrapSDKContext(ctx).BlockTime()
-	from, to, ok := prog.Window(lease.Start, p.Epoch)
-	switch {
-	case !ok:
-		return sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "lease %d has %d epochs", lease.Id, prog.Epochs())
-	case p.Epoch < prog.NextEpoch:
-		return sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochProven, "lease %d is settled up to epoch %d", lease.Id, prog.NextEpoch)
-	case to.After(now):
-		return sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochNotEnded, "epoch %d ends at %s", p.Epoch, to)
-	case p.Epoch > prog.NextEpoch:
-		return sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochOutOfOrder, "prove epoch %d first", prog.NextEpoch)
-	case !p.WindowStart.Equal(from) || !p.WindowEnd.Equal(to):
-		return sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "epoch %d is [%s, %s]", p.Epoch, from, to)
-	}
-	if err := k.checkChallenge(ctx, p); err != nil {
-		return sdk.Coin{}, err
-	}
-	if err := k.checkTelemetry(ctx, lease, p, prog); err != nil {
-		return sdk.Coin{}, err
-	}
-
-	// Pay the proven time, cumulatively: missed epochs are never paid, and
-	// the last payment settles the lease to the unit.
+	from, to, _ := prog.Window(lease.Start, p.Epoch)
 	if err := k.unschedule(ctx, lease.Start, &prog); err != nil {
 		return sdk.Coin{}, err
 	}
 	prog.ProvenSeconds += uint64(to.Sub(from) / time.Second)
 	prog.ProvenEpochs++
 	prog.NextEpoch++
-	paid, err := pay(lease.Id, lease.Start.Add(time.Duration(prog.ProvenSeconds)*time.Second))
-	if err != nil {
-		return sdk.Coin{}, err
-	}
 	if fee, err = k.feeOf(ctx, addr, paid, params.TakeRateBps); err != nil {
 		return sdk.Coin{}, err
 	}
@@ -135,7 +184,7 @@ func (k Keeper) settleProof(ctx context.Context, provider string, addr sdk.AccAd
 	}
 	prog.Settled(false, false)
 	if err := k.storeProof(ctx, types.ProofRecord{
-		Proof: p, Provider: provider, Paid: paid, Fee: fee, SubmittedAt: now,
+		Proof: p, Provider: provider, Paid: paid, Fee: fee, SubmittedAt: sdk.UnwrapSDKContext(ctx).BlockTime(),
 	}, prog.EpochSeconds, params); err != nil {
 		return sdk.Coin{}, err
 	}

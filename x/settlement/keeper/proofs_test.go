@@ -205,3 +205,50 @@ func (s *KeeperTestSuite) TestOneMessageManyLeases() {
 	s.Require().Equal(feesBefore.AddRaw(fees), s.usdc(collector))
 	s.Require().Equal(sdk.NewCoins(sdk.NewInt64Coin(chaincfg.USDCDenom, total-fees)), s.rewards(0))
 }
+
+// TestOneMessageEveryEpochOfALease: a lease's epochs proven in one message
+// are each priced on what the ones before it paid, the message pays the
+// lease to the unit in one transfer, and the last ends it with the exact
+// refund. The same epoch twice in one message pays nothing: a provider
+// cannot be paid twice for one window by batching.
+func (s *KeeperTestSuite) TestOneMessageEveryEpochOfALease() {
+	const price = 1_234_567 // uusdc per GPU-hour
+	s.provider(0, 1, price)
+	renterBefore := s.usdc(s.accs[3].Address)
+	l := s.lease(3, 1, 660*time.Second, 2_000_000) // epochs of 600 s and 60 s
+	escrow := authtypes.NewModuleAddress(auctiontypes.EscrowAccount)
+	_, to, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 1)
+	s.until(to) // within epoch 0's grace (300 s)
+
+	escrowBefore := s.usdc(escrow)
+	twice := []types.ExecutionProof{s.proof(l, 0, 500), s.proof(l, 0, 500)}
+	_, err := s.submit(agent, 0, twice...)
+	s.Require().ErrorIs(err, types.ErrEpochProven)
+	s.Require().Equal(escrowBefore, s.usdc(escrow), "nothing paid")
+	s.Require().True(s.getLease(l.Id).Paid.IsZero())
+
+	ctx := s.ctx.WithEventManager(sdk.NewEventManager())
+	res, err := s.msgServer.SubmitProofs(ctx, &types.MsgSubmitProofs{Signer: s.operator(agent), Provider: s.operator(0),
+		Proofs: []types.ExecutionProof{s.proof(l, 0, 500), s.proof(l, 1, 500)}})
+	s.Require().NoError(err)
+	transfers := 0
+	for _, e := range ctx.EventManager().Events() {
+		if e.Type == banktypes.EventTypeTransfer {
+			transfers++
+		}
+	}
+	s.Require().Equal(3, transfers, "escrow → settlement and settlement → fee collector once each for the message, and the unpaid rest to the renter as the lease ends")
+
+	due := func(seconds int64) int64 { return price * seconds / 3600 }
+	total := due(660) // 226,337
+	s.Require().Equal(sdk.NewCoins(sdk.NewInt64Coin(chaincfg.USDCDenom, total)), res.Paid)
+	for k, pay := range []int64{due(600), due(660) - due(600)} {
+		rec, err := s.keeper.Proofs.Get(s.ctx, collections.Join(l.Id, uint64(k)))
+		s.Require().NoError(err)
+		s.Require().Equal(pay, rec.Paid.Amount.Int64(), "epoch %d", k)
+	}
+	final := s.getLease(l.Id)
+	s.Require().Equal(auctiontypes.LEASE_STATUS_COMPLETED, final.Status)
+	s.Require().Equal(total, final.Paid.Amount.Int64())
+	s.Require().Equal(renterBefore.SubRaw(total), s.usdc(s.accs[3].Address), "the renter paid exactly the lease")
+}

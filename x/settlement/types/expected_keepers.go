@@ -23,9 +23,10 @@ type BankKeeper interface {
 // cumulative payment out of escrow, and their end.
 type AuctionKeeper interface {
 	Lease(ctx context.Context, id uint64) (auctiontypes.Lease, error)
-	// PayLeases runs settle, which reports each settled lease's proven time
-	// through pay; the sum paid moves from escrow to this module at the end.
-	PayLeases(ctx context.Context, settle func(pay auctiontypes.PayFunc) error) (sdk.Coins, error)
+	// PayLeases pays each lease its proven time (auctiontypes.Accrue, in
+	// order), moves the sum from escrow to this module in one transfer and
+	// returns each payment and the sum. It calls nothing back.
+	PayLeases(ctx context.Context, payments []auctiontypes.LeasePayment) ([]sdk.Coin, sdk.Coins, error)
 	EndLease(ctx context.Context, leaseID uint64, status auctiontypes.LeaseStatus, reason string) error
 	// EndSettledLease ends a lease whose last epoch was settled, recording
 	// for its provider what its epochs add up to.
