@@ -64,7 +64,7 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 		// Priced and paid by the one rule (auctiontypes.Accrue): a
 		// difference is a broken invariant, never a reason to pay either.
 		if !paidEach[i].Equal(priced[i]) {
-			return nil, fmt.Errorf("proof %d (lease %d, epoch %d): paid %s, priced %s", i, p.LeaseId, p.Epoch, paidEach[i], priced[i])
+			return nil, errorsmod.Wrapf(types.ErrPaymentMismatch, "proof %d (lease %d, epoch %d): paid %s, priced %s", i, p.LeaseId, p.Epoch, paidEach[i], priced[i])
 		}
 		fee, err := m.recordProof(ctx, msg.Provider, provider, p, params, priced[i])
 		if err != nil {

@@ -70,4 +70,8 @@ var (
 	ErrAuditState = errorsmod.Register(ModuleName, 30, "audit does not accept this message now")
 	// ErrNoProofs is returned for a MsgSubmitProofs that carries no proof.
 	ErrNoProofs = errorsmod.Register(ModuleName, 31, "no proofs to submit: a MsgSubmitProofs needs at least one proof")
+	// ErrPaymentMismatch is x/auction paying a proof other than the one
+	// payment rule priced it: a broken invariant, and the message fails
+	// rather than pay either figure.
+	ErrPaymentMismatch = errorsmod.Register(ModuleName, 33, "payment differs from the proof's price")
 )
