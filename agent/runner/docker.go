@@ -532,12 +532,31 @@ func graceSeconds(d time.Duration) int {
 // removeContainer force-removes a container and its anonymous volumes; one
 // already gone is not an error.
 func removeContainer(ctx context.Context, cli DockerAPI, id string) error {
-	err := cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) {
-		return err
+	// Another removal under way (the job's own exit and a Stop, or an
+	// operator's docker rm) is waited for rather than reported: the caller
+	// goes on to delete what the container used.
+	deadline := time.Now().Add(removalWait)
+	for {
+		err := cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		if err == nil || cerrdefs.IsNotFound(err) {
+			return nil
+		}
+		if !cerrdefs.IsConflict(err) || !strings.Contains(err.Error(), "already in progress") || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (waiting for it: %w)", err, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
-	return nil
 }
+
+// removalWait bounds the wait for another caller's removal of a container.
+// A forced removal kills and deletes at once (well under a second in the
+// runner's tests); the bound only keeps a wedged daemon from holding the
+// caller for ever.
+const removalWait = 30 * time.Second
 
 // ErrImageMissing is returned when an image is not on the host and pulling is off.
 var ErrImageMissing = errors.New("image not on this host and pulling is off")

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,9 +17,14 @@ import (
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/client"
 	"github.com/stretchr/testify/require"
+
+	"github.com/idlegpu/idlegpu/scripts/dockertest"
 )
 
+// The test's egress network; the fake internet is dockertest's.
 const (
+	egressTestNet     = "idlegpu-egress-test"
+	egressTestBr      = "idlegpu-egt0"
 	egressTestSubnet  = "172.31.250.0/24"
 	egressTestGateway = "172.31.250.1"
 )
@@ -28,14 +32,9 @@ const (
 // TestDockerEgress runs jobs on the egress network of a real dockerd that
 // manages iptables, against a fake internet in a network namespace.
 func TestDockerEgress(t *testing.T) {
-	egressTools(t)
-	// Runs after the daemon stops: a bridge a failed run leaves would be
-	// taken over by the next one.
-	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", egressTestBr).Run() })
-	_ = exec.Command("ip", "link", "del", egressTestBr).Run()
-	cli := startIptablesDockerd(t)
+	cli := dockertest.IptablesDaemon(t, dockertest.InternetPrivate, egressTestBr)
 	img := importBusybox(t, cli)
-	fakeInternet(t)
+	dockertest.FakeInternet(t)
 	ctx := context.Background()
 
 	egress := newTestEgress(t, cli)
@@ -49,7 +48,7 @@ func TestDockerEgress(t *testing.T) {
 
 	t.Run("reaches the internet and nothing else", func(t *testing.T) {
 		inet := &pongServer{}
-		go inet.serve(listenIn(t, inetNS, "0.0.0.0:8080"))
+		go inet.serve(dockertest.ListenInternet(t, "0.0.0.0:8080"))
 		host := &pongServer{}
 		go host.serve(listenHost(t, "0.0.0.0:18081"))
 		go host.serve(listenHost(t, egressTestGateway+":18082"))
@@ -66,12 +65,12 @@ func TestDockerEgress(t *testing.T) {
 		}, 10*time.Second, 100*time.Millisecond, "the host reaches the peer job's listener")
 
 		targets := []string{
-			inetPublic + ":8080",
-			inetPrivate + ":8080",
-			inetMetadata + ":8080",
+			dockertest.InternetPublic + ":8080",
+			dockertest.InternetPrivate + ":8080",
+			dockertest.InternetMetadata + ":8080",
 			egressTestGateway + ":18081",
 			egressTestGateway + ":18082",
-			inetHostAddr + ":18081",
+			dockertest.InternetHost + ":18081",
 			peerIP + ":9000",
 		}
 		out := runProbe(t, d, Spec{LeaseID: 9102, Image: img, EgressMbps: 100}, targets)
@@ -79,9 +78,9 @@ func TestDockerEgress(t *testing.T) {
 		for _, tg := range targets {
 			want[tg] = "blocked"
 		}
-		want[inetPublic+":8080"] = "reached"
+		want[dockertest.InternetPublic+":8080"] = "reached"
 		require.Equal(t, want, out)
-		require.Equal(t, []string{inetPublic + ":8080"}, inet.Reached(), "only the public address was connected to")
+		require.Equal(t, []string{dockertest.InternetPublic + ":8080"}, inet.Reached(), "only the public address was connected to")
 		require.Empty(t, host.Reached(), "nothing reached the host's listeners")
 
 		// The control: without the agent's rules the same job reaches them
@@ -98,16 +97,16 @@ func TestDockerEgress(t *testing.T) {
 	})
 
 	t.Run("resolves names through the host's resolver", func(t *testing.T) {
-		dns := &fakeResolver{answer: netip.MustParseAddr(inetPublic).As4()}
-		dns.serve(t, inetNS, "0.0.0.0:53")
+		dns := &fakeResolver{answer: netip.MustParseAddr(dockertest.InternetPublic).As4()}
+		dns.serve(t, "0.0.0.0:53")
 		inet := &pongServer{}
-		go inet.serve(listenIn(t, inetNS, "0.0.0.0:8081"))
+		go inet.serve(dockertest.ListenInternet(t, "0.0.0.0:8081"))
 		out := runProbe(t, d, Spec{LeaseID: 9107, Image: img, EgressMbps: 100},
-			[]string{"public.example.test:8081", inetPrivate + ":8081"})
-		require.Equal(t, map[string]string{"public.example.test:8081": "reached", inetPrivate + ":8081": "blocked"}, out,
+			[]string{"public.example.test:8081", dockertest.InternetPrivate + ":8081"})
+		require.Equal(t, map[string]string{"public.example.test:8081": "reached", dockertest.InternetPrivate + ":8081": "blocked"}, out,
 			"port 53 of the resolver is open, nothing else of it")
 		require.Contains(t, dns.Asked(), "public.example.test. TypeA")
-		require.Equal(t, []string{inetPublic + ":8081"}, inet.Reached())
+		require.Equal(t, []string{dockertest.InternetPublic + ":8081"}, inet.Reached())
 	})
 
 	t.Run("no egress, no network", func(t *testing.T) {
@@ -124,10 +123,10 @@ func TestDockerEgress(t *testing.T) {
 
 	t.Run("shaped to the lease's rate", func(t *testing.T) {
 		const mbps, size = 8, 3 << 20
-		up := sinkOrSource(listenIn(t, inetNS, "0.0.0.0:8090"), 0)
-		down := sinkOrSource(listenIn(t, inetNS, "0.0.0.0:8091"), size)
+		up := sinkOrSource(dockertest.ListenInternet(t, "0.0.0.0:8090"), 0)
+		down := sinkOrSource(dockertest.ListenInternet(t, "0.0.0.0:8091"), size)
 		script := fmt.Sprintf("sleep 1; busybox dd if=/dev/zero bs=65536 count=%d 2>/dev/null | busybox nc -w 5 %s 8090; "+
-			"busybox nc -w 5 %s 8091 </dev/null | busybox wc -c", size/65536, inetPublic, inetPublic)
+			"busybox nc -w 5 %s 8091 </dev/null | busybox wc -c", size/65536, dockertest.InternetPublic, dockertest.InternetPublic)
 		j, err := d.Start(ctx, Spec{LeaseID: 9104, Image: img, EgressMbps: mbps, Command: []string{"sh", "-c", script}})
 		require.NoError(t, err)
 		defer func() { require.NoError(t, j.Stop(ctx)) }()
@@ -220,7 +219,7 @@ func TestDockerEgress(t *testing.T) {
 func newTestEgress(t *testing.T, cli *client.Client) *EgressNetwork {
 	t.Helper()
 	e, err := NewEgressNetwork(context.Background(), cli, EgressOptions{Name: egressTestNet, Bridge: egressTestBr,
-		Subnet: egressTestSubnet, Resolvers: []netip.Addr{netip.MustParseAddr(inetPrivate)}})
+		Subnet: egressTestSubnet, Resolvers: []netip.Addr{netip.MustParseAddr(dockertest.InternetPrivate)}})
 	require.NoError(t, err)
 	return e
 }

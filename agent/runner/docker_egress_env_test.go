@@ -5,87 +5,17 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/docker/docker/client"
-
-	"github.com/idlegpu/idlegpu/scripts/dockertest"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/dns/dnsmessage"
-	"golang.org/x/sys/unix"
+
+	"github.com/idlegpu/idlegpu/scripts/dockertest"
 )
-
-// The egress tests' fake internet: a network namespace behind a veth pair,
-// routed from the host. It holds a "public" address and, to prove the
-// firewall (not a missing route) stops the jobs, a private one and the
-// cloud metadata address, all served by the same listener.
-const (
-	inetNS        = "idlegpu-inet-test"
-	inetHostVeth  = "idlegpu-inet0"
-	inetPublic    = "198.51.100.2"
-	inetHostAddr  = "198.51.100.1"
-	inetPrivate   = "10.203.0.2"
-	inetMetadata  = "169.254.169.254"
-	egressTestNet = "idlegpu-egress-test"
-	egressTestBr  = "idlegpu-egt0"
-)
-
-// egressTools skips the test unless it can change the host's network: root,
-// and the binaries the egress network and the fake internet use.
-func egressTools(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("the egress tests change the host's network: they need root")
-	}
-	for _, bin := range []string{"dockerd", "iptables", "iptables-restore", "ip", "tc", "nsenter"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("the egress tests need %s: %v", bin, err)
-		}
-	}
-	if out, err := exec.Command("iptables", "-w", "-S", "INPUT").CombinedOutput(); err != nil {
-		t.Skipf("iptables does not work here: %v: %s", err, out)
-	}
-	if pid := iptablesDockerd(); pid != "" {
-		t.Skipf("dockerd %s already manages iptables on this host; a second one would fight over its chains", pid)
-	}
-}
-
-// iptablesDockerd is the pid of a running dockerd that manages iptables.
-func iptablesDockerd() string {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if filepath.Base(args[0]) == "dockerd" && !strings.Contains(string(b), "--iptables=false") {
-			return e.Name()
-		}
-	}
-	return ""
-}
-
-// startIptablesDockerd starts a private dockerd that manages iptables (as a
-// production daemon does: DOCKER-USER, masquerading) but has no default
-// bridge; it is stopped when the test ends. Jobs' names are resolved by
-// the fake internet's private resolver.
-func startIptablesDockerd(t *testing.T) *client.Client {
-	t.Helper()
-	cli, err := dockertest.StartPrivate(t, dockertest.Options{Iptables: true, DNS: inetPrivate})
-	if err != nil {
-		t.Skipf("dockerd with iptables: %v", err)
-	}
-	dockertest.LogVersion(t, cli)
-	return cli
-}
 
 // egressExec runs a command the test needs to succeed.
 func egressExec(t *testing.T, args ...string) string {
@@ -95,75 +25,18 @@ func egressExec(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-// fakeInternet builds the namespace and its routes, removed when the test ends.
-func fakeInternet(t *testing.T) {
-	t.Helper()
-	_ = exec.Command("ip", "netns", "del", inetNS).Run() // left by an aborted run
-	_ = exec.Command("ip", "link", "del", inetHostVeth).Run()
-	egressExec(t, "ip", "netns", "add", inetNS)
-	t.Cleanup(func() {
-		_ = exec.Command("ip", "link", "del", inetHostVeth).Run()
-		_ = exec.Command("ip", "netns", "del", inetNS).Run()
-	})
-	egressExec(t, "ip", "link", "add", inetHostVeth, "type", "veth", "peer", "name", "inet1", "netns", inetNS)
-	egressExec(t, "ip", "addr", "add", inetHostAddr+"/24", "dev", inetHostVeth)
-	egressExec(t, "ip", "addr", "add", "10.203.0.1/24", "dev", inetHostVeth)
-	egressExec(t, "ip", "link", "set", inetHostVeth, "up")
-	egressExec(t, "ip", "route", "add", inetMetadata+"/32", "dev", inetHostVeth)
-	in := func(args ...string) { egressExec(t, append([]string{"ip", "netns", "exec", inetNS}, args...)...) }
-	in("ip", "link", "set", "lo", "up")
-	in("ip", "addr", "add", inetPublic+"/24", "dev", "inet1")
-	in("ip", "addr", "add", inetPrivate+"/24", "dev", "inet1")
-	in("ip", "addr", "add", inetMetadata+"/32", "dev", "inet1")
-	in("ip", "link", "set", "inet1", "up")
-	in("ip", "route", "add", "default", "via", inetHostAddr)
-}
-
-// inNetns runs open on a thread inside the namespace ns: sockets it makes
-// stay in that namespace. The thread is given back to the runtime only if
-// it is back in the host's namespace.
-func inNetns(t *testing.T, ns string, open func() error) {
-	t.Helper()
-	runtime.LockOSThread()
-	host, err := os.Open("/proc/thread-self/ns/net")
-	require.NoError(t, err)
-	defer host.Close()
-	target, err := os.Open(filepath.Join("/run/netns", ns))
-	require.NoError(t, err)
-	defer target.Close()
-	require.NoError(t, unix.Setns(int(target.Fd()), unix.CLONE_NEWNET))
-	oerr := open()
-	if err := unix.Setns(int(host.Fd()), unix.CLONE_NEWNET); err != nil {
-		t.Fatalf("back to the host's namespace: %v", err) // the thread stays locked and dies
-	}
-	runtime.UnlockOSThread()
-	require.NoError(t, oerr)
-}
-
-// listenIn opens a TCP listener inside the namespace ns.
-func listenIn(t *testing.T, ns, addr string) net.Listener {
-	t.Helper()
-	var l net.Listener
-	inNetns(t, ns, func() (err error) {
-		l, err = net.Listen("tcp4", addr)
-		return err
-	})
-	t.Cleanup(func() { l.Close() })
-	return l
-}
-
 // fakeResolver answers every A question with one address over UDP inside
-// the namespace ns, and counts the questions.
+// the fake internet, and counts the questions.
 type fakeResolver struct {
 	answer [4]byte
 	mu     sync.Mutex
 	asked  []string
 }
 
-func (r *fakeResolver) serve(t *testing.T, ns, addr string) {
+func (r *fakeResolver) serve(t *testing.T, addr string) {
 	t.Helper()
 	var pc net.PacketConn
-	inNetns(t, ns, func() (err error) {
+	dockertest.InInternet(t, func() (err error) {
 		pc, err = net.ListenPacket("udp4", addr)
 		return err
 	})

@@ -30,6 +30,9 @@ type fakeDocker struct {
 	mu         sync.Mutex
 	containers map[string]*fakeContainer // by id
 	next       int
+	// removing is how many more removals answer that another one is
+	// under way, as Docker does while it removes the container.
+	removing int
 }
 
 type fakeContainer struct {
@@ -308,6 +311,10 @@ func (f *fakeDocker) ContainerRemove(_ context.Context, id string, options conta
 	}
 	if c.running && !options.Force {
 		return fmt.Errorf("%w: container %s is running", cerrdefs.ErrConflict, id)
+	}
+	if f.removing > 0 {
+		f.removing--
+		return fmt.Errorf("%w: removal of container %s is already in progress", cerrdefs.ErrConflict, c.id)
 	}
 	c.end(137)
 	delete(f.containers, c.id)

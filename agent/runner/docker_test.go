@@ -357,6 +357,21 @@ func TestDockerAdoptAfterAgentDeath(t *testing.T) {
 			wantStatus: Status{Exited: true, ExitCode: 137, Err: "stopped"},
 		},
 		{
+			// The old agent's runner, or an operator's docker rm, removing
+			// it too: Stop waits for that removal instead of failing.
+			name: "stopped while another removal is under way",
+			end: func(t *testing.T, fake *fakeDocker, j Job) {
+				fake.mu.Lock()
+				fake.removing = 3
+				fake.mu.Unlock()
+				require.NoError(t, j.Stop(context.Background()))
+				fake.mu.Lock()
+				defer fake.mu.Unlock()
+				require.Zero(t, fake.removing, "asked again until the container was gone")
+			},
+			wantStatus: Status{Exited: true, ExitCode: 137, Err: "stopped"},
+		},
+		{
 			name: "exits by itself",
 			end: func(t *testing.T, fake *fakeDocker, j Job) {
 				fake.exit(ContainerName(5), 3)
