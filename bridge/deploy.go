@@ -21,7 +21,7 @@ const (
 )
 
 // deployVaultCmd deploys SettlementVault with the chain's newest valset and
-// vault id. The chain names its vault (x/auction's evm_verifying_contract)
+// vault id. The chain names its vault (x/bridge's vault_address)
 // before the vault exists, so the address is predicted from the deployer
 // and its next nonce (--predict prints it without deploying); the
 // deployment refuses to go ahead at any other address.
@@ -96,7 +96,7 @@ func deployVaultCmd() *cobra.Command {
 			}
 			if at := crypto.CreateAddress(deployer, nonce); at != p.domain.Vault {
 				return fmt.Errorf("the chain expects the vault at %s, but %s's next deployment (nonce %d) lands at %s: "+
-					"deploy from the predicted key and nonce, or set evm_verifying_contract by governance first", p.domain.Vault, deployer, nonce, at)
+					"deploy from the predicted key and nonce, or set vault_address by governance first", p.domain.Vault, deployer, nonce, at)
 			}
 			input := e.vault.PackConstructor(token, p.domain.VaultID, guardian, uint64(delay/time.Second), vaultValset(initial))
 			opts := e.transactor(ctx, key)

@@ -26,9 +26,9 @@ func loadParams(ctx context.Context, q bridgetypes.QueryClient) (bridgeParams, e
 	if err != nil {
 		return bridgeParams{}, fmt.Errorf("bridge params: %w", err)
 	}
-	vault, err := bridgetypes.ParseEvmAddress(res.Vault)
+	vault, err := bridgetypes.ParseEvmAddress(res.Params.VaultAddress)
 	if err != nil {
-		return bridgeParams{}, fmt.Errorf("bridge params: vault %q: %w", res.Vault, err)
+		return bridgeParams{}, fmt.Errorf("bridge params: vault_address %q: %w", res.Params.VaultAddress, err)
 	}
 	id, err := parseHash(res.Params.VaultId)
 	if err != nil {
@@ -36,7 +36,7 @@ func loadParams(ctx context.Context, q bridgetypes.QueryClient) (bridgeParams, e
 	}
 	return bridgeParams{
 		params: res.Params,
-		domain: payout.Domain{VaultID: id, ChainID: new(big.Int).SetUint64(res.EvmChainId), Vault: vault},
+		domain: payout.Domain{VaultID: id, ChainID: new(big.Int).SetUint64(res.Params.EvmChainId), Vault: vault},
 	}, nil
 }
 

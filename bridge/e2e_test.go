@@ -81,8 +81,7 @@ func TestBridgeEndToEnd(t *testing.T) {
 	step("geth --dev up; TestUSDC at %s; the vault will be at %s", token.Hex(), vaultAddr.Hex())
 
 	c := harness.NewChain(t, bins, repoRoot, harness.GenesisEdits{
-		"auction": {"evm_chain_id": "1337", "evm_verifying_contract": vaultAddr.Hex()},
-		"bridge": {"denom": "uusdc", "vault_id": vaultID.Hex(), "evm_confirmations": "2",
+		"bridge": {"evm_chain_id": "1337", "vault_address": vaultAddr.Hex(), "denom": "uusdc", "vault_id": vaultID.Hex(), "evm_confirmations": "2",
 			"payout_epoch_blocks": "5", "min_withdrawal": "1"},
 		"settlement": {"epoch_seconds": "20", "sample_interval_seconds": "1", "min_samples_ratio_bps": 7000, "proof_grace_seconds": "30"},
 	})

@@ -73,8 +73,7 @@ func TestBridgeThreeValidators(t *testing.T) {
 	step("geth --dev up; TestUSDC at %s; the vault will be at %s", token.Hex(), vaultAddr.Hex())
 
 	ln := harness.NewLocalnetOf(t, bins, repoRoot, 3, harness.GenesisEdits{
-		"auction": {"evm_chain_id": "1337", "evm_verifying_contract": vaultAddr.Hex()},
-		"bridge": {"denom": "uusdc", "vault_id": crypto.Keccak256Hash([]byte("idlegpu bridge e2e three validators")).Hex(),
+		"bridge": {"evm_chain_id": "1337", "vault_address": vaultAddr.Hex(), "denom": "uusdc", "vault_id": crypto.Keccak256Hash([]byte("idlegpu bridge e2e three validators")).Hex(),
 			"evm_confirmations": "2", "payout_epoch_blocks": "5", "min_withdrawal": "1"},
 	})
 	c := ln.Nodes[0] // alice's home

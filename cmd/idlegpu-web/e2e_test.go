@@ -25,7 +25,7 @@ const (
 	// manifest is one line: a textarea sends it byte for byte, so its
 	// sha256 in the bid is the one the agent checks.
 	manifest = `{"command":["sh","-c","echo web job on $CUDA_VISIBLE_DEVICES; while :; do sleep 1; done"]}`
-	// evmChainID is x/auction's default evm_chain_id: the wallet's chain.
+	// evmChainID is x/bridge's default evm_chain_id: the wallet's chain.
 	evmChainID = 1337
 	relayerFee = 50_000
 )
@@ -242,7 +242,7 @@ func TestWebAppEndToEnd(t *testing.T) {
 	p.Screenshot("withdraw")
 
 	waitPage(t, p, url+"/network", "#validators", "")
-	require.Contains(t, p.Text("#params-auction"), "evm_chain_id")
+	require.Contains(t, p.Text("#params-bridge"), "vault_address")
 	p.Screenshot("network")
 
 	// Without JavaScript the market and the escrow preview still work.

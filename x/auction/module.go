@@ -23,7 +23,7 @@ import (
 
 // ConsensusVersion is the module's state version; bump it with a migration
 // on every state-breaking change.
-const ConsensusVersion = 1
+const ConsensusVersion = 2
 
 var (
 	_ module.AppModule           = AppModule{} //nolint:staticcheck // the SDK's module manager still takes it
@@ -77,6 +77,9 @@ func (AppModule) RegisterGRPCGatewayRoutes(clientCtx client.Context, mux *gwrunt
 func (am AppModule) RegisterServices(cfg module.Configurator) {
 	types.RegisterMsgServer(cfg.MsgServer(), keeper.NewMsgServerImpl(am.keeper))
 	types.RegisterQueryServer(cfg.QueryServer(), keeper.NewQuerier(am.keeper))
+	if err := cfg.RegisterMigration(types.ModuleName, 1, keeper.NewMigrator(am.keeper).Migrate1to2); err != nil {
+		panic(fmt.Errorf("x/auction migration 1→2: %w", err))
+	}
 }
 
 // DefaultGenesis returns the default genesis state as JSON.

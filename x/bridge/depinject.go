@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	appconfig.RegisterModule(&modulev1.Module{}, appconfig.Provide(ProvideModule), appconfig.Invoke(InvokeSetAuctionWithdrawer))
+	appconfig.RegisterModule(&modulev1.Module{}, appconfig.Provide(ProvideModule), appconfig.Invoke(InvokeSetAuctionVault))
 }
 
 // ModuleInputs are what the app container gives the module.
@@ -36,7 +36,6 @@ type ModuleInputs struct {
 	StakingKeeper  types.StakingKeeper
 	SlashingKeeper types.SlashingKeeper
 	BankKeeper     types.BankKeeper
-	AuctionKeeper  types.AuctionKeeper
 }
 
 // ModuleOutputs are what the module gives the app container.
@@ -61,19 +60,21 @@ func ProvideModule(in ModuleInputs) ModuleOutputs {
 		panic(err)
 	}
 	k := keeper.NewKeeper(in.Codec, in.StoreService, in.AddressCodec, in.ValidatorAddressCodec,
-		in.StakingKeeper, in.SlashingKeeper, in.BankKeeper, in.AuctionKeeper, authorityAddr)
+		in.StakingKeeper, in.SlashingKeeper, in.BankKeeper, authorityAddr)
 	return ModuleOutputs{Keeper: k, Module: NewAppModule(k), SendRestriction: k.SendRestriction}
 }
 
-// AuctionWithdrawerSetter is the part of x/auction that takes the bridge's
-// withdrawal path for wallet-signed withdrawals (MsgSubmitSignedWithdraw).
-type AuctionWithdrawerSetter interface {
-	SetEvmWithdrawer(w auctiontypes.EvmWithdrawer)
+// AuctionVaultSetter is the part of x/auction that takes the bridge's
+// vault: the withdrawal path of wallet-signed withdrawals
+// (MsgSubmitSignedWithdraw) and the EIP-712 domain of every wallet-signed
+// message.
+type AuctionVaultSetter interface {
+	SetEvmVault(v auctiontypes.EvmVault)
 }
 
-// InvokeSetAuctionWithdrawer gives x/auction the bridge's Withdraw, so a
-// wallet account's signed withdrawal takes the same one path as
-// MsgWithdrawToEvm.
-func InvokeSetAuctionWithdrawer(auction AuctionWithdrawerSetter, k keeper.Keeper) {
-	auction.SetEvmWithdrawer(k)
+// InvokeSetAuctionVault gives x/auction the bridge's vault, so a wallet
+// account's signed withdrawal takes the same one path as MsgWithdrawToEvm
+// and every signature is checked against the one vault's domain.
+func InvokeSetAuctionVault(auction AuctionVaultSetter, k keeper.Keeper) {
+	auction.SetEvmVault(k)
 }

@@ -35,7 +35,11 @@ func (q querier) Params(ctx context.Context, req *types.QueryParamsRequest) (*ty
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	return &types.QueryParamsResponse{Params: params}, nil
+	domain, err := q.EVMDomain(ctx)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &types.QueryParamsResponse{Params: params, EvmChainId: domain.ChainID, VerifyingContract: domain.VerifyingContract.Hex()}, nil
 }
 
 // Job returns one job.

@@ -16,6 +16,7 @@ import (
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
+	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
@@ -97,7 +98,7 @@ func TestWalletSignedJobThroughTheApp(t *testing.T) {
 	bid := types.JobBid{
 		Renter: renter.String(), Spec: spec(1, 2_000_000, 2), CosmosChainId: apptesting.ChainID, Nonce: 1,
 		Deadline: uint64(apptesting.GenesisTime.Add(time.Hour).Unix()), MaxRelayerFee: sdkmath.NewInt(40_000),
-		EvmChainId: types.DefaultEVMChainID, VerifyingContract: types.DefaultEVMVerifyingContract,
+		EvmChainId: bridgetypes.DefaultEVMChainID, VerifyingContract: bridgetypes.DefaultVaultAddress,
 	}
 	sig, err := wallet.SignJobBid(bid, key)
 	require.NoError(t, err)

@@ -20,6 +20,8 @@ import (
 // the queues EndBlock works through.
 type Keeper struct {
 	cdc          codec.BinaryCodec
+	// storeService is read raw only by migrations (fields a type dropped).
+	storeService store.KVStoreService
 	addressCodec address.Codec
 	bank         types.BankKeeper
 	providers    types.ProviderKeeper
@@ -29,9 +31,9 @@ type Keeper struct {
 	// hooks is shared by every copy of the keeper, so SetHooks after the
 	// app is wired reaches the copies other modules hold.
 	hooks *leaseHooks
-	// withdrawer is x/bridge's withdrawal path, shared by every copy like
-	// hooks (SetEvmWithdrawer).
-	withdrawer *evmWithdrawer
+	// vault is x/bridge's vault (withdrawals, the EIP-712 domain), shared by every copy like
+	// hooks (SetEvmVault).
+	vault *evmVault
 
 	// authority may change the params (the gov module account by default).
 	authority string
@@ -85,13 +87,14 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 	sb := collections.NewSchemaBuilder(storeService)
 	k := Keeper{
 		cdc:          cdc,
+		storeService: storeService,
 		addressCodec: addressCodec,
 		bank:         bank,
 		providers:    providers,
 		offers:       offers,
 		payee:        payee.Module,
 		hooks:        &leaseHooks{},
-		withdrawer:   &evmWithdrawer{},
+		vault:        &evmVault{},
 		authority:    authority,
 		Params:       collections.NewItem(sb, types.ParamsKey, "params", codec.CollValue[types.Params](cdc)),
 		Jobs:         collections.NewMap(sb, types.JobsKey, "jobs", collections.Uint64Key, codec.CollValue[types.Job](cdc)),

@@ -60,7 +60,7 @@ func (m msgServer) SubmitSignedJob(ctx context.Context, msg *types.MsgSubmitSign
 }
 
 // checkSigned checks what every wallet-signed message binds besides its
-// content: this chain, the params' EIP-712 domain, and a deadline not past
+// content: this chain, the vault's EIP-712 domain (EVMDomain), and a deadline not past
 // and not beyond max_signed_deadline_seconds from the block time. It
 // returns the domain the signature is then checked under.
 func (k Keeper) checkSigned(ctx context.Context, params types.Params, chainID string, evmChainID uint64, contract string, deadline uint64) (types.EIP712Domain, error) {
@@ -68,7 +68,7 @@ func (k Keeper) checkSigned(ctx context.Context, params types.Params, chainID st
 	if chainID != sdkCtx.ChainID() {
 		return types.EIP712Domain{}, errorsmod.Wrapf(types.ErrWrongChainID, "signed for %q, this chain is %q", chainID, sdkCtx.ChainID())
 	}
-	domain, err := params.Domain()
+	domain, err := k.EVMDomain(ctx)
 	if err != nil {
 		return types.EIP712Domain{}, err
 	}

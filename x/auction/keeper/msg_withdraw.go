@@ -12,16 +12,17 @@ import (
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
 
-type evmWithdrawer struct{ w types.EvmWithdrawer }
+type evmVault struct{ w types.EvmVault }
 
-// SetEvmWithdrawer installs x/bridge's withdrawal path, which signed
-// withdrawals call; once, at wiring. Without it MsgSubmitSignedWithdraw is
-// refused (ErrNoWithdrawer).
-func (k Keeper) SetEvmWithdrawer(w types.EvmWithdrawer) {
-	if k.withdrawer.w != nil {
-		panic("x/auction EVM withdrawer set twice")
+// SetEvmVault installs x/bridge's vault: the withdrawal path signed
+// withdrawals call and the EIP-712 domain of every wallet-signed message;
+// once, at wiring. Without it wallet-signed messages are refused
+// (ErrNoWithdrawer).
+func (k Keeper) SetEvmVault(w types.EvmVault) {
+	if k.vault.w != nil {
+		panic("x/auction EVM vault set twice")
 	}
-	k.withdrawer.w = w
+	k.vault.w = w
 }
 
 // SubmitSignedWithdraw withdraws a wallet account's coins to its own EVM
@@ -32,7 +33,7 @@ func (k Keeper) SetEvmWithdrawer(w types.EvmWithdrawer) {
 // a cache context written only on success: a refusal at any step, the
 // bridge's included, moves nothing and pays no fee.
 func (m msgServer) SubmitSignedWithdraw(ctx context.Context, msg *types.MsgSubmitSignedWithdraw) (*types.MsgSubmitSignedWithdrawResponse, error) {
-	w := m.withdrawer.w
+	w := m.vault.w
 	if w == nil {
 		return nil, errorsmod.Wrap(types.ErrNoWithdrawer, "this chain takes no signed withdrawals")
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/idlegpu/idlegpu/x/auction/keeper"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
+	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 
@@ -89,7 +90,7 @@ func benchSigned(b *testing.B) (*app.App, sdk.AccAddress, []byte, types.JobBid) 
 	bid := types.JobBid{
 		Renter: renter.String(), Spec: spec(1, 2_000_000, 2), CosmosChainId: apptesting.ChainID, Nonce: 1,
 		Deadline: uint64(apptesting.LastBlockTime(a).Add(time.Hour).Unix()), MaxRelayerFee: sdkmath.NewInt(40_000),
-		EvmChainId: types.DefaultEVMChainID, VerifyingContract: types.DefaultEVMVerifyingContract,
+		EvmChainId: bridgetypes.DefaultEVMChainID, VerifyingContract: bridgetypes.DefaultVaultAddress,
 	}
 	sig, err := wallet.SignJobBid(bid, key)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
+	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 )
 
 // walletRenter is an Ethereum key whose account (the same 20 bytes) holds
@@ -35,7 +36,7 @@ func (s *KeeperTestSuite) signedBid(renter sdk.AccAddress, sp types.JobSpec, non
 	return types.JobBid{
 		Renter: renter.String(), Spec: sp, CosmosChainId: apptesting.ChainID, Nonce: nonce,
 		Deadline: uint64(s.ctx.BlockTime().Unix()) + 600, MaxRelayerFee: sdkmath.NewInt(50_000),
-		EvmChainId: types.DefaultEVMChainID, VerifyingContract: types.DefaultEVMVerifyingContract,
+		EvmChainId: bridgetypes.DefaultEVMChainID, VerifyingContract: bridgetypes.DefaultVaultAddress,
 	}
 }
 
@@ -202,7 +203,7 @@ func (s *KeeperTestSuite) TestSignedCancelAndClose() {
 	res, err := s.submitSigned(bid, signAs(s, bid, key), 0)
 	s.Require().NoError(err)
 	cancel := types.CancelJobAuth{Renter: renter.String(), JobId: res.JobId, CosmosChainId: apptesting.ChainID, Nonce: 2,
-		Deadline: deadline, MaxRelayerFee: fee, EvmChainId: types.DefaultEVMChainID, VerifyingContract: types.DefaultEVMVerifyingContract}
+		Deadline: deadline, MaxRelayerFee: fee, EvmChainId: bridgetypes.DefaultEVMChainID, VerifyingContract: bridgetypes.DefaultVaultAddress}
 	submitCancel := func(k *ecdsa.PrivateKey) error {
 		sig, err := wallet.SignCancelJob(cancel, k)
 		s.Require().NoError(err)
@@ -231,7 +232,7 @@ func (s *KeeperTestSuite) TestSignedCancelAndClose() {
 	s.Require().NoError(err)
 	s.ctx = s.ctx.WithBlockTime(s.ctx.BlockTime().Add(time.Hour))
 	closeAuth := types.CloseLeaseAuth{Renter: renter.String(), LeaseId: lid, Reason: "done", CosmosChainId: apptesting.ChainID, Nonce: 4,
-		Deadline: uint64(s.ctx.BlockTime().Unix()) + 600, MaxRelayerFee: fee, EvmChainId: types.DefaultEVMChainID, VerifyingContract: types.DefaultEVMVerifyingContract}
+		Deadline: uint64(s.ctx.BlockTime().Unix()) + 600, MaxRelayerFee: fee, EvmChainId: bridgetypes.DefaultEVMChainID, VerifyingContract: bridgetypes.DefaultVaultAddress}
 	sig, err := wallet.SignCloseLease(closeAuth, key)
 	s.Require().NoError(err)
 	_, err = s.msgServer.SubmitSignedClose(s.ctx, &types.MsgSubmitSignedClose{

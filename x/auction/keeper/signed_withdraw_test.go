@@ -40,7 +40,7 @@ func (s *KeeperTestSuite) withdrawAuth(account sdk.AccAddress, amount int64, non
 	return types.WithdrawAuth{
 		Renter: account.String(), Amount: sdk.NewInt64Coin(chaincfg.USDCDenom, amount), CosmosChainId: apptesting.ChainID,
 		Nonce: nonce, Deadline: uint64(s.ctx.BlockTime().Unix()) + 600, MaxRelayerFee: sdk.NewInt64Coin(chaincfg.USDCDenom, 20_000),
-		EvmChainId: types.DefaultEVMChainID, VerifyingContract: types.DefaultEVMVerifyingContract,
+		EvmChainId: bridgetypes.DefaultEVMChainID, VerifyingContract: bridgetypes.DefaultVaultAddress,
 	}
 }
 
@@ -143,7 +143,7 @@ func (s *KeeperTestSuite) TestSignedWithdrawRejections() {
 		{name: "below min_withdrawal", change: func(a *types.WithdrawAuth) { a.Amount.Amount = sdkmath.NewInt(999_999) }, fee: 10_000, want: bridgetypes.ErrInvalidAmount},
 		{name: "not the bridged denom", change: func(a *types.WithdrawAuth) { a.Amount = sdk.NewInt64Coin(chaincfg.BondDenom, 1_000_000) }, fee: 10_000, want: bridgetypes.ErrInvalidAmount},
 		{name: "zero amount", change: func(a *types.WithdrawAuth) { a.Amount.Amount = sdkmath.ZeroInt() }, want: types.ErrInvalidSignedMsg},
-		{name: "no withdrawer wired", ms: keeper.NewMsgServerImpl(s.keeper.WithoutEvmWithdrawer()), fee: 10_000, want: types.ErrNoWithdrawer},
+		{name: "no withdrawer wired", ms: keeper.NewMsgServerImpl(s.keeper.WithoutEvmVault()), fee: 10_000, want: types.ErrNoWithdrawer},
 	}
 	for _, tc := range cases {
 		s.Run(tc.name, func() {

@@ -37,8 +37,6 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		MaxGpusPerJob:          uint32(r.Intn(check.MaxGPUsPerLease) + 1),
 		// Not drawn: a new draw would shift every later module's random
 		// stream (the simulator sends no wallet-signed messages yet).
-		EvmChainId:               types.DefaultEVMChainID,
-		EvmVerifyingContract:     types.DefaultEVMVerifyingContract,
 		MaxSignedDeadlineSeconds: types.DefaultMaxSignedDeadlineSeconds,
 		MaxNoncePrunesPerBlock:   types.DefaultMaxNoncePrunesPerBlock,
 	}

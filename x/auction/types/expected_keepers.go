@@ -45,10 +45,18 @@ type OfferKeeper interface {
 	VacateGPUs(ctx context.Context, offerID uint64, uuids []string) error
 }
 
-// EvmWithdrawer is x/bridge's one withdrawal path (its Keeper.Withdraw):
-// burn amt from sender and add it to recipient's cumulative payout, or
-// refuse with nothing moved. Set at wiring (Keeper.SetEvmWithdrawer), so
+// EvmVault is x/bridge's vault, set at wiring (Keeper.SetEvmVault), so
 // x/auction does not import x/bridge.
-type EvmWithdrawer interface {
+type EvmVault interface {
+	// Withdraw is the bridge's one withdrawal path: burn amt from sender
+	// and add it to recipient's cumulative payout, or refuse with nothing
+	// moved.
 	Withdraw(ctx context.Context, sender sdk.AccAddress, recipient common.Address, amt sdk.Coin) (math.Int, error)
+	// EVMDomain is the vault's EVM chain id and address (x/bridge's
+	// evm_chain_id and vault_address): the EIP-712 domain wallet-signed
+	// messages are signed under.
+	EVMDomain(ctx context.Context) (chainID uint64, vault string, err error)
+	// SetEVMDomain names the vault; used once, by x/auction's version 1 → 2
+	// migration, which hands over the domain its params held.
+	SetEVMDomain(ctx context.Context, chainID uint64, vault string) error
 }

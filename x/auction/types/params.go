@@ -12,24 +12,18 @@ import (
 
 // Default parameter values (docs/design.md#params).
 const (
-	DefaultMaxClearingsPerBlock    uint32 = 500
-	DefaultMaxBidsPerJob           uint32 = 100
-	DefaultMaxCandidatesPerJob     uint32 = 256
-	DefaultIncludeStandingOffers          = true
-	DefaultClearingRule                   = CLEARING_RULE_SECOND_PRICE
-	DefaultBidWindowBlocks         uint32 = 2
-	DefaultMaxJobDurationSeconds   uint64 = 720 * 3600
-	DefaultStartTimeoutSeconds     uint64 = 600
-	DefaultGoldMinReliabilityBps   uint32 = 9900
-	DefaultSilverMinReliabilityBps uint32 = 9500
-	DefaultBronzeMinReliabilityBps uint32 = 0
-	DefaultMaxGPUsPerJob           uint32 = check.MaxGPUsPerLease
-	// DefaultEVMChainID is a development EVM chain's (geth --dev); a
-	// network sets the chain its settlement contract is deployed on.
-	DefaultEVMChainID uint64 = 1337
-	// DefaultEVMVerifyingContract stands for the settlement contract until
-	// governance sets the deployed one's address.
-	DefaultEVMVerifyingContract            = "0x0000000000000000000000000000000000000000"
+	DefaultMaxClearingsPerBlock     uint32 = 500
+	DefaultMaxBidsPerJob            uint32 = 100
+	DefaultMaxCandidatesPerJob      uint32 = 256
+	DefaultIncludeStandingOffers           = true
+	DefaultClearingRule                    = CLEARING_RULE_SECOND_PRICE
+	DefaultBidWindowBlocks          uint32 = 2
+	DefaultMaxJobDurationSeconds    uint64 = 720 * 3600
+	DefaultStartTimeoutSeconds      uint64 = 600
+	DefaultGoldMinReliabilityBps    uint32 = 9900
+	DefaultSilverMinReliabilityBps  uint32 = 9500
+	DefaultBronzeMinReliabilityBps  uint32 = 0
+	DefaultMaxGPUsPerJob            uint32 = check.MaxGPUsPerLease
 	DefaultMaxSignedDeadlineSeconds uint64 = 24 * 3600
 	DefaultMaxNoncePrunesPerBlock   uint32 = 1000
 )
@@ -51,8 +45,6 @@ func DefaultParams() Params {
 			BronzeBps: DefaultBronzeMinReliabilityBps,
 		},
 		MaxGpusPerJob:            DefaultMaxGPUsPerJob,
-		EvmChainId:               DefaultEVMChainID,
-		EvmVerifyingContract:     DefaultEVMVerifyingContract,
 		MaxSignedDeadlineSeconds: DefaultMaxSignedDeadlineSeconds,
 		MaxNoncePrunesPerBlock:   DefaultMaxNoncePrunesPerBlock,
 	}
@@ -71,8 +63,6 @@ func (p Params) Validate() error {
 		// A job no bigger than a lease can always be proven, whether it
 		// clears with one provider or is split.
 		check.GPUsPerLease("max_gpus_per_job", p.MaxGpusPerJob),
-		check.Positive("evm_chain_id", p.EvmChainId),
-		validateVerifyingContract(p.EvmVerifyingContract),
 		check.Seconds("max_signed_deadline_seconds", p.MaxSignedDeadlineSeconds),
 		check.Positive("max_nonce_prunes_per_block", p.MaxNoncePrunesPerBlock),
 	} {
@@ -138,20 +128,4 @@ func reachableFloor(field string, bps uint32) error {
 			field, providertypes.MaxReachableReliabilityBps, bps)
 	}
 	return nil
-}
-
-func validateVerifyingContract(s string) error {
-	if _, err := ParseEVMAddress(s); err != nil {
-		return fmt.Errorf("evm_verifying_contract: %w", err)
-	}
-	return nil
-}
-
-// Domain is the EIP-712 domain wallet-signed messages must be signed under.
-func (p Params) Domain() (EIP712Domain, error) {
-	c, err := ParseEVMAddress(p.EvmVerifyingContract)
-	if err != nil {
-		return EIP712Domain{}, err
-	}
-	return EIP712Domain{ChainID: p.EvmChainId, VerifyingContract: c}, nil
 }

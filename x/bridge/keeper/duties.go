@@ -25,7 +25,7 @@ func (k Keeper) checkDuties(ctx sdk.Context, params types.Params) error {
 	if err != nil {
 		return err
 	}
-	keys, err := duequeue.Take[dueKey](it, params.MaxCreditsPerBlock, func(key dueKey) bool { return key.K1() <= ctx.BlockHeight() })
+	keys, err := duequeue.Take[dueKey](it, params.MaxDutyChecksPerBlock, func(key dueKey) bool { return key.K1() <= ctx.BlockHeight() })
 	if err != nil {
 		return err
 	}

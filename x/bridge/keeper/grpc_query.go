@@ -35,11 +35,7 @@ func (q querier) Params(ctx context.Context, _ *types.QueryParamsRequest) (*type
 	if err != nil {
 		return nil, err
 	}
-	chainID, vault, err := q.auction.EVMDomain(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &types.QueryParamsResponse{Params: p, EvmChainId: chainID, Vault: vault}, nil
+	return &types.QueryParamsResponse{Params: p}, nil
 }
 
 func (q querier) Status(ctx context.Context, _ *types.QueryStatusRequest) (*types.QueryStatusResponse, error) {

@@ -26,7 +26,6 @@ type Keeper struct {
 	staking      types.StakingKeeper
 	slashing     types.SlashingKeeper
 	bank         types.BankKeeper
-	auction      types.AuctionKeeper
 	authority    string
 
 	Schema   collections.Schema
@@ -80,7 +79,7 @@ type Keeper struct {
 // NewKeeper returns the x/bridge keeper. It panics on an invalid authority
 // because that is a wiring bug, caught when the app starts.
 func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, addressCodec, valCodec address.Codec,
-	staking types.StakingKeeper, slashing types.SlashingKeeper, bank types.BankKeeper, auction types.AuctionKeeper, authority string,
+	staking types.StakingKeeper, slashing types.SlashingKeeper, bank types.BankKeeper, authority string,
 ) Keeper {
 	if _, err := addressCodec.StringToBytes(authority); err != nil {
 		panic(fmt.Errorf("invalid %s authority address %q: %w", types.ModuleName, authority, err))
@@ -89,7 +88,7 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 	valConfirm := collections.PairKeyCodec(collections.Uint64Key, sdk.ValAddressKey)
 	k := Keeper{
 		cdc: cdc, addressCodec: addressCodec, valCodec: valCodec,
-		staking: staking, slashing: slashing, bank: bank, auction: auction, authority: authority,
+		staking: staking, slashing: slashing, bank: bank, authority: authority,
 		Params:         collections.NewItem(sb, types.ParamsKey, "params", codec.CollValue[types.Params](cdc)),
 		Totals:         collections.NewItem(sb, types.TotalsKey, "totals", codec.CollValue[types.Totals](cdc)),
 		Progress:       collections.NewItem(sb, types.ProgressKey, "progress", codec.CollValue[types.Progress](cdc)),

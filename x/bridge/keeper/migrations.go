@@ -34,9 +34,8 @@ func (m Migrator) Migrate1to2(ctx sdk.Context) error {
 	if params.EquivocationSlashBps == 0 {
 		params.EquivocationSlashBps = types.DefaultParams().EquivocationSlashBps
 	}
-	if err := params.Validate(); err != nil {
-		return err
-	}
+	// Validated as a whole by Migrate2to3, which always follows: version-2
+	// params lack its fields.
 	if err := k.Params.Set(ctx, params); err != nil {
 		return err
 	}
@@ -55,6 +54,30 @@ func (m Migrator) Migrate1to2(ctx sdk.Context) error {
 		return err
 	}
 	return k.markUnbackedProRata(ctx, params.Denom, totals.Unbacked)
+}
+
+// Migrate2to3 gives the bridge the params it owns from version 3:
+//   - max_duty_checks_per_block, which bounds the missed-duty checks that
+//     max_credits_per_block bounded before: max_credits_per_block + 2, the
+//     least that keeps up (DutyChecksKeepUp);
+//   - evm_chain_id and vault_address, the vault's domain, which x/auction's
+//     version 1 → 2 migration hands over (SetEVMDomain). If that has not
+//     run yet they take the defaults here and it overwrites them.
+func (m Migrator) Migrate2to3(ctx sdk.Context) error {
+	k := m.k
+	params, err := k.Params.Get(ctx)
+	if err != nil {
+		return err
+	}
+	params.MaxDutyChecksPerBlock = params.MaxCreditsPerBlock + types.DutiesBesideCredits
+	if params.EvmChainId == 0 && params.VaultAddress == "" {
+		def := types.DefaultParams()
+		params.EvmChainId, params.VaultAddress = def.EvmChainId, def.VaultAddress
+	}
+	if err := params.Validate(); err != nil {
+		return err
+	}
+	return k.Params.Set(ctx, params)
 }
 
 // markUnbackedProRata spreads unbacked over the holders of denom in

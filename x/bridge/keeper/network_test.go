@@ -17,12 +17,11 @@ import (
 	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/app/apptesting"
 	"github.com/idlegpu/idlegpu/contracts/payout"
-	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	"github.com/idlegpu/idlegpu/x/bridge/types"
 )
 
-// vault is the vault address the test chain names (x/auction's
-// evm_verifying_contract); nothing runs at it here, only digests bind it.
+// vault is the vault address the test chain names (x/bridge's
+// vault_address); nothing runs at it here, only digests bind it.
 var vault = common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
 
 // network is the real app with four bonded validators of equal power, each
@@ -41,13 +40,9 @@ func newNetwork(t testing.TB) *network {
 	gen := apptesting.GenesisWithValidators(t, a, accs, 1, 1, 1, 1)
 	cdc := a.AppCodec()
 
-	var ag auctiontypes.GenesisState
-	cdc.MustUnmarshalJSON(gen[auctiontypes.ModuleName], &ag)
-	ag.Params.EvmChainId, ag.Params.EvmVerifyingContract = 1337, vault.Hex()
-	gen[auctiontypes.ModuleName] = cdc.MustMarshalJSON(&ag)
-
 	var bg types.GenesisState
 	cdc.MustUnmarshalJSON(gen[types.ModuleName], &bg)
+	bg.Params.EvmChainId, bg.Params.VaultAddress = 1337, vault.Hex()
 	bg.Params.PayoutEpochBlocks = 2
 	bg.Params.SigningWindowBlocks = 3
 	bg.Params.MinWithdrawal = math.NewInt(1_000)

@@ -38,13 +38,9 @@ func newDevNetwork(t testing.TB) *network {
 	gen := apptesting.GenesisWithValidators(t, a, accs, 1, 1, 1, 1)
 	cdc := a.AppCodec()
 
-	var ag auctiontypes.GenesisState
-	cdc.MustUnmarshalJSON(gen[auctiontypes.ModuleName], &ag)
-	ag.Params.EvmChainId, ag.Params.EvmVerifyingContract = 1337, vault.Hex()
-	gen[auctiontypes.ModuleName] = cdc.MustMarshalJSON(&ag)
-
 	var bg types.GenesisState
 	cdc.MustUnmarshalJSON(gen[types.ModuleName], &bg)
+	bg.Params.EvmChainId, bg.Params.VaultAddress = 1337, vault.Hex()
 	require.Equal(t, int64(alicePremint), bg.Totals.Unbacked.Int64())
 	bg.Params.MinWithdrawal = math.OneInt()
 	gen[types.ModuleName] = cdc.MustMarshalJSON(&bg)

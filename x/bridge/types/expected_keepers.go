@@ -46,9 +46,3 @@ type BankKeeper interface {
 	GetSupply(ctx context.Context, denom string) sdk.Coin
 	BlockedAddr(addr sdk.AccAddress) bool
 }
-
-// AuctionKeeper names the vault: x/auction's EIP-712 domain is the vault's
-// chain id and address.
-type AuctionKeeper interface {
-	EVMDomain(ctx context.Context) (chainID uint64, vault string, err error)
-}

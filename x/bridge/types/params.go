@@ -2,12 +2,14 @@ package types
 
 import (
 	"encoding/hex"
+	"fmt"
 	"strings"
 
 	errorsmod "cosmossdk.io/errors"
 	"cosmossdk.io/math"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
+	"github.com/ethereum/go-ethereum/common"
 )
 
 // Defaults. A vault id of its own per deployment is set in genesis; the
@@ -25,23 +27,39 @@ const (
 	DefaultMaxPrunesPerBlock   = 2_000
 	// DefaultEquivocationSlashBps: 5 % of a validator's bonded tokens.
 	DefaultEquivocationSlashBps = 500
+	// DefaultEVMChainID is a development EVM chain's (geth --dev); a
+	// network sets the chain its vault is deployed on.
+	DefaultEVMChainID uint64 = 1337
+	// DefaultVaultAddress is the zero address: no vault until governance
+	// (or genesis) names the deployed one.
+	DefaultVaultAddress = "0x0000000000000000000000000000000000000000"
+	// DefaultMaxDutyChecksPerBlock is the least that keeps up with the
+	// default max_credits_per_block (DutyChecksKeepUp).
+	DefaultMaxDutyChecksPerBlock = DefaultMaxCreditsPerBlock + DutiesBesideCredits
 )
+
+// DutiesBesideCredits is what a block can queue for duty checks besides its
+// credited deposits: one valset and one payout root.
+const DutiesBesideCredits = 2
 
 // DefaultParams returns the default x/bridge parameters.
 func DefaultParams() Params {
 	return Params{
-		Denom:                DefaultDenom,
-		VaultId:              DefaultVaultID,
-		EvmConfirmations:     DefaultEvmConfirmations,
-		PayoutEpochBlocks:    DefaultPayoutEpochBlocks,
-		ValsetChangeBps:      DefaultValsetChangeBps,
-		SigningWindowBlocks:  DefaultSigningWindowBlocks,
-		MaxCreditsPerBlock:   DefaultMaxCreditsPerBlock,
-		MaxRecipients:        DefaultMaxRecipients,
-		RootsKept:            DefaultRootsKept,
-		MinWithdrawal:        math.NewInt(1_000_000), // 1 USDC: a leaf costs every root a hash
-		MaxPrunesPerBlock:    DefaultMaxPrunesPerBlock,
-		EquivocationSlashBps: DefaultEquivocationSlashBps,
+		Denom:                 DefaultDenom,
+		VaultId:               DefaultVaultID,
+		EvmConfirmations:      DefaultEvmConfirmations,
+		PayoutEpochBlocks:     DefaultPayoutEpochBlocks,
+		ValsetChangeBps:       DefaultValsetChangeBps,
+		SigningWindowBlocks:   DefaultSigningWindowBlocks,
+		MaxCreditsPerBlock:    DefaultMaxCreditsPerBlock,
+		MaxRecipients:         DefaultMaxRecipients,
+		RootsKept:             DefaultRootsKept,
+		MinWithdrawal:         math.NewInt(1_000_000), // 1 USDC: a leaf costs every root a hash
+		MaxPrunesPerBlock:     DefaultMaxPrunesPerBlock,
+		EquivocationSlashBps:  DefaultEquivocationSlashBps,
+		EvmChainId:            DefaultEVMChainID,
+		VaultAddress:          DefaultVaultAddress,
+		MaxDutyChecksPerBlock: DefaultMaxDutyChecksPerBlock,
 	}
 }
 
@@ -99,6 +117,41 @@ func (p Params) Validate() error {
 	// A root's leaves are loaded and hashed in one EndBlock; keep that bounded.
 	if p.MaxRecipients > 1_000_000 {
 		return errorsmod.Wrapf(ErrInvalidParams, "max_recipients must be at most 1000000, got %d", p.MaxRecipients)
+	}
+	if err := ValidateDomain(p.EvmChainId, p.VaultAddress); err != nil {
+		return err
+	}
+	return DutyChecksKeepUp(p.MaxCreditsPerBlock, p.MaxDutyChecksPerBlock)
+}
+
+// ValidateDomain checks the vault's chain id (positive) and address (the
+// zero address while no vault is named).
+func ValidateDomain(chainID uint64, vault string) error {
+	if chainID == 0 {
+		return errorsmod.Wrap(ErrInvalidParams, "evm_chain_id must be positive")
+	}
+	if _, err := (Params{VaultAddress: vault}).Vault(); err != nil {
+		return errorsmod.Wrapf(ErrInvalidParams, "vault_address: %v", err)
+	}
+	return nil
+}
+
+// Vault is vault_address parsed; the zero address (no vault yet) included.
+func (p Params) Vault() (common.Address, error) {
+	s := p.VaultAddress
+	if !strings.HasPrefix(s, "0x") || !common.IsHexAddress(s) {
+		return common.Address{}, fmt.Errorf("%q is not a 0x-prefixed 20-byte address", s)
+	}
+	return common.HexToAddress(s), nil
+}
+
+// DutyChecksKeepUp is the bound on missed-duty checks per block: a block
+// can queue max_credits_per_block deposit checks, a valset's and a root's,
+// so fewer checks per block than that would let the queue grow without end.
+func DutyChecksKeepUp(maxCredits, maxChecks uint32) error {
+	if uint64(maxChecks) < uint64(maxCredits)+DutiesBesideCredits {
+		return errorsmod.Wrapf(ErrInvalidParams, "max_duty_checks_per_block must be at least max_credits_per_block + %d (%d), got %d",
+			DutiesBesideCredits, uint64(maxCredits)+DutiesBesideCredits, maxChecks)
 	}
 	return nil
 }

@@ -36,8 +36,12 @@ var tables = []struct {
 	},
 	{
 		readme: "x/auction/README.md", heading: "## Keeper interface for x/settlement",
-		ifaces: []iface{{"x/settlement/types", "AuctionKeeper"}, {"x/settlement/types", "AuctionHooksSetter"}, {"x/bridge/types", "AuctionKeeper"}},
-		wiring: []string{"SetEvmWithdrawer"}, // x/bridge's depinject hands it the one withdrawal path
+		ifaces: []iface{{"x/settlement/types", "AuctionKeeper"}, {"x/settlement/types", "AuctionHooksSetter"}},
+		wiring: []string{"SetEvmVault"}, // x/bridge's depinject hands it its vault
+	},
+	{
+		readme: "x/bridge/README.md", heading: "## Keeper interface for x/auction",
+		ifaces: []iface{{"x/auction/types", "EvmVault"}},
 	},
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/index"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	bridgetypes "github.com/idlegpu/idlegpu/x/bridge/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
@@ -61,7 +62,7 @@ func (s *Server) networkPage(r *http.Request) (string, any, error) {
 	return "network", d, nil
 }
 
-// moduleParams reads each market module's params and lists them as the
+// moduleParams reads each market module's params and the bridge's and lists them as the
 // chain's JSON names them.
 func moduleParams(ctx context.Context, conn grpc.ClientConnInterface) ([]ParamSet, error) {
 	reads := []struct {
@@ -91,6 +92,13 @@ func moduleParams(ctx context.Context, conn grpc.ClientConnInterface) ([]ParamSe
 		}},
 		{"settlement", func() (proto.Message, error) {
 			r, err := settlementtypes.NewQueryClient(conn).Params(ctx, &settlementtypes.QueryParamsRequest{})
+			if err != nil {
+				return nil, err
+			}
+			return &r.Params, nil
+		}},
+		{"bridge", func() (proto.Message, error) {
+			r, err := bridgetypes.NewQueryClient(conn).Params(ctx, &bridgetypes.QueryParamsRequest{})
 			if err != nil {
 				return nil, err
 			}

@@ -112,7 +112,7 @@ func (s *Server) prepareWithdraw(r *http.Request) (any, error) {
 	a := auctiontypes.WithdrawAuth{
 		Renter: account, Amount: amount, CosmosChainId: s.cfg.ChainID, Nonce: newNonce(),
 		Deadline: uint64(time.Now().Add(bidValidFor).Unix()), MaxRelayerFee: s.actionFee(bp.Denom),
-		EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract,
+		EvmChainId: params.EvmChainId, VerifyingContract: params.VerifyingContract,
 	}
 	bz, err := codecJSON(&a)
 	if err != nil {

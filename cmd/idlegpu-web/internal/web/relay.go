@@ -113,12 +113,10 @@ func walletParam(r *http.Request) (common.Address, string, error) {
 	return addr, bech, err
 }
 
-func (s *Server) auctionParams(ctx context.Context) (auctiontypes.Params, error) {
-	res, err := auctiontypes.NewQueryClient(s.conn).Params(ctx, &auctiontypes.QueryParamsRequest{})
-	if err != nil {
-		return auctiontypes.Params{}, err
-	}
-	return res.Params, nil
+// auctionParams are x/auction's params and the EIP-712 domain of signed
+// messages (the vault's chain and address).
+func (s *Server) auctionParams(ctx context.Context) (*auctiontypes.QueryParamsResponse, error) {
+	return auctiontypes.NewQueryClient(s.conn).Params(ctx, &auctiontypes.QueryParamsRequest{})
 }
 
 // codecJSON is a message in the chain's JSON, as sign-job prints it.
@@ -144,14 +142,14 @@ func (s *Server) prepareJob(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.parse(readJobForm(r.PostForm), params)
+	p, err := s.parse(readJobForm(r.PostForm), params.Params)
 	if err != nil {
 		return nil, err
 	}
 	bid := auctiontypes.JobBid{
 		Renter: renter, Spec: p.Spec, CosmosChainId: s.cfg.ChainID, Nonce: newNonce(),
 		Deadline: uint64(time.Now().Add(bidValidFor).Unix()), MaxRelayerFee: p.MaxFee.Amount,
-		EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract,
+		EvmChainId: params.EvmChainId, VerifyingContract: params.VerifyingContract,
 	}
 	bz, err := codecJSON(&bid)
 	if err != nil {
@@ -192,7 +190,7 @@ func (s *Server) prepareCancel(r *http.Request) (any, error) {
 	a := auctiontypes.CancelJobAuth{
 		Renter: renter, JobId: id, CosmosChainId: s.cfg.ChainID, Nonce: newNonce(),
 		Deadline: uint64(time.Now().Add(bidValidFor).Unix()), MaxRelayerFee: s.actionFee(job.Job.Spec.MaxPrice.Denom),
-		EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract,
+		EvmChainId: params.EvmChainId, VerifyingContract: params.VerifyingContract,
 	}
 	bz, err := codecJSON(&a)
 	if err != nil {
@@ -230,7 +228,7 @@ func (s *Server) prepareClose(r *http.Request) (any, error) {
 	a := auctiontypes.CloseLeaseAuth{
 		Renter: renter, LeaseId: id, Reason: reason, CosmosChainId: s.cfg.ChainID, Nonce: newNonce(),
 		Deadline: uint64(time.Now().Add(bidValidFor).Unix()), MaxRelayerFee: s.actionFee(l.Lease.Price.Denom),
-		EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract,
+		EvmChainId: params.EvmChainId, VerifyingContract: params.VerifyingContract,
 	}
 	bz, err := codecJSON(&a)
 	if err != nil {

@@ -73,7 +73,7 @@ withdrawal; nothing is broadcast.`,
 			}
 			a := types.WithdrawAuth{
 				Renter: t.renter, Amount: amount, CosmosChainId: t.chainID, Nonce: t.nonce, Deadline: t.deadline,
-				MaxRelayerFee: maxFee, EvmChainId: params.Params.EvmChainId, VerifyingContract: params.Params.EvmVerifyingContract,
+				MaxRelayerFee: maxFee, EvmChainId: params.EvmChainId, VerifyingContract: params.VerifyingContract,
 			}
 			sig, err := wallet.SignWithdraw(a, key)
 			if err != nil {

@@ -52,8 +52,8 @@ submit-signed-job and is paid at most --max-relayer-fee (base units of the
 price's denom) from the renter.
 
 The job flags are post-job's. The node is asked for the denom metadata,
-the default bid window and the EIP-712 domain (evm_chain_id and
-evm_verifying_contract); nothing is broadcast.`,
+the default bid window and the EIP-712 domain (x/bridge's evm_chain_id and
+vault_address); nothing is broadcast.`,
 		Example: `idlegpud tx auction sign-job --eth-key wallet.json --passphrase-file pass.txt --gpus 1 \
   --duration 2h --max-price 1.5usdc/gpu-h --image ghcr.io/acme/train@sha256:<64 hex> --manifest job.json \
   --max-relayer-fee 50000 > bid.json`,
@@ -75,7 +75,7 @@ evm_verifying_contract); nothing is broadcast.`,
 			if err != nil {
 				return fmt.Errorf("reading the EIP-712 domain: %w", err)
 			}
-			bid, err := bidFromFlags(cmd, clientCtx, params.Params, spec, key.PublicKey)
+			bid, err := bidFromFlags(cmd, clientCtx, params, spec, key.PublicKey)
 			if err != nil {
 				return err
 			}
@@ -102,7 +102,7 @@ evm_verifying_contract); nothing is broadcast.`,
 	return cmd
 }
 
-func bidFromFlags(cmd *cobra.Command, clientCtx client.Context, params types.Params, spec types.JobSpec, pub ecdsa.PublicKey) (types.JobBid, error) {
+func bidFromFlags(cmd *cobra.Command, clientCtx client.Context, params *types.QueryParamsResponse, spec types.JobSpec, pub ecdsa.PublicKey) (types.JobBid, error) {
 	t, err := termsFromFlags(cmd, clientCtx, pub)
 	if err != nil {
 		return types.JobBid{}, err
@@ -114,7 +114,7 @@ func bidFromFlags(cmd *cobra.Command, clientCtx client.Context, params types.Par
 	}
 	return types.JobBid{
 		Renter: t.renter, Spec: spec, CosmosChainId: t.chainID, Nonce: t.nonce, Deadline: t.deadline, MaxRelayerFee: fee,
-		EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract,
+		EvmChainId: params.EvmChainId, VerifyingContract: params.VerifyingContract,
 	}, nil
 }
 
@@ -206,9 +206,9 @@ withdrawal always pays the signer's own EVM address.`,
 // SignCancelCmd is `tx auction sign-cancel`.
 func SignCancelCmd() *cobra.Command {
 	cmd := signActionCmd("sign-cancel <job-id>", "Sign the cancellation of your job with an Ethereum key, for anyone to submit",
-		func(clientCtx client.Context, params types.Params, t signedTerms, id uint64, key *ecdsa.PrivateKey) (wallet.SignedJob, error) {
+		func(clientCtx client.Context, params *types.QueryParamsResponse, t signedTerms, id uint64, key *ecdsa.PrivateKey) (wallet.SignedJob, error) {
 			a := types.CancelJobAuth{Renter: t.renter, JobId: id, CosmosChainId: t.chainID, Nonce: t.nonce, Deadline: t.deadline,
-				MaxRelayerFee: t.maxFee, EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract}
+				MaxRelayerFee: t.maxFee, EvmChainId: params.EvmChainId, VerifyingContract: params.VerifyingContract}
 			sig, err := wallet.SignCancelJob(a, key)
 			if err != nil {
 				return wallet.SignedJob{}, err
@@ -222,9 +222,9 @@ func SignCancelCmd() *cobra.Command {
 // SignCloseCmd is `tx auction sign-close`.
 func SignCloseCmd() *cobra.Command {
 	cmd := signActionCmd("sign-close <lease-id>", "Sign the early close of your lease with an Ethereum key, for anyone to submit",
-		func(clientCtx client.Context, params types.Params, t signedTerms, id uint64, key *ecdsa.PrivateKey) (wallet.SignedJob, error) {
+		func(clientCtx client.Context, params *types.QueryParamsResponse, t signedTerms, id uint64, key *ecdsa.PrivateKey) (wallet.SignedJob, error) {
 			a := types.CloseLeaseAuth{Renter: t.renter, LeaseId: id, Reason: t.reason, CosmosChainId: t.chainID, Nonce: t.nonce,
-				Deadline: t.deadline, MaxRelayerFee: t.maxFee, EvmChainId: params.EvmChainId, VerifyingContract: params.EvmVerifyingContract}
+				Deadline: t.deadline, MaxRelayerFee: t.maxFee, EvmChainId: params.EvmChainId, VerifyingContract: params.VerifyingContract}
 			sig, err := wallet.SignCloseLease(a, key)
 			if err != nil {
 				return wallet.SignedJob{}, err
@@ -247,7 +247,7 @@ type signedTerms struct {
 	maxFee                  sdk.Coin
 }
 
-func signActionCmd(use, short string, build func(client.Context, types.Params, signedTerms, uint64, *ecdsa.PrivateKey) (wallet.SignedJob, error)) *cobra.Command {
+func signActionCmd(use, short string, build func(client.Context, *types.QueryParamsResponse, signedTerms, uint64, *ecdsa.PrivateKey) (wallet.SignedJob, error)) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
@@ -284,7 +284,7 @@ func signActionCmd(use, short string, build func(client.Context, types.Params, s
 			if cmd.Flags().Lookup(flagReason) != nil {
 				t.reason, _ = cmd.Flags().GetString(flagReason)
 			}
-			out, err := build(clientCtx, params.Params, t, id, key)
+			out, err := build(clientCtx, params, t, id, key)
 			if err != nil {
 				return err
 			}
