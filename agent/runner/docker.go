@@ -404,7 +404,7 @@ func (d *Docker) newJob(ctx context.Context, spec Spec, id string, ring *logRing
 	return &dockerJob{cli: d.cli, id: id, leaseID: spec.LeaseID, gpus: append([]string(nil), spec.GPUs...),
 		ring: ring, logDir: d.leaseDir(spec.LeaseID), scratch: d.scratchDir(spec.LeaseID),
 		grace: d.opts.Grace, hook: d.opts.GPUMemoryFree,
-		ctx: jobCtx, cancel: cancel, done: make(chan struct{}), logsDone: make(chan struct{}), exited: make(chan struct{})}
+		ctx: jobCtx, cancel: cancel, jobEnd: newJobEnd(), logsDone: make(chan struct{}), exited: make(chan struct{})}
 }
 
 // validate refuses specs and options that would break the job's isolation.

@@ -41,16 +41,15 @@ type dockerJob struct {
 	grace   time.Duration
 	hook    func(ctx context.Context, uuids []string) error
 
-	ctx      context.Context
-	cancel   context.CancelFunc
-	done     chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+	jobEnd
 	logsDone chan struct{}
 	// exited is closed once the container has stopped running: the disk
 	// watchdog ends there, before the cleanup removes what it measures.
 	exited chan struct{}
 
-	mu     sync.Mutex
-	status Status
+	mu sync.Mutex
 	// stopping is set once the job is being stopped; stopReason is its
 	// Status.Err ("stopped", or why the runner killed it).
 	stopping   bool
@@ -116,14 +115,13 @@ func (j *dockerJob) monitor() {
 		j.cancel() // ends the log stream; what was copied stays
 		<-j.logsDone
 	}
+	end := Status{ExitCode: code, Exited: code >= 0}
 	j.mu.Lock()
-	j.status.ExitCode = code
-	j.status.Exited = code >= 0
 	switch {
 	case j.stopping:
-		j.status.Err = j.stopReason
+		end.Err = j.stopReason
 	case waitErr != nil:
-		j.status.Err = "wait: " + waitErr.Error()
+		end.Err = "wait: " + waitErr.Error()
 	}
 	j.mu.Unlock()
 
@@ -133,7 +131,7 @@ func (j *dockerJob) monitor() {
 		slog.Warn("docker runner: cleanup failed", "lease", j.leaseID, "container", j.id, "err", err)
 	}
 	cancel()
-	close(j.done)
+	j.recordEnd(end)
 }
 
 // wait blocks until the container is no longer running and returns its exit
@@ -258,20 +256,6 @@ func descendants(root uint32) []uint32 {
 		out = append(out, children[out[i]]...)
 	}
 	return out
-}
-
-func (j *dockerJob) Done() <-chan struct{} { return j.done }
-
-func (j *dockerJob) Status() Status {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	s := j.status
-	select {
-	case <-j.done:
-	default:
-		s = Status{Running: true}
-	}
-	return s
 }
 
 // Logs opens the job's log ring, oldest output first; it outlives the container.

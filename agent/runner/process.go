@@ -304,33 +304,30 @@ type processJob struct {
 	// pgid is the leader's pid, also its process group's id.
 	pgid  int
 	procs jobProcs
-	done  chan struct{}
+	jobEnd
 	// wake makes an adopted job's poll look at the group now.
 	wake chan struct{}
 
 	mu     sync.Mutex
-	status Status
 	killed bool
 }
 
 func newProcessJob(pgid int, procs jobProcs, logPath string, grace time.Duration) *processJob {
 	return &processJob{logPath: logPath, grace: grace, pgid: pgid, procs: procs,
-		done: make(chan struct{}), wake: make(chan struct{}, 1)}
+		jobEnd: newJobEnd(), wake: make(chan struct{}, 1)}
 }
 
 // finish records the job's end and closes Done. failed says the job did not
 // exit cleanly; a failed job that Stop signalled was "stopped", any other
 // gets why.
 func (j *processJob) finish(exitCode int, failed bool, why string) {
+	end := Status{ExitCode: exitCode, Err: why}
 	j.mu.Lock()
-	j.status.ExitCode = exitCode
 	if failed && j.killed {
-		j.status.Err = "stopped"
-	} else {
-		j.status.Err = why
+		end.Err = "stopped"
 	}
 	j.mu.Unlock()
-	close(j.done)
+	j.recordEnd(end)
 }
 
 // waitChild waits for the leader, a child of this agent; the exit status is
@@ -398,20 +395,6 @@ func (j *processJob) PIDs() []uint32 {
 		out[i] = uint32(pid)
 	}
 	return out
-}
-
-func (j *processJob) Done() <-chan struct{} { return j.done }
-
-func (j *processJob) Status() Status {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	s := j.status
-	select {
-	case <-j.done:
-	default:
-		s.Running = true
-	}
-	return s
 }
 
 // Logs opens the job's log. An adopted job's processes still hold it open and
