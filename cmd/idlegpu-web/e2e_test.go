@@ -14,7 +14,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/agent/config"
-	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/browser"
+	"github.com/idlegpu/idlegpu/scripts/browsertest"
 	"github.com/idlegpu/idlegpu/scripts/harness"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
@@ -44,13 +44,13 @@ func TestWebAppEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a chain, the agent, the web app and Chromium (minutes)")
 	}
-	b := browser.Start(t)
+	b := browsertest.Start(t)
 	// The renter: an Ethereum key, its account the address's 20 bytes,
 	// holding 10 USDC bridged in from the vault (the genesis books them as
 	// deposited, so they can be withdrawn again).
 	key, err := crypto.GenerateKey()
 	require.NoError(t, err)
-	wallet := &browser.Wallet{Key: key, ChainID: evmChainID}
+	wallet := &browsertest.Wallet{Key: key, ChainID: evmChainID}
 	renter := sdk.MustBech32ifyAddressBytes(chaincfg.Bech32Prefix, wallet.Address().Bytes())
 	c := harness.NewChainBridged(t, bins, root, harness.GenesisEdits{
 		"settlement": {"epoch_seconds": "20", "sample_interval_seconds": "1", "min_samples_ratio_bps": 7000, "proof_grace_seconds": "30"},
@@ -255,7 +255,7 @@ func TestWebAppEndToEnd(t *testing.T) {
 
 // waitPage reloads url until sel's text contains want: the index and the
 // chain move on their own time.
-func waitPage(t *testing.T, p *browser.Page, url, sel, want string) {
+func waitPage(t *testing.T, p *browsertest.Page, url, sel, want string) {
 	t.Helper()
 	deadline := time.Now().Add(120 * time.Second)
 	for {

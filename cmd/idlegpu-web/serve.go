@@ -16,8 +16,8 @@ import (
 	sdkmath "cosmossdk.io/math"
 
 	"github.com/idlegpu/idlegpu/chainclient"
-	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/index"
-	"github.com/idlegpu/idlegpu/cmd/idlegpu-web/internal/web"
+	"github.com/idlegpu/idlegpu/indexer"
+	"github.com/idlegpu/idlegpu/web"
 )
 
 const (
@@ -71,7 +71,7 @@ func logger(cmd *cobra.Command) *slog.Logger {
 }
 
 // openDB opens (and migrates) the index database the flags name.
-func openDB(cmd *cobra.Command) (*index.DB, string, error) {
+func openDB(cmd *cobra.Command) (*indexer.DB, string, error) {
 	f := cmd.Flags()
 	path, _ := f.GetString(flagDB)
 	if path == "" {
@@ -81,7 +81,7 @@ func openDB(cmd *cobra.Command) (*index.DB, string, error) {
 		}
 		path = filepath.Join(home, "index.db")
 	}
-	db, err := index.Open(path)
+	db, err := indexer.Open(path)
 	return db, path, err
 }
 
@@ -131,7 +131,7 @@ func runServe(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	defer db.Close()
-	ix, err := index.New(db, node, log.With("part", "indexer"))
+	ix, err := indexer.New(db, node, log.With("part", "indexer"))
 	if err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func indexCmd() *cobra.Command {
 			}
 			defer db.Close()
 			node, _ := cmd.Flags().GetString(flagNode)
-			ix, err := index.New(db, node, logger(cmd).With("part", "indexer"))
+			ix, err := indexer.New(db, node, logger(cmd).With("part", "indexer"))
 			if err != nil {
 				return err
 			}
