@@ -19,7 +19,7 @@ import (
 // Keeper owns the x/auction state: jobs with their escrow, bids, leases and
 // the queues EndBlock works through.
 type Keeper struct {
-	cdc          codec.BinaryCodec
+	cdc codec.BinaryCodec
 	// storeService is read raw only by migrations (fields a type dropped).
 	storeService store.KVStoreService
 	addressCodec address.Codec
