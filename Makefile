@@ -86,6 +86,10 @@ lint: $(BUILD_DIR)/detlint contracts-lint ## gofmt, go vet and the determinism l
 	@# x/base is below the modules: it imports none of this module's packages.
 	@down=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./x/base/... | grep -E ' github.com/idlegpu/idlegpu/'); \
 	  if [ -n "$$down" ]; then echo "x/base imports above itself:"; echo "$$down"; exit 1; fi
+	@# The endpoint protocol is shared by the agent and its clients (idlegpud,
+	@# the web app): it imports none of the agent's packages.
+	@agentdeps=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./endpoint/... | grep -E ' github.com/idlegpu/idlegpu/agent/'); \
+	  if [ -n "$$agentdeps" ]; then echo "endpoint imports the agent:"; echo "$$agentdeps"; exit 1; fi
 	@bad=$$($(GO) list -deps -f '{{.ImportPath}}: {{join .Imports " "}}' ./scripts/demo ./scripts/loadbench | \
 	  grep '^github.com/idlegpu/idlegpu/' | grep -E ' (testing|github.com/stretchr/testify/[a-z]+)( |$$)'); \
 	  if [ -n "$$bad" ]; then echo "test imports in a program's build:"; echo "$$bad"; exit 1; fi

@@ -17,7 +17,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/idlegpu/idlegpu/agent/endpoint"
+	"github.com/idlegpu/idlegpu/endpoint"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )

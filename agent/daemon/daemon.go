@@ -18,7 +18,6 @@ import (
 	"github.com/idlegpu/idlegpu/agent/audit"
 	"github.com/idlegpu/idlegpu/agent/auditor"
 	"github.com/idlegpu/idlegpu/agent/config"
-	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/jobdata"
 	"github.com/idlegpu/idlegpu/agent/metrics"
@@ -26,6 +25,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/proof"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/chainclient"
+	"github.com/idlegpu/idlegpu/endpoint"
 )
 
 const (

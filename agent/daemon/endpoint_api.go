@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/chainclient"
+	"github.com/idlegpu/idlegpu/endpoint"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"

@@ -10,9 +10,9 @@ import (
 	"github.com/cosmos/cosmos-sdk/types/tx/signing"
 
 	"github.com/idlegpu/idlegpu/agent/config"
-	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/jobdata"
 	"github.com/idlegpu/idlegpu/agent/runner"
+	"github.com/idlegpu/idlegpu/endpoint"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 )
 
@@ -43,7 +43,7 @@ func openJobData(cfg config.Config, cctx client.Context, provider string) (*jobd
 // prepareData fetches a PENDING lease's inputs before its job starts and
 // returns the job's mounts. The fetch has until the lease's start deadline
 // less startMargin, or until ctx ends (the agent stopping: preparing.go).
-func (d *Daemon) prepareData(ctx context.Context, l auctiontypes.Lease, inputs []jobdata.Input) ([]runner.Mount, error) {
+func (d *Daemon) prepareData(ctx context.Context, l auctiontypes.Lease, inputs []endpoint.Input) ([]runner.Mount, error) {
 	if err := d.canFetch(l, inputs); err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (d *Daemon) prepareData(ctx context.Context, l auctiontypes.Lease, inputs [
 // none without a job data store, none for the process runner (it mounts
 // nothing, so the job would not find them), none too close to the lease's
 // start deadline.
-func (d *Daemon) canFetch(l auctiontypes.Lease, inputs []jobdata.Input) error {
+func (d *Daemon) canFetch(l auctiontypes.Lease, inputs []endpoint.Input) error {
 	if len(inputs) == 0 {
 		return nil
 	}
@@ -100,7 +100,7 @@ func (d *Daemon) finaliseOutputs(leaseID uint64, endedAt time.Time) error {
 		return nil
 	}
 	l, err := d.data.Finalise(leaseID, endedAt)
-	if errors.Is(err, jobdata.ErrNoOutputs) {
+	if errors.Is(err, endpoint.ErrNoOutputs) {
 		return nil
 	}
 	if err != nil {

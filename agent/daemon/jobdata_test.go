@@ -17,6 +17,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/jobdata"
 	"github.com/idlegpu/idlegpu/agent/runner"
+	"github.com/idlegpu/idlegpu/endpoint"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 )
 
@@ -38,7 +39,7 @@ func TestPrepareDataWithinTheStartDeadline(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(csv) }))
 	defer srv.Close()
 	sum := sha256.Sum256(csv)
-	in := []jobdata.Input{{URL: srv.URL, SHA256: hex.EncodeToString(sum[:]), Path: "train.csv"}}
+	in := []endpoint.Input{{URL: srv.URL, SHA256: hex.EncodeToString(sum[:]), Path: "train.csv"}}
 	ctx := context.Background()
 
 	mounts, err := d.prepareData(ctx, auctiontypes.Lease{Id: 1, StartDeadline: time.Now().Add(10 * time.Minute)}, in)

@@ -11,8 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/idlegpu/idlegpu/agent/endpoint"
-	"github.com/idlegpu/idlegpu/agent/jobdata"
+	"github.com/idlegpu/idlegpu/endpoint"
 )
 
 // fetchingDaemon is a lease daemon with a job data store: it fetches inputs.
@@ -50,7 +49,7 @@ func TestInputsFetchedAfterTheAnswer(t *testing.T) {
 	l := pendingLease(7)
 	l.StartDeadline = time.Now().Add(10 * time.Minute)
 	auction.set(l)
-	m := endpoint.Manifest{Command: []string{"train"}, Inputs: []jobdata.Input{{URL: srv.URL + "/train.csv", SHA256: hex.EncodeToString(sum[:]), Path: "train.csv"}}}
+	m := endpoint.Manifest{Command: []string{"train"}, Inputs: []endpoint.Input{{URL: srv.URL + "/train.csv", SHA256: hex.EncodeToString(sum[:]), Path: "train.csv"}}}
 
 	acc, err := api.Accept(ctx, endpoint.Lease{ID: l.Id, Renter: l.Renter}, m)
 	require.NoError(t, err)
@@ -122,7 +121,7 @@ func TestClosingCancelsFetches(t *testing.T) {
 	l.StartDeadline = time.Now().Add(10 * time.Minute)
 	auction.set(l)
 	_, err := jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
-		endpoint.Manifest{Command: []string{"train"}, Inputs: []jobdata.Input{{URL: srv.URL + "/x", SHA256: hex.EncodeToString(make([]byte, 32)), Path: "x"}}})
+		endpoint.Manifest{Command: []string{"train"}, Inputs: []endpoint.Input{{URL: srv.URL + "/x", SHA256: hex.EncodeToString(make([]byte, 32)), Path: "x"}}})
 	require.NoError(t, err)
 	done := make(chan struct{})
 	go func() { d.prep.close(); close(done) }()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/agent/state"
+	"github.com/idlegpu/idlegpu/endpoint"
 )
 
 // Config is where a lease's data lives and how much of it is kept.
@@ -34,27 +35,16 @@ type Identity struct {
 	ChainID, Provider string
 }
 
-// Errors of a lease's outputs.
-var (
-	// ErrNoOutputs: the agent keeps no data for the lease (none was
-	// prepared, or it was deleted at its retention's end).
-	ErrNoOutputs = errors.New("no outputs for this lease")
-	// ErrNotFinal: the job has not ended, so there is no listing yet.
-	ErrNotFinal = errors.New("the job has not ended: outputs are listed when it does")
-	// ErrNotListed: the name is not a file of the lease's listing.
-	ErrNotListed = errors.New("not a file of the output listing")
-)
-
 // Store keeps every lease's data under Config.Dir.
 type Store struct {
 	cfg   Config
 	id    Identity
-	sign  Signer
+	sign  endpoint.KeySigner
 	fetch *Fetcher
 }
 
 // Open opens the store, creating its directories.
-func Open(cfg Config, id Identity, sign Signer) (*Store, error) {
+func Open(cfg Config, id Identity, sign endpoint.KeySigner) (*Store, error) {
 	if cfg.LeaseInputBytes <= 0 || cfg.Retention <= 0 {
 		return nil, fmt.Errorf("job data: the per-lease input cap and the retention must be positive")
 	}
@@ -77,10 +67,10 @@ func (s *Store) leaseDir(id uint64) string {
 
 // Prepare makes a lease's directories, fetches its inputs into them (each
 // checked against its sha256, together within LeaseInputBytes) and returns
-// the job's mounts: the inputs read-only at InputsDir, the output directory
-// writable by any user at OutputDir. Data of an earlier try is replaced.
-func (s *Store) Prepare(ctx context.Context, leaseID uint64, inputs []Input) ([]runner.Mount, error) {
-	if err := ValidateInputs(inputs); err != nil {
+// the job's mounts: the inputs read-only at endpoint.InputsDir, the output directory
+// writable by any user at endpoint.OutputDir. Data of an earlier try is replaced.
+func (s *Store) Prepare(ctx context.Context, leaseID uint64, inputs []endpoint.Input) ([]runner.Mount, error) {
+	if err := endpoint.ValidateInputs(inputs); err != nil {
 		return nil, err
 	}
 	dir := s.leaseDir(leaseID)
@@ -111,9 +101,9 @@ func (s *Store) Prepare(ctx context.Context, leaseID uint64, inputs []Input) ([]
 		}
 		budget -= n
 	}
-	mounts := []runner.Mount{{Source: out, Target: OutputDir}}
+	mounts := []runner.Mount{{Source: out, Target: endpoint.OutputDir}}
 	if len(inputs) > 0 {
-		mounts = append([]runner.Mount{{Source: in, Target: InputsDir, ReadOnly: true}}, mounts...)
+		mounts = append([]runner.Mount{{Source: in, Target: endpoint.InputsDir, ReadOnly: true}}, mounts...)
 	}
 	return mounts, nil
 }
@@ -123,84 +113,84 @@ func (s *Store) Discard(leaseID uint64) error { return os.RemoveAll(s.leaseDir(l
 
 // Finalise lists and signs a lease's outputs once its job has ended, and
 // frees its inputs (the cache keeps them). It is idempotent: a lease
-// finalised before gets its listing back. ErrNoOutputs when the lease has
+// finalised before gets its listing back. endpoint.ErrNoOutputs when the lease has
 // no data here.
-func (s *Store) Finalise(leaseID uint64, endedAt time.Time) (Listing, error) {
-	if l, err := s.Listing(leaseID); !errors.Is(err, ErrNotFinal) {
+func (s *Store) Finalise(leaseID uint64, endedAt time.Time) (endpoint.Listing, error) {
+	if l, err := s.Listing(leaseID); !errors.Is(err, endpoint.ErrNotFinal) {
 		return l, err
 	}
 	dir := s.leaseDir(leaseID)
 	if err := os.RemoveAll(filepath.Join(dir, "inputs")); err != nil {
-		return Listing{}, err
+		return endpoint.Listing{}, err
 	}
 	root, err := os.OpenRoot(filepath.Join(dir, "output"))
 	if err != nil {
-		return Listing{}, err
+		return endpoint.Listing{}, err
 	}
 	defer root.Close()
 	files, skipped, err := listFiles(root)
 	if err != nil {
-		return Listing{}, fmt.Errorf("list outputs of lease %d: %w", leaseID, err)
+		return endpoint.Listing{}, fmt.Errorf("list outputs of lease %d: %w", leaseID, err)
 	}
 	endedAt = endedAt.UTC().Truncate(time.Millisecond)
-	l := Listing{ChainID: s.id.ChainID, Provider: s.id.Provider, LeaseID: leaseID, EndedAt: endedAt,
+	l := endpoint.Listing{ChainID: s.id.ChainID, Provider: s.id.Provider, LeaseID: leaseID, EndedAt: endedAt,
 		DeleteAt: endedAt.Add(s.cfg.Retention), Files: files, Skipped: skipped}
 	if l.Files == nil {
-		l.Files = []File{}
+		l.Files = []endpoint.File{}
 	}
 	if err := l.Sign(s.sign); err != nil {
-		return Listing{}, fmt.Errorf("sign the output listing of lease %d: %w", leaseID, err)
+		return endpoint.Listing{}, fmt.Errorf("sign the output listing of lease %d: %w", leaseID, err)
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
-		return Listing{}, err
+		return endpoint.Listing{}, err
 	}
 	return l, state.WriteFileAtomic(filepath.Join(dir, "listing.json"), b, 0o644)
 }
 
 // Listing is a lease's signed output listing.
-func (s *Store) Listing(leaseID uint64) (Listing, error) {
+func (s *Store) Listing(leaseID uint64) (endpoint.Listing, error) {
 	dir := s.leaseDir(leaseID)
 	b, err := os.ReadFile(filepath.Join(dir, "listing.json"))
 	if os.IsNotExist(err) {
 		if _, err := os.Stat(dir); os.IsNotExist(err) {
-			return Listing{}, ErrNoOutputs
+			return endpoint.Listing{}, endpoint.ErrNoOutputs
 		}
-		return Listing{}, ErrNotFinal
+		return endpoint.Listing{}, endpoint.ErrNotFinal
 	}
 	if err != nil {
-		return Listing{}, err
+		return endpoint.Listing{}, err
 	}
-	var l Listing
+	var l endpoint.Listing
 	return l, json.Unmarshal(b, &l)
 }
 
 // Open opens a listed output file for reading, never through a symbolic
 // link and never outside the lease's output directory.
-func (s *Store) Open(leaseID uint64, name string) (*os.File, File, error) {
-	if err := ValidPath(name); err != nil {
-		return nil, File{}, fmt.Errorf("%w: %v", ErrNotListed, err)
+func (s *Store) Open(leaseID uint64, name string) (*os.File, endpoint.File, error) {
+	if err := endpoint.ValidPath(name); err != nil {
+		return nil, endpoint.File{}, fmt.Errorf("%w: %v", endpoint.ErrNotListed, err)
 	}
 	l, err := s.Listing(leaseID)
 	if err != nil {
-		return nil, File{}, err
+		return nil, endpoint.File{}, err
 	}
 	want, ok := l.File(name)
 	if !ok {
-		return nil, File{}, fmt.Errorf("%w: %q", ErrNotListed, name)
+		return nil, endpoint.File{}, fmt.Errorf("%w: %q", endpoint.ErrNotListed, name)
 	}
 	root, err := os.OpenRoot(filepath.Join(s.leaseDir(leaseID), "output"))
 	if err != nil {
-		return nil, File{}, err
+		return nil, endpoint.File{}, err
 	}
 	defer root.Close()
 	f, err := openRegular(root, name)
 	if err != nil {
-		return nil, File{}, err
+		return nil, endpoint.File{}, err
 	}
 	if fi, err := f.Stat(); err != nil || fi.Size() != want.Size {
 		f.Close()
-		return nil, File{}, fmt.Errorf("output %q no longer matches its listing", name)
+		return nil, endpoint.File{}, fmt.Errorf("output %q no longer matches its listing", name)
 	}
 	return f, want, nil
 }

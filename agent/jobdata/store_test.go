@@ -17,12 +17,13 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/jobdata"
 	"github.com/idlegpu/idlegpu/agent/runner"
+	"github.com/idlegpu/idlegpu/endpoint"
 )
 
 func hexSum(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
 // keySigner signs like the agent's keyring does (secp256k1 over sha256).
-func keySigner(k *secp256k1.PrivKey) jobdata.Signer {
+func keySigner(k *secp256k1.PrivKey) endpoint.KeySigner {
 	return func(msg []byte) ([]byte, []byte, error) {
 		sig, err := k.Sign(msg)
 		return sig, k.PubKey().Bytes(), err
@@ -43,7 +44,7 @@ func TestPrepareStagesInputsAndMounts(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(csv) }))
 	defer srv.Close()
 	s, dir := openStore(t, secp256k1.GenPrivKey())
-	mounts, err := s.Prepare(context.Background(), 7, []jobdata.Input{{URL: srv.URL + "/t", SHA256: hexSum(csv), Path: "data/train.csv"}})
+	mounts, err := s.Prepare(context.Background(), 7, []endpoint.Input{{URL: srv.URL + "/t", SHA256: hexSum(csv), Path: "data/train.csv"}})
 	require.NoError(t, err)
 	lease := filepath.Join(dir, "leases", "lease-7")
 	require.Equal(t, []runner.Mount{
@@ -58,16 +59,16 @@ func TestPrepareStagesInputsAndMounts(t *testing.T) {
 	require.Equal(t, os.FileMode(0o777), fi.Mode().Perm())
 
 	_, err = s.Listing(7)
-	require.ErrorIs(t, err, jobdata.ErrNotFinal)
+	require.ErrorIs(t, err, endpoint.ErrNotFinal)
 	_, err = s.Listing(8)
-	require.ErrorIs(t, err, jobdata.ErrNoOutputs)
+	require.ErrorIs(t, err, endpoint.ErrNoOutputs)
 
 	// A lease's inputs together stay within its cap (1 KiB here): a
 	// failed fetch leaves nothing behind.
 	big := make([]byte, 1025)
 	srv2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(big) }))
 	defer srv2.Close()
-	_, err = s.Prepare(context.Background(), 9, []jobdata.Input{{URL: srv2.URL, SHA256: hexSum(big), Path: "big"}})
+	_, err = s.Prepare(context.Background(), 9, []endpoint.Input{{URL: srv2.URL, SHA256: hexSum(big), Path: "big"}})
 	require.ErrorIs(t, err, jobdata.ErrInput)
 	require.NoDirExists(t, filepath.Join(dir, "leases", "lease-9"))
 
@@ -97,7 +98,7 @@ func TestFinaliseListsSignsAndServes(t *testing.T) {
 	ended := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
 	l, err := s.Finalise(3, ended)
 	require.NoError(t, err)
-	require.Equal(t, []jobdata.File{
+	require.Equal(t, []endpoint.File{
 		{Name: "checkpoint.bin", Size: 7, SHA256: hexSum(ckpt)},
 		{Name: "logs.txt", Size: 0, SHA256: hexSum(nil)},
 		{Name: "logs/train.log", Size: 9, SHA256: hexSum([]byte("loss 0.1\n"))},
@@ -119,18 +120,18 @@ func TestFinaliseListsSignsAndServes(t *testing.T) {
 	_, err = again.Verify()
 	require.NoError(t, err)
 	// Every field is signed.
-	for _, tamper := range []func(*jobdata.Listing){
-		func(x *jobdata.Listing) { x.Files[0].SHA256 = hexSum([]byte("other")) },
-		func(x *jobdata.Listing) { x.Files[1].Size++ },
-		func(x *jobdata.Listing) { x.DeleteAt = x.DeleteAt.Add(time.Hour) },
-		func(x *jobdata.Listing) { x.LeaseID++ },
-		func(x *jobdata.Listing) { x.Files = x.Files[:1] },
-		func(x *jobdata.Listing) { x.PubKey = secp256k1.GenPrivKey().PubKey().Bytes() },
+	for _, tamper := range []func(*endpoint.Listing){
+		func(x *endpoint.Listing) { x.Files[0].SHA256 = hexSum([]byte("other")) },
+		func(x *endpoint.Listing) { x.Files[1].Size++ },
+		func(x *endpoint.Listing) { x.DeleteAt = x.DeleteAt.Add(time.Hour) },
+		func(x *endpoint.Listing) { x.LeaseID++ },
+		func(x *endpoint.Listing) { x.Files = x.Files[:1] },
+		func(x *endpoint.Listing) { x.PubKey = secp256k1.GenPrivKey().PubKey().Bytes() },
 	} {
 		x, _ := s.Listing(3)
 		tamper(&x)
 		_, err := x.Verify()
-		require.ErrorIs(t, err, jobdata.ErrBadListing)
+		require.ErrorIs(t, err, endpoint.ErrBadListing)
 	}
 
 	f, file, err := s.Open(3, "logs/train.log")
@@ -139,7 +140,7 @@ func TestFinaliseListsSignsAndServes(t *testing.T) {
 	f.Close()
 	for _, name := range []string{"stolen", "rootfs/etc/passwd", "../listing.json", "../../agent-secret", "/etc/passwd", "missing"} {
 		_, _, err := s.Open(3, name)
-		require.ErrorIs(t, err, jobdata.ErrNotListed, name)
+		require.ErrorIs(t, err, endpoint.ErrNotListed, name)
 	}
 	// A listed file swapped for a link after the listing is refused.
 	require.NoError(t, os.Remove(filepath.Join(out, "checkpoint.bin")))
@@ -168,5 +169,5 @@ func TestSweepDeletesAfterRetention(t *testing.T) {
 	// A lease whose job has not ended is kept whatever the time.
 	require.DirExists(t, filepath.Join(dir, "leases", "lease-2"))
 	_, err = s.Listing(1)
-	require.ErrorIs(t, err, jobdata.ErrNoOutputs)
+	require.ErrorIs(t, err, endpoint.ErrNoOutputs)
 }

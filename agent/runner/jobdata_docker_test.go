@@ -18,9 +18,9 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/jobdata"
 	"github.com/idlegpu/idlegpu/agent/runner"
+	"github.com/idlegpu/idlegpu/endpoint"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -102,7 +102,7 @@ func TestRentersGuideDataExample(t *testing.T) {
 	require.Equal(t, sdk.AccAddress(agentKey.PubKey().Address()), signer)
 	ckpt := []byte("checkpoint v1\nrows=3\nloss=16\n")
 	trainLog := []byte("rows=3 loss=16\n")
-	require.Equal(t, []jobdata.File{
+	require.Equal(t, []endpoint.File{
 		{Name: "checkpoint.bin", Size: int64(len(ckpt)), SHA256: hexSum(ckpt)},
 		{Name: "train.log", Size: int64(len(trainLog)), SHA256: hexSum(trainLog)},
 	}, listing.Files)

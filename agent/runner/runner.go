@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/idlegpu/idlegpu/endpoint"
 )
 
 // Spec is what a lease's job needs to run.
@@ -102,19 +104,6 @@ var ErrInvalidSpec = errors.New("invalid job spec")
 // ErrNotRunning is returned by Adopt when the lease has no live job to adopt.
 var ErrNotRunning = errors.New("job is not running")
 
-// ReservedEnv names the variables the runner sets or the NVIDIA container
-// runtime reads to pick devices: a manifest setting them could widen the
-// job's view of the GPUs (with duplicates, which one a program sees varies).
-func ReservedEnv(k string) bool {
-	switch {
-	case k == "CUDA_VISIBLE_DEVICES", strings.HasPrefix(k, "IDLEGPU_"):
-		return true
-	case strings.HasPrefix(k, "NVIDIA_") && strings.HasSuffix(k, "_DEVICES"):
-		return true
-	}
-	return false
-}
-
 // validateGPUsAndEnv is the check every runner makes: well-formed GPU ids
 // and environment names, none of them reserved.
 func (spec Spec) validateGPUsAndEnv() error {
@@ -127,7 +116,7 @@ func (spec Spec) validateGPUsAndEnv() error {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return fmt.Errorf("%w: lease %d has a malformed environment variable %q", ErrInvalidSpec, spec.LeaseID, k)
 		}
-		if ReservedEnv(k) {
+		if endpoint.ReservedEnv(k) {
 			return fmt.Errorf("%w: lease %d may not set %s", ErrInvalidSpec, spec.LeaseID, k)
 		}
 	}

@@ -24,7 +24,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/agent/endpoint"
+	"github.com/idlegpu/idlegpu/endpoint"
 	"github.com/idlegpu/idlegpu/scripts/harness"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"

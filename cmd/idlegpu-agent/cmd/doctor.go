@@ -16,9 +16,9 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/audit"
 	"github.com/idlegpu/idlegpu/agent/config"
-	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/hostcheck"
+	"github.com/idlegpu/idlegpu/endpoint"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 

@@ -19,9 +19,9 @@ import (
 	sdkerrors "github.com/cosmos/cosmos-sdk/types/errors"
 
 	"github.com/idlegpu/idlegpu/agent/config"
-	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/agent/state"
 	"github.com/idlegpu/idlegpu/chainclient"
+	"github.com/idlegpu/idlegpu/endpoint"
 )
 
 func initCmd() *cobra.Command {

@@ -16,8 +16,8 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
-	"github.com/idlegpu/idlegpu/agent/endpoint"
 	"github.com/idlegpu/idlegpu/chainclient"
+	"github.com/idlegpu/idlegpu/endpoint"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 

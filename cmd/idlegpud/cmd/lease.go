@@ -13,7 +13,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/client/flags"
 	"github.com/cosmos/cosmos-sdk/types/tx/signing"
 
-	"github.com/idlegpu/idlegpu/agent/endpoint"
+	"github.com/idlegpu/idlegpu/endpoint"
 	auctioncli "github.com/idlegpu/idlegpu/x/auction/client/cli"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"

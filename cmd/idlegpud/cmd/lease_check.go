@@ -12,7 +12,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/client/tx"
 	"github.com/cosmos/cosmos-sdk/types/query"
 
-	"github.com/idlegpu/idlegpu/agent/endpoint"
+	"github.com/idlegpu/idlegpu/endpoint"
 	auctioncli "github.com/idlegpu/idlegpu/x/auction/client/cli"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/idlegpu/idlegpu/agent/endpoint"
+	"github.com/idlegpu/idlegpu/endpoint"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 

@@ -12,8 +12,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/client"
 	"github.com/cosmos/cosmos-sdk/client/flags"
 
-	"github.com/idlegpu/idlegpu/agent/endpoint"
-	"github.com/idlegpu/idlegpu/agent/jobdata"
+	"github.com/idlegpu/idlegpu/endpoint"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -76,17 +75,17 @@ func downloadCommand() *cobra.Command {
 
 // verifiedListing fetches the lease's output listing and checks that its
 // signer is the provider's operator or one of its agents on chain.
-func verifiedListing(ctx context.Context, c *endpoint.Client, clientCtx client.Context, id uint64) (jobdata.Listing, error) {
+func verifiedListing(ctx context.Context, c *endpoint.Client, clientCtx client.Context, id uint64) (endpoint.Listing, error) {
 	l, signer, err := c.Outputs(ctx, id)
 	if err != nil {
-		return jobdata.Listing{}, err
+		return endpoint.Listing{}, err
 	}
 	pres, err := providertypes.NewQueryClient(clientCtx).Provider(ctx, &providertypes.QueryProviderRequest{Operator: c.Target.Provider})
 	if err != nil {
-		return jobdata.Listing{}, err
+		return endpoint.Listing{}, err
 	}
 	if s := signer.String(); s != pres.Provider.Operator && !slices.Contains(pres.Provider.Agents, s) {
-		return jobdata.Listing{}, fmt.Errorf("the listing is signed by %s, neither the provider %s nor one of its agents", s, pres.Provider.Operator)
+		return endpoint.Listing{}, fmt.Errorf("the listing is signed by %s, neither the provider %s nor one of its agents", s, pres.Provider.Operator)
 	}
 	return l, nil
 }

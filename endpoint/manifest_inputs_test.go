@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/idlegpu/idlegpu/agent/jobdata"
 )
 
 const abcSHA256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
@@ -13,7 +11,7 @@ const abcSHA256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f2001
 func TestParseManifestInputs(t *testing.T) {
 	m, err := ParseManifest([]byte(`{"command":["sh","train.sh"],"inputs":[{"url":"https://data.example.com/t.csv","sha256":"` + abcSHA256 + `","path":"data/train.csv"}]}`))
 	require.NoError(t, err)
-	require.Equal(t, []jobdata.Input{{URL: "https://data.example.com/t.csv", SHA256: abcSHA256, Path: "data/train.csv"}}, m.Inputs)
+	require.Equal(t, []Input{{URL: "https://data.example.com/t.csv", SHA256: abcSHA256, Path: "data/train.csv"}}, m.Inputs)
 
 	in := func(fields string) string { return `{"command":["x"],"inputs":[{` + fields + `}]}` }
 	for _, c := range []struct{ name, in, err string }{

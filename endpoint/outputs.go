@@ -5,18 +5,29 @@ import (
 	"net/http"
 	"os"
 	"time"
-
-	"github.com/idlegpu/idlegpu/agent/jobdata"
 )
 
-// Outputs is the agent's store of leases' outputs (agent/jobdata.Store).
+// Outputs is the agent's store of leases' outputs (agent/jobdata.Store),
+// returning the errors below.
 type Outputs interface {
 	// Listing is a lease's signed final listing.
-	Listing(leaseID uint64) (jobdata.Listing, error)
+	Listing(leaseID uint64) (Listing, error)
 	// Open opens a listed file, inside the lease's output directory only
 	// and never through a symbolic link.
-	Open(leaseID uint64, name string) (*os.File, jobdata.File, error)
+	Open(leaseID uint64, name string) (*os.File, File, error)
 }
+
+// Errors of a lease's outputs, as Outputs returns them (the answers'
+// statuses follow from them).
+var (
+	// ErrNoOutputs: the agent keeps no data for the lease (none was
+	// prepared, or it was deleted at its retention's end).
+	ErrNoOutputs = errors.New("no outputs for this lease")
+	// ErrNotFinal: the job has not ended, so there is no listing yet.
+	ErrNotFinal = errors.New("the job has not ended: outputs are listed when it does")
+	// ErrNotListed: the name is not a file of the lease's listing.
+	ErrNotListed = errors.New("not a file of the output listing")
+)
 
 // WithOutputs serves leases' outputs from o.
 func WithOutputs(o Outputs) Option { return func(s *Server) { s.outputs = o } }
@@ -64,9 +75,9 @@ func (s *Server) outputFile(w http.ResponseWriter, r *http.Request, l Lease, _ [
 
 func (s *Server) outputsError(w http.ResponseWriter, leaseID uint64, err error) {
 	switch {
-	case errors.Is(err, jobdata.ErrNotFinal):
+	case errors.Is(err, ErrNotFinal):
 		httpError(w, http.StatusConflict, "lease %d: %v", leaseID, err)
-	case errors.Is(err, jobdata.ErrNoOutputs), errors.Is(err, jobdata.ErrNotListed):
+	case errors.Is(err, ErrNoOutputs), errors.Is(err, ErrNotListed):
 		httpError(w, http.StatusNotFound, "lease %d: %v", leaseID, err)
 	default:
 		// Paths on the agent's disk go to the log only.

@@ -1,4 +1,4 @@
-package endpoint
+package jobdata_test
 
 import (
 	"bytes"
@@ -20,7 +20,46 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idlegpu/idlegpu/agent/jobdata"
+	"github.com/idlegpu/idlegpu/endpoint"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
+
+// key is a renter's key, signing requests as the CLI does.
+type key struct{ k *secp256k1.PrivKey }
+
+func (k key) SignRequest(h http.Header, q endpoint.Request) error {
+	return endpoint.KeySigner(func(msg []byte) ([]byte, []byte, error) {
+		sig, err := k.k.Sign(msg)
+		return sig, k.k.PubKey().Bytes(), err
+	}).SignRequest(h, q)
+}
+
+func (k key) addr() string { return sdk.AccAddress(k.k.PubKey().Address()).String() }
+
+// leases stands for the chain behind the endpoint; noJobs for an agent
+// running none (only outputs are asked for here).
+type leases map[uint64]endpoint.Lease
+
+func (l leases) Lease(_ context.Context, id uint64) (endpoint.Lease, error) {
+	x, ok := l[id]
+	if !ok {
+		return endpoint.Lease{}, endpoint.ErrNoJob
+	}
+	return x, nil
+}
+
+type noJobs struct{}
+
+func (noJobs) Accept(context.Context, endpoint.Lease, endpoint.Manifest) (endpoint.Acceptance, error) {
+	return endpoint.Acceptance{}, endpoint.ErrNoJob
+}
+func (noJobs) Status(context.Context, uint64) (endpoint.JobStatus, error) {
+	return endpoint.JobStatus{}, endpoint.ErrNoJob
+}
+func (noJobs) Logs(uint64) (io.ReadCloser, error) { return nil, endpoint.ErrNoJob }
+func (noJobs) Samples(uint64, uint64) ([]settlementtypes.Sample, bool) {
+	return nil, false
+}
 
 type outputsFixture struct {
 	srv             *httptest.Server
@@ -28,13 +67,13 @@ type outputsFixture struct {
 	agent           *secp256k1.PrivKey
 	store           *jobdata.Store
 	out             string // lease 5's output directory
-	target          Target
+	target          endpoint.Target
 	ckpt            []byte
 }
 
 func setupOutputs(t *testing.T) *outputsFixture {
 	f := &outputsFixture{renter: key{secp256k1.GenPrivKey()}, strange: key{secp256k1.GenPrivKey()}, agent: secp256k1.GenPrivKey(),
-		target: Target{ChainID: "idlegpu-1", Provider: "idlegpu1provider"}}
+		target: endpoint.Target{ChainID: "idlegpu-1", Provider: "idlegpu1provider"}}
 	dir := t.TempDir()
 	var err error
 	f.store, err = jobdata.Open(jobdata.Config{Dir: dir, CacheDir: filepath.Join(dir, "cache"), CacheBytes: 1 << 20, LeaseInputBytes: 1 << 20, Retention: 72 * time.Hour},
@@ -54,20 +93,20 @@ func setupOutputs(t *testing.T) *outputsFixture {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "agent-secret"), []byte("key"), 0o600))
 	require.NoError(t, os.Symlink(filepath.Join(dir, "agent-secret"), filepath.Join(f.out, "stolen")))
 	ls := leases{5: {ID: 5, Renter: f.renter.addr(), Status: "LEASE_STATUS_CLOSED"}}
-	f.srv = httptest.NewServer(NewServer(f.target, ls, &jobs{}, slog.New(slog.NewTextHandler(io.Discard, nil)), WithOutputs(f.store)).Handler())
+	f.srv = httptest.NewServer(endpoint.NewServer(f.target, ls, noJobs{}, slog.New(slog.NewTextHandler(io.Discard, nil)), endpoint.WithOutputs(f.store)).Handler())
 	t.Cleanup(f.srv.Close)
 	return f
 }
 
 // get sends a GET signed by signer with extra headers.
-func (f *outputsFixture) get(t *testing.T, signer Signer, path string, hdr map[string]string) (*http.Response, []byte) {
+func (f *outputsFixture) get(t *testing.T, signer endpoint.Signer, path string, hdr map[string]string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, f.srv.URL+path, nil)
 	require.NoError(t, err)
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	require.NoError(t, SignRequest(req, nil, signer, f.target, time.Now(), fmt.Sprintf("n-%d", time.Now().UnixNano())))
+	require.NoError(t, endpoint.SignRequest(req, nil, signer, f.target, time.Now(), fmt.Sprintf("n-%d", time.Now().UnixNano())))
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer res.Body.Close()
@@ -84,12 +123,12 @@ func TestOutputsAreListedOnlyOnceTheJobEnded(t *testing.T) {
 
 	_, err := f.store.Finalise(5, time.Now())
 	require.NoError(t, err)
-	c := NewClient(f.srv.URL, f.target, f.renter, "")
+	c := endpoint.NewClient(f.srv.URL, f.target, f.renter, "")
 	l, signer, err := c.Outputs(context.Background(), 5)
 	require.NoError(t, err)
 	require.Equal(t, sdk.AccAddress(f.agent.PubKey().Address()), signer)
 	sum := sha256.Sum256(f.ckpt)
-	require.Equal(t, []jobdata.File{{Name: "checkpoint.bin", Size: int64(len(f.ckpt)), SHA256: hex.EncodeToString(sum[:])}}, l.Files)
+	require.Equal(t, []endpoint.File{{Name: "checkpoint.bin", Size: int64(len(f.ckpt)), SHA256: hex.EncodeToString(sum[:])}}, l.Files)
 	require.Equal(t, 1, l.Skipped)
 }
 
@@ -98,7 +137,7 @@ func TestOutputDownloadResumesAndVerifies(t *testing.T) {
 	l, err := f.store.Finalise(5, time.Now())
 	require.NoError(t, err)
 	file := l.Files[0]
-	c := NewClient(f.srv.URL, f.target, f.renter, "")
+	c := endpoint.NewClient(f.srv.URL, f.target, f.renter, "")
 	ctx := context.Background()
 	dst := filepath.Join(t.TempDir(), "checkpoint.bin")
 
@@ -107,7 +146,7 @@ func TestOutputDownloadResumesAndVerifies(t *testing.T) {
 	require.Equal(t, http.StatusPartialContent, res.StatusCode)
 	require.Equal(t, f.ckpt[1000:2000], body)
 	require.Equal(t, fmt.Sprintf("bytes 1000-1999/%d", len(f.ckpt)), res.Header.Get("Content-Range"))
-	require.Equal(t, file.SHA256, res.Header.Get(HeaderSHA256))
+	require.Equal(t, file.SHA256, res.Header.Get(endpoint.HeaderSHA256))
 
 	// An interrupted download resumes from where its .part ends.
 	require.NoError(t, os.WriteFile(dst+".part", f.ckpt[:123_456], 0o644))

@@ -13,29 +13,27 @@ import (
 	"strings"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
-
-	"github.com/idlegpu/idlegpu/agent/jobdata"
 )
 
 // Outputs fetches a lease's output listing and checks that it is signed and
 // is of this lease, provider and chain. It returns the signer's address:
 // the caller checks that the chain names it the provider's operator or one
 // of its agents.
-func (c *Client) Outputs(ctx context.Context, leaseID uint64) (jobdata.Listing, sdk.AccAddress, error) {
+func (c *Client) Outputs(ctx context.Context, leaseID uint64) (Listing, sdk.AccAddress, error) {
 	b, err := c.do(ctx, http.MethodGet, fmt.Sprintf("/v1/leases/%d/outputs", leaseID), nil)
 	if err != nil {
-		return jobdata.Listing{}, nil, err
+		return Listing{}, nil, err
 	}
-	var l jobdata.Listing
+	var l Listing
 	if err := json.Unmarshal(b, &l); err != nil {
-		return jobdata.Listing{}, nil, err
+		return Listing{}, nil, err
 	}
 	signer, err := l.Verify()
 	if err != nil {
-		return jobdata.Listing{}, nil, err
+		return Listing{}, nil, err
 	}
 	if l.LeaseID != leaseID || l.ChainID != c.Target.ChainID || l.Provider != c.Target.Provider {
-		return jobdata.Listing{}, nil, fmt.Errorf("the listing is of lease %d of %s on %s, not lease %d of %s on %s",
+		return Listing{}, nil, fmt.Errorf("the listing is of lease %d of %s on %s, not lease %d of %s on %s",
 			l.LeaseID, l.Provider, l.ChainID, leaseID, c.Target.Provider, c.Target.ChainID)
 	}
 	return l, signer, nil
@@ -46,7 +44,7 @@ func (c *Client) Outputs(ctx context.Context, leaseID uint64) (jobdata.Listing, 
 // request (If-Range on the file's sha256, so it only continues the same
 // content). path appears only once the whole file's sha256 is the
 // listing's. It returns the offset the download resumed from.
-func (c *Client) Download(ctx context.Context, leaseID uint64, f jobdata.File, path string) (int64, error) {
+func (c *Client) Download(ctx context.Context, leaseID uint64, f File, path string) (int64, error) {
 	part := path + ".part"
 	out, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -87,7 +85,7 @@ func (c *Client) Download(ctx context.Context, leaseID uint64, f jobdata.File, p
 
 // fetchFrom asks for f from offset have and writes the answer into out:
 // appended for a partial answer, from the start for a whole one.
-func (c *Client) fetchFrom(ctx context.Context, leaseID uint64, f jobdata.File, out *os.File, have int64) (int64, error) {
+func (c *Client) fetchFrom(ctx context.Context, leaseID uint64, f File, out *os.File, have int64) (int64, error) {
 	path := fmt.Sprintf("/v1/leases/%d/outputs/%s", leaseID, escapePath(f.Name))
 	req, err := c.newSigned(ctx, http.MethodGet, path, nil)
 	if err != nil {

@@ -9,9 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/idlegpu/idlegpu/agent/jobdata"
-	"github.com/idlegpu/idlegpu/agent/runner"
 )
 
 // Manifest is what the renter sends to start a lease's job; its sha256 is
@@ -26,7 +23,7 @@ type Manifest struct {
 	// Inputs are files the agent fetches and checks before the job starts,
 	// mounted read-only under /inputs. The job's /output directory is
 	// always there; its files are listed and served once the job ends.
-	Inputs []jobdata.Input `json:"inputs,omitempty"`
+	Inputs []Input `json:"inputs,omitempty"`
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
@@ -54,14 +51,14 @@ func ParseManifest(b []byte) (Manifest, error) {
 		if !envName.MatchString(k) {
 			return Manifest{}, fmt.Errorf("manifest: env name %q", k)
 		}
-		if runner.ReservedEnv(k) {
+		if ReservedEnv(k) {
 			return Manifest{}, fmt.Errorf("manifest: %s is set by the agent", k)
 		}
 		if strings.IndexByte(v, 0) >= 0 {
 			return Manifest{}, fmt.Errorf("manifest: NUL in env %s", k)
 		}
 	}
-	if err := jobdata.ValidateInputs(m.Inputs); err != nil {
+	if err := ValidateInputs(m.Inputs); err != nil {
 		return Manifest{}, fmt.Errorf("manifest: %w", err)
 	}
 	return m, nil
@@ -182,19 +179,19 @@ func env(dec *json.Decoder) (map[string]string, error) {
 
 // inputs reads an array of {"url", "sha256", "path"} objects, each key
 // required, once.
-func inputs(dec *json.Decoder) ([]jobdata.Input, error) {
+func inputs(dec *json.Decoder) ([]Input, error) {
 	if err := delim(dec, '[', "an array of inputs"); err != nil {
 		return nil, err
 	}
-	var out []jobdata.Input
+	var out []Input
 	for dec.More() {
-		if len(out) == jobdata.MaxInputs {
-			return nil, fmt.Errorf("more than %d inputs", jobdata.MaxInputs)
+		if len(out) == MaxInputs {
+			return nil, fmt.Errorf("more than %d inputs", MaxInputs)
 		}
 		if err := delim(dec, '{', "an input object"); err != nil {
 			return nil, err
 		}
-		var in jobdata.Input
+		var in Input
 		fields := map[string]*string{"url": &in.URL, "sha256": &in.SHA256, "path": &in.Path}
 		seen := map[string]bool{}
 		for dec.More() {
@@ -223,4 +220,17 @@ func inputs(dec *json.Decoder) ([]jobdata.Input, error) {
 		out = append(out, in)
 	}
 	return out, delim(dec, ']', "the array's end")
+}
+
+// ReservedEnv names the variables the runner sets or the NVIDIA container
+// runtime reads to pick devices: a manifest setting them could widen the
+// job's view of the GPUs (with duplicates, which one a program sees varies).
+func ReservedEnv(k string) bool {
+	switch {
+	case k == "CUDA_VISIBLE_DEVICES", strings.HasPrefix(k, "IDLEGPU_"):
+		return true
+	case strings.HasPrefix(k, "NVIDIA_") && strings.HasSuffix(k, "_DEVICES"):
+		return true
+	}
+	return false
 }
