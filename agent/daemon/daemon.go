@@ -23,6 +23,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/proof"
+	"github.com/idlegpu/idlegpu/agent/prover"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/endpoint"
@@ -96,8 +97,8 @@ type Daemon struct {
 
 	params  Params
 	devices map[string]gpu.Info
-	prover  *Prover
-	headers *Headers
+	prover  *prover.Prover
+	headers *prover.Headers
 	records *Records
 	health  *Health
 	// auditor follows the GPUs' audits on its own goroutines (built by
@@ -152,7 +153,7 @@ func New(d Deps) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	prover, err := NewProver(d.Config.State.Dir+"/proofs", d.Version)
+	pr, err := prover.New(d.Config.State.Dir+"/proofs", d.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +170,7 @@ func New(d Deps) (*Daemon, error) {
 		m: d.Metrics, log: d.Log, version: d.Version, provider: provider, signer: d.Chain.Address().String(),
 		prices: prices, calendar: cal, claimEvery: every,
 		limits: policy.NewLimits(d.Config.Policy.MaxTempC, d.Config.Policy.MaxPowerW, d.Config.Policy.PreemptAfter),
-		prover: prover, samples: prover, records: records, health: &Health{},
+		prover: pr, samples: pr, records: records, health: &Health{},
 		reg: newRegistry(), tick: make(chan struct{}, 1), auditRunner: d.Audits,
 		host: d.Host, gate: newHostGate(hostRecoverAfter),
 	}
@@ -276,7 +277,7 @@ func (d *Daemon) loadChainState(ctx context.Context) error {
 		return fmt.Errorf("provider %s is not registered: run `idlegpu-agent register` first", d.provider)
 	}
 	// Headers are kept as long as the chain keeps them for proofs.
-	d.headers = NewHeaders(d.params.Settlement.HeaderRetention() + d.params.Settlement.Epoch())
+	d.headers = prover.NewHeaders(d.params.Settlement.HeaderRetention() + d.params.Settlement.Epoch())
 	return nil
 }
 

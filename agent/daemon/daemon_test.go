@@ -11,7 +11,6 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/policy"
-	"github.com/idlegpu/idlegpu/agent/proof"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 
@@ -168,27 +167,4 @@ func TestHealth(t *testing.T) {
 	h.handler(5*time.Second).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.Contains(t, rec.Body.String(), `"ok":true`)
-}
-
-func TestHeadersIn(t *testing.T) {
-	t0 := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
-	h := NewHeaders(time.Hour)
-	for i := int64(1); i <= 100; i++ {
-		h.Add(proof.Header{Height: i, Time: t0.Add(time.Duration(i) * 10 * time.Second)})
-	}
-	for _, tc := range []struct {
-		from, to time.Duration
-		height   int64 // 0: none
-	}{
-		{0, 5 * time.Second, 0},                       // before the first header
-		{0, 10 * time.Second, 1},                      // the window's end is included
-		{95 * time.Second, 125 * time.Second, 10},     // the first of several inside
-		{101 * time.Second, 109 * time.Second, 0},     // between two headers
-		{1000 * time.Second, 1000 * time.Second, 100}, // exactly the last
-		{1001 * time.Second, 2000 * time.Second, 0},   // after the last
-	} {
-		got, ok := h.In(t0.Add(tc.from), t0.Add(tc.to))
-		require.Equal(t, tc.height != 0, ok, "%v..%v", tc.from, tc.to)
-		require.Equal(t, tc.height, got.Height, "%v..%v", tc.from, tc.to)
-	}
 }

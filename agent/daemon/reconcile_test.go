@@ -22,6 +22,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
+	"github.com/idlegpu/idlegpu/agent/prover"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/endpoint"
@@ -160,9 +161,9 @@ const testProvider = "idle1provider"
 // temporary directories, and one GPU.
 func leaseDaemon(t *testing.T, r runner.Runner, tx *fakeChain) (*Daemon, *fakeAuction) {
 	t.Helper()
-	prover, err := NewProver(t.TempDir(), "test")
+	pr, err := prover.New(t.TempDir(), "test")
 	require.NoError(t, err)
-	t.Cleanup(func() { prover.Close() })
+	t.Cleanup(func() { pr.Close() })
 	records, err := OpenRecords(t.TempDir())
 	require.NoError(t, err)
 	auction := &fakeAuction{leases: map[uint64]auctiontypes.Lease{}}
@@ -171,7 +172,7 @@ func leaseDaemon(t *testing.T, r runner.Runner, tx *fakeChain) (*Daemon, *fakeAu
 		q: Queries{auction: auction, settlement: fakeSettlement{}},
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
 		provider: testProvider, signer: testProvider,
-		limits: policy.NewLimits(90, 0, 3), prover: prover, samples: prover, records: records,
+		limits: policy.NewLimits(90, 0, 3), prover: pr, samples: pr, records: records,
 		devices: map[string]gpu.Info{"GPU-a": {UUID: "GPU-a", Model: "NVIDIA H100 80GB HBM3"}},
 		reg:     newRegistry(), tick: make(chan struct{}, 1),
 	}

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -168,40 +167,4 @@ func TestSampleWriteHoldsNoRegistryLock(t *testing.T) {
 	close(w.release)
 	<-done
 	require.Equal(t, map[uint64]int{cl.Id: 1}, w.got)
-}
-
-// TestProverAppendsOfOneLeaseDoNotBlockAnother: the prover serialises
-// writes per lease, so one lease's samples stay readable while another's
-// log is written.
-func TestProverAppendsOfOneLeaseDoNotBlockAnother(t *testing.T) {
-	p, err := NewProver(t.TempDir(), "test")
-	require.NoError(t, err)
-	defer p.Close()
-	a, b := testLease(), testLease()
-	b.ID = 4
-	require.NoError(t, p.Track(a))
-	require.NoError(t, p.Track(b))
-	require.NoError(t, p.Record(b.ID, tick(t0, 0)))
-
-	// Hold lease a's log lock as an append in progress does.
-	ta := p.leases[a.ID]
-	ta.logsMu.Lock()
-	got, ok := p.Samples(b.ID, 0)
-	require.True(t, ok)
-	require.Len(t, got, 2)
-	require.NoError(t, p.Record(b.ID, tick(t0.Add(5*time.Second), 1)))
-	ta.logsMu.Unlock()
-
-	var wg sync.WaitGroup
-	for i := range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			assert.NoError(t, p.Record(a.ID, tick(t0.Add(time.Duration(i)*time.Second), i)))
-			_, _ = p.Samples(a.ID, 0)
-		}()
-	}
-	wg.Wait()
-	got, _ = p.Samples(a.ID, 0)
-	require.Len(t, got, 2*20, "every concurrent append kept")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
+	"github.com/idlegpu/idlegpu/agent/prover"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 )
@@ -29,19 +30,19 @@ func (j pidJob) Stop(ctx context.Context) error { return nil }
 // after its start; the ticks taken between (the job on its GPUs already)
 // land in the first epoch, once each, and ticks before the start do not.
 func TestBackfillFromLeaseStart(t *testing.T) {
-	prover, err := NewProver(t.TempDir(), "test")
+	pr, err := prover.New(t.TempDir(), "test")
 	require.NoError(t, err)
-	defer prover.Close()
+	defer pr.Close()
 	d := &Daemon{
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
-		limits: policy.NewLimits(90, 0, 3), prover: prover, samples: prover, reg: newRegistry(),
+		limits: policy.NewLimits(90, 0, 3), prover: pr, samples: pr, reg: newRegistry(),
 	}
 	l := testLease()
 	cl := auctiontypes.Lease{Id: l.ID, GpuUuids: l.GPUs, Start: l.Start, DurationSeconds: l.DurationSeconds,
 		Status: auctiontypes.LEASE_STATUS_ACTIVE}
 	d.reg.list([]auctiontypes.Lease{cl})
 	d.reg.setJob(l.ID, pidJob{pids: []uint32{42}})
-	require.NoError(t, prover.Track(l))
+	require.NoError(t, pr.Track(l))
 
 	jobOn := map[string]bool{}
 	sample := func(at time.Time) {
@@ -64,13 +65,13 @@ func TestBackfillFromLeaseStart(t *testing.T) {
 	sample(t0.Add(1 * time.Second))
 	jobOn["GPU-b"] = true
 	sample(t0.Add(2 * time.Second))
-	got, _ := prover.Samples(l.ID, 0)
+	got, _ := pr.Samples(l.ID, 0)
 	require.Empty(t, got, "an untracked lease records nothing")
 
 	d.startTracking(cl)
 	sample(t0.Add(3 * time.Second))
 
-	got, _ = prover.Samples(l.ID, 0)
+	got, _ = pr.Samples(l.ID, 0)
 	require.Len(t, got, 2*2, "ticks at +2 (backfilled: the first with the job on both GPUs) and +3 (live), both leased GPUs")
 	seen := map[[2]any]bool{}
 	for _, s := range got {
@@ -85,7 +86,7 @@ func TestBackfillFromLeaseStart(t *testing.T) {
 	// Once on its GPUs, every tick counts: a job that leaves a GPU shows.
 	jobOn["GPU-b"] = false
 	sample(t0.Add(4 * time.Second))
-	got, _ = prover.Samples(l.ID, 0)
+	got, _ = pr.Samples(l.ID, 0)
 	require.Len(t, got, 2*3)
 	for _, s := range got[len(got)-2:] {
 		require.Equal(t, t0.Add(4*time.Second).UnixMilli(), s.TimestampMs)

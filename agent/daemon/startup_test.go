@@ -19,6 +19,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
+	"github.com/idlegpu/idlegpu/agent/prover"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/agent/state"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
@@ -119,9 +120,9 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 	l := auctiontypes.Lease{Id: 1, JobId: 101, Provider: testProvider, Renter: "idle1renter", GpuUuids: []string{"GPU-a"},
 		Start: start, DurationSeconds: 3600, Status: auctiontypes.LEASE_STATUS_ACTIVE}
 	require.NoError(t, records.Put(Record{LeaseID: 1, JobID: 101, GPUs: l.GpuUuids, ImageDigest: "sha256:00", Started: true}))
-	prover, err := NewProver(filepath.Join(dir, "proofs"), "test")
+	pr, err := prover.New(filepath.Join(dir, "proofs"), "test")
 	require.NoError(t, err)
-	defer prover.Close()
+	defer pr.Close()
 
 	c := &downChain{params: params}
 	auction := &fakeAuction{leases: map[uint64]auctiontypes.Lease{1: l}}
@@ -133,7 +134,7 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 			offer: downOffer{c: c}, provider: downProvider{c: c}},
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
 		provider: testProvider, signer: testProvider,
-		limits: policy.NewLimits(90, 0, 3), prover: prover, samples: prover, records: records,
+		limits: policy.NewLimits(90, 0, 3), prover: pr, samples: pr, records: records,
 		reg: newRegistry(), tick: make(chan struct{}, 1),
 	}
 
@@ -167,12 +168,12 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 	require.NoError(t, d.keepActive(ctx, l, time.Now()))
 	require.Eventually(t, func() bool { return ticks() >= 6 }, 10*time.Second, 50*time.Millisecond) // and live ticks on
 
-	pl, _ := prover.Lease(1)
+	pl, _ := pr.Lease(1)
 	k, ok := pl.EpochOf(first.byGPU["GPU-a"].Time)
 	require.True(t, ok)
 	var got []settlementtypes.Sample
 	for e := k; e <= k+1; e++ {
-		s, _ := prover.Samples(1, e)
+		s, _ := pr.Samples(1, e)
 		got = append(got, s...)
 	}
 	seen := map[int64]bool{}

@@ -1,4 +1,8 @@
-package daemon
+// Package prover is the agent's proving: every tracked lease's samples in
+// durable per-epoch logs, the ring of chain headers a proof binds to, and
+// the proofs of ended epochs. The daemon feeds it samples and headers and
+// submits what it builds.
+package prover
 
 import (
 	"fmt"
@@ -41,8 +45,8 @@ type tracked struct {
 	closed bool
 }
 
-// NewProver keeps sample logs under dir.
-func NewProver(dir, agentVersion string) (*Prover, error) {
+// New keeps sample logs under dir.
+func New(dir, agentVersion string) (*Prover, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 // Package daemon is the agent's long-running core: it follows the chain,
 // samples the leased GPUs, keeps the samples durable, and proves each
 // ended epoch once.
-package daemon
+package prover
 
 import (
 	"sort"

@@ -1,10 +1,12 @@
-package daemon
+package prover
 
 import (
 	"bytes"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idlegpu/idlegpu/agent/proof"
@@ -47,17 +49,17 @@ func TestProverSurvivesACrash(t *testing.T) {
 		return func(uint64) (uint64, error) { return settled, nil }
 	}
 
-	steady, err := NewProver(t.TempDir(), "test")
+	steady, err := New(t.TempDir(), "test")
 	require.NoError(t, err)
 	require.NoError(t, steady.Track(l))
-	crashy, err := NewProver(dir, "test")
+	crashy, err := New(dir, "test")
 	require.NoError(t, err)
 	require.NoError(t, crashy.Track(l))
 	for i, at := 0, t0; !at.After(t0.Add(1200 * time.Second)); i, at = i+1, at.Add(5*time.Second) {
 		require.NoError(t, steady.Record(l.ID, tick(at, i)))
 		require.NoError(t, crashy.Record(l.ID, tick(at, i)))
 		if i == 70 { // SIGKILL: the process is gone, its files stay
-			crashy, err = NewProver(dir, "test")
+			crashy, err = New(dir, "test")
 			require.NoError(t, err)
 			require.NoError(t, crashy.Track(l))
 		}
@@ -84,7 +86,7 @@ func TestProverSurvivesACrash(t *testing.T) {
 }
 
 func TestProverWaitsForEpochEndAndAChallenge(t *testing.T) {
-	p, err := NewProver(t.TempDir(), "test")
+	p, err := New(t.TempDir(), "test")
 	require.NoError(t, err)
 	l := testLease()
 	require.NoError(t, p.Track(l))
@@ -126,7 +128,7 @@ func TestHeadersRing(t *testing.T) {
 // that window from the samples taken, and a tail with no sample waits (the
 // chain excuses it).
 func TestProverCutProvesThePartialLastEpoch(t *testing.T) {
-	p, err := NewProver(t.TempDir(), "test")
+	p, err := New(t.TempDir(), "test")
 	require.NoError(t, err)
 	l := testLease()
 	require.NoError(t, p.Track(l))
@@ -158,7 +160,7 @@ func TestProverCutProvesThePartialLastEpoch(t *testing.T) {
 // served for each epoch, the cut one included, are exactly the proof's and
 // hash to its samples root, as the endpoint computes it for the renter.
 func TestProverServesTheProofsSamplesAfterACut(t *testing.T) {
-	p, err := NewProver(t.TempDir(), "test")
+	p, err := New(t.TempDir(), "test")
 	require.NoError(t, err)
 	l := testLease()
 	require.NoError(t, p.Track(l))
@@ -187,4 +189,40 @@ func TestProverServesTheProofsSamplesAfterACut(t *testing.T) {
 	cut, _ := p.Samples(l.ID, 1)
 	require.Len(t, cut, 2*13, "the cut epoch: [600 s, 660 s], none logged after the close")
 	require.Equal(t, t0.Add(660*time.Second).UnixMilli(), cut[len(cut)-1].TimestampMs)
+}
+
+// TestProverAppendsOfOneLeaseDoNotBlockAnother: the prover serialises
+// writes per lease, so one lease's samples stay readable while another's
+// log is written.
+func TestProverAppendsOfOneLeaseDoNotBlockAnother(t *testing.T) {
+	p, err := New(t.TempDir(), "test")
+	require.NoError(t, err)
+	defer p.Close()
+	a, b := testLease(), testLease()
+	b.ID = 4
+	require.NoError(t, p.Track(a))
+	require.NoError(t, p.Track(b))
+	require.NoError(t, p.Record(b.ID, tick(t0, 0)))
+
+	// Hold lease a's log lock as an append in progress does.
+	ta := p.leases[a.ID]
+	ta.logsMu.Lock()
+	got, ok := p.Samples(b.ID, 0)
+	require.True(t, ok)
+	require.Len(t, got, 2)
+	require.NoError(t, p.Record(b.ID, tick(t0.Add(5*time.Second), 1)))
+	ta.logsMu.Unlock()
+
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.NoError(t, p.Record(a.ID, tick(t0.Add(time.Duration(i)*time.Second), i)))
+			_, _ = p.Samples(a.ID, 0)
+		}()
+	}
+	wg.Wait()
+	got, _ = p.Samples(a.ID, 0)
+	require.Len(t, got, 2*20, "every concurrent append kept")
 }
