@@ -14,7 +14,7 @@
 
 .PHONY: demo-evm demo-evm-validators
 demo-evm: $(GETH) ## the EVM bridge stories on geth --dev: one validator (deposit, job, withdrawal, root, claim), then three (a kill, a key rotation, claims); checks every figure on both chains
-	IDLEGPU_GETH=$(abspath $(GETH)) $(GO) test ./cmd/idlegpu-bridge -run '^(TestBridgeEndToEnd|TestBridgeThreeValidators)$$' -count=1 -v -timeout 15m
+	IDLEGPU_GETH=$(abspath $(GETH)) $(GO) test ./bridge -run '^(TestBridgeEndToEnd|TestBridgeThreeValidators)$$' -count=1 -v -timeout 15m
 
 demo-evm-validators: $(GETH) ## the three-validator bridge story alone: orchestrator killed mid-batch, EVM key rotated, vault valset updated, every claim paid
-	IDLEGPU_GETH=$(abspath $(GETH)) $(GO) test ./cmd/idlegpu-bridge -run '^TestBridgeThreeValidators$$' -count=1 -v -timeout 10m
+	IDLEGPU_GETH=$(abspath $(GETH)) $(GO) test ./bridge -run '^TestBridgeThreeValidators$$' -count=1 -v -timeout 10m

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/runner"
+	"github.com/idlegpu/idlegpu/agent/sampler"
 	"github.com/idlegpu/idlegpu/agent/state"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
@@ -93,8 +94,8 @@ func (d *Daemon) startUp(ctx context.Context, run func(name string, f func(conte
 }
 
 // sampler is the GPU sampler on an interval.
-func (d *Daemon) sampler(interval time.Duration) *Sampler {
-	return &Sampler{GPUs: d.gpus, Interval: interval, Log: d.log}
+func (d *Daemon) sampler(interval time.Duration) *sampler.Sampler {
+	return &sampler.Sampler{GPUs: d.gpus, Interval: interval, Log: d.log}
 }
 
 // loadDevices reads the machine's GPUs.
