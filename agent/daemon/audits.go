@@ -32,8 +32,8 @@ func (d *Daemon) newAuditor() *auditor.Auditor {
 // gpuBusy says whether a lease on this machine holds the GPU (listed by
 // the chain, or its job still here).
 func (d *Daemon) gpuBusy(uuid string) bool {
-	for _, l := range d.reg.snapshot() {
-		if (l.listed || l.job != nil) && slices.Contains(l.chain.GpuUuids, uuid) {
+	for _, l := range d.reg.Snapshot() {
+		if (l.Listed || l.Job != nil) && slices.Contains(l.Chain.GpuUuids, uuid) {
 			return true
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/proof"
 	"github.com/idlegpu/idlegpu/agent/prover"
+	"github.com/idlegpu/idlegpu/agent/registry"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/endpoint"
@@ -108,7 +109,7 @@ type Daemon struct {
 
 	// reg is the state of every lease, shared by the worker, the sampler
 	// and the endpoint's handlers.
-	reg *registry
+	reg *registry.Registry
 	// samples is where the sampler writes leases' samples: the prover.
 	samples sampleWriter
 
@@ -171,7 +172,7 @@ func New(d Deps) (*Daemon, error) {
 		prices: prices, calendar: cal, claimEvery: every,
 		limits: policy.NewLimits(d.Config.Policy.MaxTempC, d.Config.Policy.MaxPowerW, d.Config.Policy.PreemptAfter),
 		prover: pr, samples: pr, records: records, health: &Health{},
-		reg: newRegistry(), tick: make(chan struct{}, 1), auditRunner: d.Audits,
+		reg: registry.NewRegistry(), tick: make(chan struct{}, 1), auditRunner: d.Audits,
 		host: d.Host, gate: newHostGate(hostRecoverAfter),
 	}
 	if dm.data, err = openJobData(d.Config, d.Chain.Context(), provider); err != nil {

@@ -101,7 +101,7 @@ func (ja jobsAPI) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 // A zero lease and no error: the job already runs (a renter's retry).
 func (d *Daemon) admit(ctx context.Context, leaseID uint64, m endpoint.Manifest) (auctiontypes.Lease, runner.Spec, error) {
 	if rec, ok := d.records.Get(leaseID); ok && rec.Ended.IsZero() {
-		job := d.reg.job(leaseID)
+		job := d.reg.Job(leaseID)
 		// A job whose start is still unsettled is the worker's to finish
 		// (finishStart): a second job would be one too many.
 		if job != nil && (rec.Started || rec.StartSent) {
@@ -147,7 +147,7 @@ func (d *Daemon) startJob(ctx context.Context, l auctiontypes.Lease, spec runner
 		d.discardData(l.Id)
 		return fmt.Errorf("start job: %w", err)
 	}
-	d.reg.setJob(l.Id, started)
+	d.reg.SetJob(l.Id, started)
 	d.log.Info("job started", "lease", l.Id, "runner", d.runner.Name(), "image", spec.Image, "gpus", strings.Join(l.GpuUuids, ","))
 
 	// From here on the lease may start on chain whatever this run sees:
@@ -192,7 +192,7 @@ func (d *Daemon) stopRefused(ctx context.Context, job runner.Job, leaseID uint64
 		d.log.Warn("the job of a lease that will not start did not stop", "lease", leaseID, "err", err)
 		return
 	}
-	d.reg.setJob(leaseID, nil)
+	d.reg.SetJob(leaseID, nil)
 	_ = d.records.Delete(leaseID)
 	d.discardData(leaseID)
 }
@@ -269,10 +269,10 @@ func (ja jobsAPI) Status(ctx context.Context, leaseID uint64) (endpoint.JobStatu
 	}
 	// A running job has no exit code yet (-1); an ended one reports its
 	// own, also once its handle is dropped.
-	l, _ := d.reg.get(leaseID)
-	js := l.ended
-	if l.job != nil {
-		s := l.job.Status()
+	l, _ := d.reg.Get(leaseID)
+	js := l.Ended
+	if l.Job != nil {
+		s := l.Job.Status()
 		js = &s
 	}
 	if js != nil {
@@ -292,7 +292,7 @@ func (ja jobsAPI) Logs(leaseID uint64) (io.ReadCloser, error) {
 	if _, ok := d.records.Get(leaseID); !ok {
 		return nil, endpoint.ErrNoJob
 	}
-	if job := d.reg.job(leaseID); job != nil {
+	if job := d.reg.Job(leaseID); job != nil {
 		return job.Logs()
 	}
 	f, err := runner.OpenJobLog(filepath.Join(d.cfg.Runner.WorkDir, fmt.Sprintf("lease-%d", leaseID)))

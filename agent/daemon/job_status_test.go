@@ -30,7 +30,7 @@ func TestJobStatusExitCode(t *testing.T) {
 	const id = 9
 	require.NoError(t, d.records.Put(Record{LeaseID: id, JobID: 109, GPUs: []string{"GPU-a"}, Started: true}))
 	job := &statusJob{status: runner.Status{Running: true}, done: make(chan struct{})}
-	d.reg.setJob(id, job)
+	d.reg.SetJob(id, job)
 	st, err := jobsAPI{d}.Status(context.Background(), id)
 	require.NoError(t, err)
 	require.True(t, st.Running)
@@ -46,7 +46,7 @@ func TestJobStatusExitCode(t *testing.T) {
 	require.Equal(t, 0, st.ExitCode)
 
 	require.NoError(t, d.stopJob(context.Background(), id, "the job exited"))
-	require.Nil(t, d.reg.job(id), "the handle is dropped")
+	require.Nil(t, d.reg.Job(id), "the handle is dropped")
 	st, err = jobsAPI{d}.Status(context.Background(), id)
 	require.NoError(t, err)
 	require.False(t, st.Running)

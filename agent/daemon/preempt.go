@@ -7,13 +7,15 @@ import (
 	"slices"
 
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+
+	"github.com/idlegpu/idlegpu/agent/registry"
 )
 
 // preemptHot preempts the BRONZE leases the sampler found on a GPU over a
 // limit: the job stops and the lease ends PREEMPTED, which the chain does
 // not count against the provider.
 func (d *Daemon) preemptHot(ctx context.Context) {
-	queued := d.reg.takePreempts()
+	queued := d.reg.TakePreempts()
 	for _, id := range slices.Sorted(maps.Keys(queued)) {
 		reason := queued[id]
 		if err := d.stopJob(ctx, id, reason); err != nil {
@@ -24,9 +26,9 @@ func (d *Daemon) preemptHot(ctx context.Context) {
 			continue
 		}
 		d.log.Warn("lease preempted", "lease", id, "reason", reason)
-		d.reg.update(id, func(l *lease) {
-			if l.listed { // not queued again before the next reconcile
-				l.chain.Status = auctiontypes.LEASE_STATUS_PREEMPTED
+		d.reg.Update(id, func(l *registry.Lease) {
+			if l.Listed { // not queued again before the next reconcile
+				l.Chain.Status = auctiontypes.LEASE_STATUS_PREEMPTED
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/idlegpu/idlegpu/agent/registry"
 	"github.com/idlegpu/idlegpu/chainclient"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
@@ -18,13 +19,13 @@ import (
 func (d *Daemon) prove(ctx context.Context, now time.Time) error {
 	provable := map[uint64]bool{}
 	var floor time.Time // the oldest window still to prove: its headers stay
-	for _, l := range d.reg.snapshot() {
-		if !l.provable() {
+	for _, l := range d.reg.Snapshot() {
+		if !l.Provable() {
 			continue
 		}
-		provable[l.id] = true
-		if tl, ok := d.prover.Lease(l.id); ok {
-			if from, _, inLease := tl.Window(l.nextEpoch); inLease && (floor.IsZero() || from.Before(floor)) {
+		provable[l.ID] = true
+		if tl, ok := d.prover.Lease(l.ID); ok {
+			if from, _, inLease := tl.Window(l.NextEpoch); inLease && (floor.IsZero() || from.Before(floor)) {
 				floor = from
 			}
 		}
@@ -38,10 +39,10 @@ func (d *Daemon) prove(ctx context.Context, now time.Time) error {
 		// epoch is counted missed, both after its window ended: while the
 		// cached epoch's window is still open, nothing is due and the
 		// query is saved (one per lease per block otherwise).
-		if st, _ := d.reg.get(id); st.nextKnown {
+		if st, _ := d.reg.Get(id); st.NextKnown {
 			if l, tracked := d.prover.Lease(id); tracked {
-				if _, to, inLease := l.Window(st.nextEpoch); inLease && to.After(now) {
-					return st.nextEpoch, nil
+				if _, to, inLease := l.Window(st.NextEpoch); inLease && to.After(now) {
+					return st.NextEpoch, nil
 				}
 			}
 		}
@@ -50,9 +51,9 @@ func (d *Daemon) prove(ctx context.Context, now time.Time) error {
 			return 0, err
 		}
 		var refused bool
-		d.reg.update(id, func(l *lease) {
-			l.nextEpoch, l.nextKnown = p.NextEpoch, true
-			refused = l.refused[p.NextEpoch]
+		d.reg.Update(id, func(l *registry.Lease) {
+			l.NextEpoch, l.NextKnown = p.NextEpoch, true
+			refused = l.Refused[p.NextEpoch]
 		})
 		if refused {
 			// Refused by the chain: it counts the epoch missed after the
@@ -99,11 +100,11 @@ func (d *Daemon) submitProofs(ctx context.Context, batch []settlementtypes.Execu
 	if errors.Is(err, settlementtypes.ErrEpochProven) {
 		return // settled already (by an earlier run): nothing lost
 	}
-	d.reg.update(p.LeaseId, func(l *lease) {
-		if l.refused == nil {
-			l.refused = map[uint64]bool{}
+	d.reg.Update(p.LeaseId, func(l *registry.Lease) {
+		if l.Refused == nil {
+			l.Refused = map[uint64]bool{}
 		}
-		l.refused[p.Epoch] = true
+		l.Refused[p.Epoch] = true
 	})
 	d.fail("proofs", fmt.Errorf("%s refused: %w", proofName(p), err))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idlegpu/idlegpu/agent/proof"
+	"github.com/idlegpu/idlegpu/agent/registry"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 )
@@ -34,7 +35,7 @@ func (d *Daemon) reconcile(ctx context.Context, now time.Time) error {
 	for _, l := range listed {
 		live[l.Id] = true
 	}
-	fresh, none := d.reg.list(listed)
+	fresh, none := d.reg.List(listed)
 	first := none && d.lastOffers.IsZero()
 	for _, l := range fresh {
 		if !first && l.Status == auctiontypes.LEASE_STATUS_PENDING {
@@ -87,9 +88,9 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 			return err
 		}
 	}
-	st, _ := d.reg.get(l.Id)
-	job := st.job
-	if !st.tracked {
+	st, _ := d.reg.Get(l.Id)
+	job := st.Job
+	if !st.Tracked {
 		p, err := d.q.Progress(ctx, l.Id)
 		if err != nil {
 			return err
@@ -112,7 +113,7 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 		// already taken, and the GPUs are free for the next job.
 		return d.stopJob(ctx, l.Id, "lease time is up")
 	}
-	if st.exited {
+	if st.Exited {
 		return nil
 	}
 	if job != nil {
@@ -136,7 +137,7 @@ func (d *Daemon) keepActive(ctx context.Context, l auctiontypes.Lease, now time.
 		return fmt.Errorf("close lease after its job ended: %w", err)
 	}
 	d.log.Warn("lease closed: its job ended early", "lease", l.Id, "reason", reason)
-	d.reg.update(l.Id, func(l *lease) { l.exited = true })
+	d.reg.Update(l.Id, func(l *registry.Lease) { l.Exited = true })
 	return d.stopJob(ctx, l.Id, "its job ended")
 }
 
@@ -162,14 +163,14 @@ func (d *Daemon) keepClosing(ctx context.Context, l auctiontypes.Lease) error {
 	if err != nil {
 		return err
 	}
-	if st, _ := d.reg.get(l.Id); !st.tracked {
+	if st, _ := d.reg.Get(l.Id); !st.Tracked {
 		// A restarted agent: the samples it took before are on disk.
 		es := cmp.Or(p.EpochSeconds, d.params.Settlement.EpochSeconds)
 		if err := d.prover.Track(proof.Lease{ID: l.Id, GPUs: l.GpuUuids, Start: l.Start,
 			DurationSeconds: cmp.Or(p.DurationSeconds, l.DurationSeconds), EpochSeconds: es, ImageDigest: rec.ImageDigest}); err != nil {
 			return err
 		}
-		d.reg.track(l.Id, nil)
+		d.reg.Track(l.Id, nil)
 	}
 	if p.DurationSeconds > 0 {
 		d.prover.Cut(l.Id, p.DurationSeconds)
@@ -188,7 +189,7 @@ func (d *Daemon) finishStart(ctx context.Context, l auctiontypes.Lease) error {
 	if !ok || rec.Started {
 		return nil
 	}
-	if d.reg.job(l.Id) == nil {
+	if d.reg.Job(l.Id) == nil {
 		if rec.StartSent {
 			// A start sent earlier may still land: the record stays, so an
 			// ACTIVE lease is closed for its missing job (keepActive) and
@@ -239,7 +240,7 @@ func (d *Daemon) retire(ctx context.Context, rec Record, now time.Time) error {
 	if err := d.prover.Forget(rec.LeaseID); err != nil {
 		return err
 	}
-	d.reg.remove(rec.LeaseID)
+	d.reg.Remove(rec.LeaseID)
 	_ = os.RemoveAll(filepath.Join(d.cfg.Runner.WorkDir, fmt.Sprintf("lease-%d", rec.LeaseID)))
 	return d.records.Delete(rec.LeaseID)
 }
@@ -247,7 +248,7 @@ func (d *Daemon) retire(ctx context.Context, rec Record, now time.Time) error {
 // stopAny stops a lease's job, also one this run holds no handle on (its
 // lease ended while the agent was away, or it was never adopted).
 func (d *Daemon) stopAny(ctx context.Context, rec Record, why string) error {
-	if d.reg.job(rec.LeaseID) == nil {
+	if d.reg.Job(rec.LeaseID) == nil {
 		job, err := d.runner.Adopt(ctx, rec.jobSpec())
 		if errors.Is(err, runner.ErrNotRunning) {
 			return nil
@@ -255,14 +256,14 @@ func (d *Daemon) stopAny(ctx context.Context, rec Record, why string) error {
 		if err != nil {
 			return fmt.Errorf("adopt the job of lease %d to stop it: %w", rec.LeaseID, err)
 		}
-		d.reg.setJob(rec.LeaseID, job)
+		d.reg.SetJob(rec.LeaseID, job)
 	}
 	return d.stopJob(ctx, rec.LeaseID, why)
 }
 
 // stopJob stops a lease's job if it runs.
 func (d *Daemon) stopJob(ctx context.Context, leaseID uint64, why string) error {
-	job := d.reg.job(leaseID)
+	job := d.reg.Job(leaseID)
 	if job == nil {
 		return nil
 	}
@@ -277,7 +278,7 @@ func (d *Daemon) stopJob(ctx context.Context, leaseID uint64, why string) error 
 		}
 	}
 	st := job.Status()
-	d.reg.update(leaseID, func(l *lease) { l.job, l.ended = nil, &st })
+	d.reg.Update(leaseID, func(l *registry.Lease) { l.Job, l.Ended = nil, &st })
 	// The job is gone: its outputs are final, and the renter may download
 	// them now rather than once the lease is settled (retire lists them
 	// again if this fails).

@@ -23,6 +23,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/prover"
+	"github.com/idlegpu/idlegpu/agent/registry"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/endpoint"
@@ -174,7 +175,7 @@ func leaseDaemon(t *testing.T, r runner.Runner, tx *fakeChain) (*Daemon, *fakeAu
 		provider: testProvider, signer: testProvider,
 		limits: policy.NewLimits(90, 0, 3), prover: pr, samples: pr, records: records,
 		devices: map[string]gpu.Info{"GPU-a": {UUID: "GPU-a", Model: "NVIDIA H100 80GB HBM3"}},
-		reg:     newRegistry(), tick: make(chan struct{}, 1),
+		reg:     registry.NewRegistry(), tick: make(chan struct{}, 1),
 	}
 	d.params.Settlement.EpochSeconds = 600
 	d.params.Settlement.SampleIntervalSeconds = 5
@@ -234,7 +235,7 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 			require.True(t, ok, "the start may still land: the record stays")
 			require.False(t, rec.Started)
 			require.True(t, rec.StartSent)
-			require.NotNil(t, d.reg.job(l.Id), "the job runs on")
+			require.NotNil(t, d.reg.Job(l.Id), "the job runs on")
 			require.False(t, r.jobs[l.Id].ended())
 			first := r.jobs[l.Id]
 			_, err = jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
@@ -247,8 +248,8 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 				auction.set(l)
 			}
 			require.NoError(t, d.reconcile(context.Background(), now))
-			st, _ := d.reg.get(l.Id)
-			require.Equal(t, tc.tracked, st.tracked, "tracked for proving")
+			st, _ := d.reg.Get(l.Id)
+			require.Equal(t, tc.tracked, st.Tracked, "tracked for proving")
 			require.Equal(t, tc.stopped, r.jobs[l.Id].ended(), "job stopped")
 			require.Equal(t, tc.starts, tx.starts(), "MsgStartLease sent")
 			rec, ok = d.records.Get(l.Id)
@@ -268,7 +269,7 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 		_, ok := d.records.Get(l.Id)
 		require.False(t, ok)
 		require.True(t, r.jobs[l.Id].stopped)
-		require.Nil(t, d.reg.job(l.Id))
+		require.Nil(t, d.reg.Job(l.Id))
 	})
 
 	t.Run("a record whose start may have landed stays without a job", func(t *testing.T) {
@@ -322,7 +323,7 @@ func TestRestartStopsJobsOfEndedLeases(t *testing.T) {
 			"the job of ended lease %d still runs", id)
 	}
 	require.NoError(t, syscall.Kill(int(pids[live.Id]), 0), "the live lease's job runs on")
-	require.NotNil(t, d.reg.job(live.Id))
+	require.NotNil(t, d.reg.Job(live.Id))
 
 	rec, ok := d.records.Get(failed.Id)
 	require.True(t, ok, "an ended lease's record stays a while (samples, logs)")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/proof"
+	"github.com/idlegpu/idlegpu/agent/registry"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
@@ -29,17 +30,17 @@ func (d *Daemon) onSample(tick time.Time, rs []gpu.Reading) {
 			continue
 		}
 		// A limit held for preempt_after samples: BRONZE work on that GPU goes.
-		if d.reg.queuePreempt(r.UUID, "GPU "+r.UUID+" over the thermal or power limit") {
+		if d.reg.QueuePreempt(r.UUID, "GPU "+r.UUID+" over the thermal or power limit") {
 			d.poke()
 		}
 	}
 	// The jobs' processes are listed before the lock is taken.
 	procs := d.jobProcs()
-	writes := d.reg.addTick(sampleTick{byGPU: byGPU}, func(l *lease) []settlementtypes.Sample {
+	writes := d.reg.AddTick(registry.SampleTick{ByGPU: byGPU}, func(l *registry.Lease) []settlementtypes.Sample {
 		return tickSamples(l, procs.of(l), byGPU)
 	})
 	for _, w := range writes {
-		d.writeSamples(w.id, w.samples)
+		d.writeSamples(w.ID, w.Samples)
 	}
 }
 
@@ -59,27 +60,15 @@ type sampleWriter interface {
 	Record(leaseID uint64, samples []settlementtypes.Sample) error
 }
 
-// sampleTick is one tick's readings by GPU.
-type sampleTick struct {
-	byGPU map[string]gpu.Reading
-}
-
-// recentTicks is the least number of ticks kept for backfill: the agent
-// learns that a lease started from the block that started it, a block or
-// two after its start time, and the job was on its GPUs all along. The
-// ring keeps more when the params' epochs hold more ticks (setRecentBound),
-// so that ticks taken while the node was unreachable reach the proofs.
-const recentTicks = 120
-
 // jobPIDs are the processes of the jobs, by lease, listed outside the
 // registry's lock (a runner may read /proc or ask docker).
 type jobPIDs map[uint64]map[uint32]bool
 
 func (d *Daemon) jobProcs() jobPIDs {
 	out := jobPIDs{}
-	for _, l := range d.reg.snapshot() {
-		if l.tracked && l.job != nil && l.active() { // those addTick asks for
-			out[l.id] = pidSet(l.job)
+	for _, l := range d.reg.Snapshot() {
+		if l.Tracked && l.Job != nil && l.Active() { // those addTick asks for
+			out[l.ID] = pidSet(l.Job)
 		}
 	}
 	return out
@@ -87,11 +76,11 @@ func (d *Daemon) jobProcs() jobPIDs {
 
 // of is the lease's job's processes; a job set or tracked since they were
 // listed is asked now.
-func (p jobPIDs) of(l *lease) map[uint32]bool {
-	if pids, ok := p[l.id]; ok {
+func (p jobPIDs) of(l *registry.Lease) map[uint32]bool {
+	if pids, ok := p[l.ID]; ok {
 		return pids
 	}
-	return pidSet(l.job)
+	return pidSet(l.Job)
 }
 
 func pidSet(job runner.Job) map[uint32]bool {
@@ -105,9 +94,9 @@ func pidSet(job runner.Job) map[uint32]bool {
 // tickSamples are a lease's samples of one tick (procs counts the job's
 // processes on each GPU), or none while the job has not reached all its
 // GPUs. The caller holds the registry's lock.
-func tickSamples(l *lease, pids map[uint32]bool, byGPU map[string]gpu.Reading) []settlementtypes.Sample {
-	samples := make([]settlementtypes.Sample, 0, len(l.chain.GpuUuids))
-	for _, g := range l.chain.GpuUuids {
+func tickSamples(l *registry.Lease, pids map[uint32]bool, byGPU map[string]gpu.Reading) []settlementtypes.Sample {
+	samples := make([]settlementtypes.Sample, 0, len(l.Chain.GpuUuids))
+	for _, g := range l.Chain.GpuUuids {
 		if r, ok := byGPU[g]; ok {
 			samples = append(samples, proof.ToSample(r, func(pid uint32) bool { return pids[pid] }))
 		}
@@ -115,7 +104,7 @@ func tickSamples(l *lease, pids map[uint32]bool, byGPU map[string]gpu.Reading) [
 	if len(samples) == 0 {
 		return nil
 	}
-	if !l.onGPUs {
+	if !l.OnGPUs {
 		// A job needs a moment to reach its GPUs (a container starting, a
 		// CUDA context): ticks before its processes show on every leased
 		// GPU are not its work and stay out of the proof, within the
@@ -125,7 +114,7 @@ func tickSamples(l *lease, pids map[uint32]bool, byGPU map[string]gpu.Reading) [
 				return nil
 			}
 		}
-		l.onGPUs = true
+		l.OnGPUs = true
 	}
 	return samples
 }
@@ -137,26 +126,26 @@ func tickSamples(l *lease, pids map[uint32]bool, byGPU map[string]gpu.Reading) [
 // critical section, so no tick is recorded twice or lost; readings from
 // before the lease's start are dropped by the prover.
 func (d *Daemon) startTracking(cl auctiontypes.Lease) {
-	job := d.reg.job(cl.Id)
+	job := d.reg.Job(cl.Id)
 	var pids map[uint32]bool
 	if job != nil {
 		pids = pidSet(job)
 	}
-	samples := d.reg.track(cl.Id, func(l *lease, kept []sampleTick) []settlementtypes.Sample {
-		if l.job == nil {
+	samples := d.reg.Track(cl.Id, func(l *registry.Lease, kept []registry.SampleTick) []settlementtypes.Sample {
+		if l.Job == nil {
 			return nil
 		}
 		if pids == nil { // a job set since
-			pids = pidSet(l.job)
+			pids = pidSet(l.Job)
 		}
 		// The lease as this step saw it on chain.
 		st := *l
-		st.chain = cl
+		st.Chain = cl
 		var out []settlementtypes.Sample
 		for _, t := range kept {
-			out = append(out, tickSamples(&st, pids, t.byGPU)...)
+			out = append(out, tickSamples(&st, pids, t.ByGPU)...)
 		}
-		l.onGPUs = st.onGPUs
+		l.OnGPUs = st.OnGPUs
 		return out
 	})
 	d.writeSamples(cl.Id, samples)

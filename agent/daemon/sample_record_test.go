@@ -13,6 +13,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/prover"
+	"github.com/idlegpu/idlegpu/agent/registry"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 )
@@ -35,13 +36,13 @@ func TestBackfillFromLeaseStart(t *testing.T) {
 	defer pr.Close()
 	d := &Daemon{
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
-		limits: policy.NewLimits(90, 0, 3), prover: pr, samples: pr, reg: newRegistry(),
+		limits: policy.NewLimits(90, 0, 3), prover: pr, samples: pr, reg: registry.NewRegistry(),
 	}
 	l := testLease()
 	cl := auctiontypes.Lease{Id: l.ID, GpuUuids: l.GPUs, Start: l.Start, DurationSeconds: l.DurationSeconds,
 		Status: auctiontypes.LEASE_STATUS_ACTIVE}
-	d.reg.list([]auctiontypes.Lease{cl})
-	d.reg.setJob(l.ID, pidJob{pids: []uint32{42}})
+	d.reg.List([]auctiontypes.Lease{cl})
+	d.reg.SetJob(l.ID, pidJob{pids: []uint32{42}})
 	require.NoError(t, pr.Track(l))
 
 	jobOn := map[string]bool{}
@@ -93,8 +94,8 @@ func TestBackfillFromLeaseStart(t *testing.T) {
 		require.Equal(t, map[string]uint32{"GPU-a": 1, "GPU-b": 0}[s.GpuUuid], s.Procs, s.GpuUuid)
 	}
 
-	for i := 0; i < recentTicks+10; i++ {
+	for i := 0; i < registry.RecentTicks+10; i++ {
 		sample(t0.Add(time.Duration(5+i) * time.Second))
 	}
-	require.Len(t, d.reg.kept(), recentTicks, "the kept ticks are bounded")
+	require.Len(t, d.reg.Kept(), registry.RecentTicks, "the kept ticks are bounded")
 }

@@ -21,21 +21,21 @@ func (d *Daemon) sampledGPUs() []string {
 // its lease (from its record once the chain lists it no more).
 func (d *Daemon) runningJobs() []gpu.JobProcs {
 	var out []gpu.JobProcs
-	for _, l := range d.reg.snapshot() {
-		if l.job == nil {
+	for _, l := range d.reg.Snapshot() {
+		if l.Job == nil {
 			continue
 		}
 		select {
-		case <-l.job.Done():
+		case <-l.Job.Done():
 			continue
 		default:
 		}
-		gpus := l.chain.GpuUuids
-		if !l.listed {
-			rec, _ := d.records.Get(l.id)
+		gpus := l.Chain.GpuUuids
+		if !l.Listed {
+			rec, _ := d.records.Get(l.ID)
 			gpus = rec.GPUs
 		}
-		out = append(out, gpu.JobProcs{LeaseID: l.id, GPUs: gpus, PIDs: l.job.PIDs()})
+		out = append(out, gpu.JobProcs{LeaseID: l.ID, GPUs: gpus, PIDs: l.Job.PIDs()})
 	}
 	return out
 }

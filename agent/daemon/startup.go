@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idlegpu/idlegpu/agent/gpu"
+	"github.com/idlegpu/idlegpu/agent/registry"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/agent/sampler"
 	"github.com/idlegpu/idlegpu/agent/state"
@@ -115,11 +116,11 @@ func (d *Daemon) loadDevices(ctx context.Context) error {
 // outage of up to an epoch, plus the epoch it ended in), within
 // recentTicks..maxRecentTicks.
 func (d *Daemon) setRecentBound(p settlementtypes.Params) {
-	n := recentTicks
+	n := registry.RecentTicks
 	if p.SampleIntervalSeconds > 0 {
-		n = int(min(max(2*p.EpochSeconds/p.SampleIntervalSeconds, recentTicks), maxRecentTicks))
+		n = int(min(max(2*p.EpochSeconds/p.SampleIntervalSeconds, registry.RecentTicks), maxRecentTicks))
 	}
-	d.reg.setRecentBound(n)
+	d.reg.SetRecentBound(n)
 }
 
 // jobSpec is the runner spec of a recorded job, as far as Adopt needs it.
@@ -166,7 +167,7 @@ func (d *Daemon) recoverJobs(ctx context.Context) error {
 		case err != nil:
 			return fmt.Errorf("adopt the job of lease %d: %w", rec.LeaseID, err)
 		}
-		d.reg.setJob(rec.LeaseID, job)
+		d.reg.SetJob(rec.LeaseID, job)
 		d.log.Info("job adopted", "lease", rec.LeaseID, "status", l.Status, "pids", len(job.PIDs()))
 	}
 	return nil

@@ -20,6 +20,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/prover"
+	"github.com/idlegpu/idlegpu/agent/registry"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/agent/state"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
@@ -135,7 +136,7 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
 		provider: testProvider, signer: testProvider,
 		limits: policy.NewLimits(90, 0, 3), prover: pr, samples: pr, records: records,
-		reg: newRegistry(), tick: make(chan struct{}, 1),
+		reg: registry.NewRegistry(), tick: make(chan struct{}, 1),
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -149,7 +150,7 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 	up := make(chan error, 1)
 	go func() { up <- d.startUp(ctx, run) }()
 
-	ticks := func() int { return len(d.reg.kept()) }
+	ticks := func() int { return len(d.reg.Kept()) }
 	require.Eventually(t, func() bool { return ticks() >= 3 }, 10*time.Second, 50*time.Millisecond,
 		"the GPUs are sampled while the chain is unreachable")
 	select {
@@ -157,19 +158,19 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 		t.Fatalf("start-up went on without the chain: %v", err)
 	default:
 	}
-	first := d.reg.kept()[0]
-	require.Equal(t, 2*600, d.reg.recentBound(), "the ring holds two epochs of ticks")
+	first := d.reg.Kept()[0]
+	require.Equal(t, 2*600, d.reg.RecentBound(), "the ring holds two epochs of ticks")
 
 	c.up.Store(true) // the node is back (the start-up retries after a second)
 	require.NoError(t, <-up)
-	require.NotNil(t, d.reg.job(1), "the recorded job is adopted")
-	d.reg.list([]auctiontypes.Lease{l})
+	require.NotNil(t, d.reg.Job(1), "the recorded job is adopted")
+	d.reg.List([]auctiontypes.Lease{l})
 	// The first block shows the lease ACTIVE: it is tracked and backfilled.
 	require.NoError(t, d.keepActive(ctx, l, time.Now()))
 	require.Eventually(t, func() bool { return ticks() >= 6 }, 10*time.Second, 50*time.Millisecond) // and live ticks on
 
 	pl, _ := pr.Lease(1)
-	k, ok := pl.EpochOf(first.byGPU["GPU-a"].Time)
+	k, ok := pl.EpochOf(first.ByGPU["GPU-a"].Time)
 	require.True(t, ok)
 	var got []settlementtypes.Sample
 	for e := k; e <= k+1; e++ {
@@ -181,7 +182,7 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 		require.False(t, seen[s.TimestampMs], "tick %d recorded twice", s.TimestampMs)
 		seen[s.TimestampMs] = true
 	}
-	require.True(t, seen[first.byGPU["GPU-a"].Time.UnixMilli()], "the first tick of the outage is in the proof")
+	require.True(t, seen[first.ByGPU["GPU-a"].Time.UnixMilli()], "the first tick of the outage is in the proof")
 	require.GreaterOrEqual(t, len(got), 6, "every tick since start-up, outage and after")
 
 	var saved settlementtypes.Params
