@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"cosmossdk.io/collections"
@@ -65,8 +66,17 @@ func (k Keeper) firstHeaderFrom(ctx context.Context, from time.Time) (types.Head
 	return *found, true, nil
 }
 
-// headerAtOrAfter returns the first recorded header at height ≥ h.
+// headerAtOrAfter returns the first recorded header at height ≥ h. Every
+// block records its header, so below the newest height one is almost
+// always at h itself: a point read, far cheaper than an iterator over the
+// block's cache store; the iterator covers heights pruned or never
+// recorded (before the module's first block).
 func (k Keeper) headerAtOrAfter(ctx context.Context, h int64) (types.HeaderRecord, bool, error) {
+	if rec, err := k.Headers.Get(ctx, h); err == nil {
+		return rec, true, nil
+	} else if !errors.Is(err, collections.ErrNotFound) {
+		return types.HeaderRecord{}, false, err
+	}
 	it, err := k.Headers.Iterate(ctx, new(collections.Range[int64]).StartInclusive(h))
 	if err != nil {
 		return types.HeaderRecord{}, false, err

@@ -78,7 +78,17 @@ func benchProofs(b *testing.B) (*app.App, *types.MsgSubmitProofs) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := apptesting.SetupWithDB(b, db, accs)
+	// The GPUs start with an audit pass, as on a network whose genesis
+	// lists them verified (measuring proofs, not audits).
+	uuids := make([]string, benchLeases*benchGPUs)
+	for i := range uuids {
+		uuids[i] = fmt.Sprintf("GPU-%08x-1111-2222-3333-444455556666", i)
+	}
+	a := apptesting.NewAppWithDB(b, db)
+	gen := apptesting.Genesis(b, a, apptesting.NewValidator(), accs)
+	apptesting.PassesInGenesis(b, a, gen, accs[0].Address.String(), uuids...)
+	apptesting.InitChain(b, a, gen)
+	apptesting.NextBlock(b, a)
 	ctx := a.NewNextBlockContext(cmtproto.Header{ChainID: apptesting.ChainID, Height: a.LastBlockHeight() + 1, Time: apptesting.LastBlockTime(a).Add(time.Second)})
 	must := func(_ any, err error) {
 		b.Helper()
@@ -95,11 +105,9 @@ func benchProofs(b *testing.B) (*app.App, *types.MsgSubmitProofs) {
 	must(providers.RegisterProvider(ctx, &providertypes.MsgRegisterProvider{
 		Operator: op, Moniker: "bench", Region: "eu-de", Endpoint: "https://gpu.example.com:8443", TlsCertSha256: certHash,
 	}))
-	uuids := make([]string, benchLeases*benchGPUs)
 	for i := 0; i < len(uuids); i += 64 {
 		infos := make([]providertypes.GPUInfo, min(64, len(uuids)-i))
 		for j := range infos {
-			uuids[i+j] = fmt.Sprintf("GPU-%08x-1111-2222-3333-444455556666", i+j)
 			infos[j] = providertypes.GPUInfo{
 				Uuid: uuids[i+j], Model: h100, MemoryMib: 81559, PciBusId: fmt.Sprintf("%08X:%02X:00.0", (i+j)/256, (i+j)%256),
 				DriverVersion: "550.54.15", VbiosVersion: "96.00.89.00.01",
