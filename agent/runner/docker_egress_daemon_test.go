@@ -47,11 +47,11 @@ func TestDockerEgress(t *testing.T) {
 	d := NewDocker(cli, limited(DockerOptions{LogDir: t.TempDir(), Grace: time.Second, Egress: egress}))
 
 	t.Run("reaches the internet and nothing else", func(t *testing.T) {
-		inet := &pongServer{}
-		go inet.serve(dockertest.ListenInternet(t, "0.0.0.0:8080"))
-		host := &pongServer{}
-		go host.serve(listenHost(t, "0.0.0.0:18081"))
-		go host.serve(listenHost(t, egressTestGateway+":18082"))
+		inet := &dockertest.Pong{}
+		go inet.Serve(dockertest.ListenInternet(t, "0.0.0.0:8080"))
+		host := &dockertest.Pong{}
+		go host.Serve(listenHost(t, "0.0.0.0:18081"))
+		go host.Serve(listenHost(t, egressTestGateway+":18082"))
 
 		// Another job, listening: the host reaches it (so it listens), the first job must not.
 		peer, err := d.Start(ctx, Spec{LeaseID: 9101, Image: img, EgressMbps: 100,
@@ -99,8 +99,8 @@ func TestDockerEgress(t *testing.T) {
 	t.Run("resolves names through the host's resolver", func(t *testing.T) {
 		dns := &fakeResolver{answer: netip.MustParseAddr(dockertest.InternetPublic).As4()}
 		dns.serve(t, "0.0.0.0:53")
-		inet := &pongServer{}
-		go inet.serve(dockertest.ListenInternet(t, "0.0.0.0:8081"))
+		inet := &dockertest.Pong{}
+		go inet.Serve(dockertest.ListenInternet(t, "0.0.0.0:8081"))
 		out := runProbe(t, d, Spec{LeaseID: 9107, Image: img, EgressMbps: 100},
 			[]string{"public.example.test:8081", dockertest.InternetPrivate + ":8081"})
 		require.Equal(t, map[string]string{"public.example.test:8081": "reached", dockertest.InternetPrivate + ":8081": "blocked"}, out,

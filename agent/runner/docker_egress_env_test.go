@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -92,38 +91,6 @@ func listenHost(t *testing.T, addr string) net.Listener {
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
 	return l
-}
-
-// pongServer answers each connection's first line with "pong" and records
-// the local address each connection reached.
-type pongServer struct {
-	mu      sync.Mutex
-	reached []string
-}
-
-func (s *pongServer) serve(l net.Listener) {
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		s.mu.Lock()
-		s.reached = append(s.reached, c.LocalAddr().String())
-		s.mu.Unlock()
-		go func() {
-			defer c.Close()
-			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-			if _, err := bufio.NewReader(c).ReadString('\n'); err == nil {
-				_, _ = io.WriteString(c, "pong\n")
-			}
-		}()
-	}
-}
-
-func (s *pongServer) Reached() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.reached...)
 }
 
 // bulkTransfer is one timed connection to a bulk server.

@@ -1,16 +1,13 @@
 package main_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -39,11 +36,13 @@ func TestAgentSellsEgressByPolicy(t *testing.T) {
 	dockertest.FakeInternet(t)
 	image := dockertest.Registry(t, "idlegpu/busybox")
 	t.Setenv("DOCKER_HOST", cli.DaemonHost())
-	public := pongOn(dockertest.ListenInternet(t, "0.0.0.0:8080"))
+	public := &dockertest.Pong{}
+	go public.Serve(dockertest.ListenInternet(t, "0.0.0.0:8080"))
 	hostL, err := net.Listen("tcp4", "0.0.0.0:0")
 	require.NoError(t, err)
 	defer hostL.Close()
-	host := pongOn(hostL)
+	host := &dockertest.Pong{}
+	go host.Serve(hostL)
 	hostPort := hostL.Addr().(*net.TCPAddr).Port
 
 	c := harness.NewChain(t, bins, root, harness.GenesisEdits{
@@ -143,42 +142,6 @@ func TestAgentSellsEgressByPolicy(t *testing.T) {
 	a.Run.Stop(t, syscall.SIGTERM)
 	rules := hostCmd(t, "iptables", "-w", "-S")
 	require.NotContains(t, rules, "IDLEGPU-EGRESS", "the stopped agent's firewall is gone")
-}
-
-// pongServer answers each connection's first line with "pong" and records
-// the address each connection reached.
-type pongServer struct {
-	mu      sync.Mutex
-	reached []string
-}
-
-func pongOn(l net.Listener) *pongServer {
-	s := &pongServer{}
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.reached = append(s.reached, c.LocalAddr().String())
-			s.mu.Unlock()
-			go func() {
-				defer c.Close()
-				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-				if _, err := bufio.NewReader(c).ReadString('\n'); err == nil {
-					_, _ = io.WriteString(c, "pong\n")
-				}
-			}()
-		}
-	}()
-	return s
-}
-
-func (s *pongServer) Reached() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.reached...)
 }
 
 // bridgePort is the one port of a bridge (one job attached).
