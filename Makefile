@@ -90,6 +90,12 @@ lint: $(BUILD_DIR)/detlint contracts-lint ## gofmt, go vet and the determinism l
 	@# the web app): it imports none of the agent's packages.
 	@agentdeps=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./endpoint/... | grep -E ' github.com/idlegpu/idlegpu/agent/'); \
 	  if [ -n "$$agentdeps" ]; then echo "endpoint imports the agent:"; echo "$$agentdeps"; exit 1; fi
+	@# The agent's parts sit beside each other under the daemon that wires
+	@# them: none imports agent/daemon or another part (docs/design.md).
+	@parts='agent/(daemon|intake|reconciler|prover|sampler|auditor|hostcheck)'; \
+	  cross=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./agent/intake ./agent/reconciler ./agent/prover ./agent/sampler ./agent/auditor ./agent/hostcheck | \
+	  grep -E " github.com/idlegpu/idlegpu/$$parts( |$$)"); \
+	  if [ -n "$$cross" ]; then echo "an agent part imports the daemon or another part:"; echo "$$cross"; exit 1; fi
 	@bad=$$($(GO) list -deps -f '{{.ImportPath}}: {{join .Imports " "}}' ./scripts/demo ./scripts/loadbench | \
 	  grep '^github.com/idlegpu/idlegpu/' | grep -E ' (testing|github.com/stretchr/testify/[a-z]+)( |$$)'); \
 	  if [ -n "$$bad" ]; then echo "test imports in a program's build:"; echo "$$bad"; exit 1; fi

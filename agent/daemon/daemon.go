@@ -19,11 +19,14 @@ import (
 	"github.com/idlegpu/idlegpu/agent/auditor"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/gpu"
+	"github.com/idlegpu/idlegpu/agent/intake"
 	"github.com/idlegpu/idlegpu/agent/jobdata"
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/proof"
 	"github.com/idlegpu/idlegpu/agent/prover"
+	"github.com/idlegpu/idlegpu/agent/reconciler"
+	"github.com/idlegpu/idlegpu/agent/records"
 	"github.com/idlegpu/idlegpu/agent/registry"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/chainclient"
@@ -33,11 +36,6 @@ import (
 const (
 	// offerEvery is how often offers are checked against the policy.
 	offerEvery = 30 * time.Second
-	// keepFinished is how long an ended lease's samples and job record stay
-	// (the renter may still fetch samples and logs).
-	keepFinished = 24 * time.Hour
-	// stopTimeout bounds stopping one job.
-	stopTimeout = 30 * time.Second
 	// offerHorizon is how far ahead availability windows are published.
 	offerHorizon = 7 * 24 * time.Hour
 	// shutdownPauseTimeout bounds pausing the offers as the agent stops.
@@ -100,7 +98,7 @@ type Daemon struct {
 	devices map[string]gpu.Info
 	prover  *prover.Prover
 	headers *prover.Headers
-	records *Records
+	records *records.Store
 	health  *Health
 	// auditor follows the GPUs' audits on its own goroutines (built by
 	// Run once the GPUs and params are known; nil before).
@@ -116,11 +114,10 @@ type Daemon struct {
 	// data keeps leases' inputs and outputs (jobdata.go).
 	data *jobdata.Store
 
-	// starting serialises Accept per lease; prep follows the leases whose
-	// job waits for its inputs (preparing.go).
-	starting sync.Map
-	prep     preparations
-	tick     chan struct{}
+	// in answers the renter endpoint (agent/intake), wired on first use.
+	in     *intake.Intake
+	inOnce sync.Once
+	tick   chan struct{}
 
 	lastOffers time.Time
 	lastClaim  time.Time
@@ -158,7 +155,7 @@ func New(d Deps) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	records, err := OpenRecords(d.Config.State.Dir)
+	recs, err := records.Open(d.Config.State.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +168,7 @@ func New(d Deps) (*Daemon, error) {
 		m: d.Metrics, log: d.Log, version: d.Version, provider: provider, signer: d.Chain.Address().String(),
 		prices: prices, calendar: cal, claimEvery: every,
 		limits: policy.NewLimits(d.Config.Policy.MaxTempC, d.Config.Policy.MaxPowerW, d.Config.Policy.PreemptAfter),
-		prover: pr, samples: pr, records: records, health: &Health{},
+		prover: pr, samples: pr, records: recs, health: &Health{},
 		reg: registry.NewRegistry(), tick: make(chan struct{}, 1), auditRunner: d.Audits,
 		host: d.Host, gate: newHostGate(hostRecoverAfter),
 	}
@@ -213,7 +210,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	first := d.serve(ctx, run, errc)
 	cancel()
 	wg.Wait()
-	d.prep.close()
+	d.jobs().Close()
 	d.withdrawOffers(ctx)
 	return first
 }
@@ -373,7 +370,7 @@ type server struct {
 func (d *Daemon) listen() ([]server, error) {
 	// Renters sign for this provider on this chain (endpoint.Target).
 	target := endpoint.Target{ChainID: d.chain.Context().ChainID, Provider: d.provider}
-	ep := endpoint.NewServer(target, leaseLookup{d}, jobsAPI{d}, d.log, d.outputsOptions()...)
+	ep := endpoint.NewServer(target, d.jobs(), d.jobs(), d.log, d.outputsOptions()...)
 	mux := http.NewServeMux()
 	mux.Handle("/", ep.Handler())
 	var out []server
@@ -433,4 +430,39 @@ func (d *Daemon) poke() {
 	case d.tick <- struct{}{}:
 	default:
 	}
+}
+
+// leases is this step's reconciler, wired to the daemon's parts.
+func (d *Daemon) leases() *reconciler.Reconciler {
+	return &reconciler.Reconciler{
+		Provider: d.provider, Signer: d.signer, Chain: d.q, Tx: d.chain, Prover: d.prover, Runner: d.runner,
+		Leases: d.reg, Records: d.records, Settlement: d.params.Settlement, WorkDir: d.cfg.Runner.WorkDir,
+		Track: d.startTracking, Finalise: d.jobs().FinaliseOutputs,
+		Starting: d.jobs().Starting,
+		Fail:     d.fail, Metrics: d.m, Log: d.log,
+	}
+}
+
+// reconcile is the step's reconciliation: on the agent's first step the
+// leases found are not new wins.
+func (d *Daemon) reconcile(ctx context.Context, now time.Time) error {
+	return d.leases().Reconcile(ctx, now, d.lastOffers.IsZero())
+}
+
+// stopJob stops a lease's job if it runs (reconciler.StopJob).
+func (d *Daemon) stopJob(ctx context.Context, leaseID uint64, why string) error {
+	return d.leases().StopJob(ctx, leaseID, why)
+}
+
+// jobs is the endpoint's side of the agent, wired to the daemon's parts
+// on first use.
+func (d *Daemon) jobs() *intake.Intake {
+	d.inOnce.Do(func() {
+		d.in = &intake.Intake{
+			Provider: d.provider, Signer: d.signer, Chain: d.q, Tx: d.chain, Runner: d.runner,
+			Leases: d.reg, Records: d.records, Prover: d.prover, Data: d.data, WorkDir: d.cfg.Runner.WorkDir,
+			Acceptable: d.acceptable, EgressMbps: d.leaseEgressMbps, Poke: d.poke, Log: d.log,
+		}
+	})
+	return d.in
 }

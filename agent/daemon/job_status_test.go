@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idlegpu/idlegpu/agent/records"
 	"github.com/idlegpu/idlegpu/agent/runner"
 )
 
@@ -28,10 +29,10 @@ func (j *statusJob) Stop(ctx context.Context) error { return nil }
 func TestJobStatusExitCode(t *testing.T) {
 	d, _ := leaseDaemon(t, &fakeRunner{jobs: map[uint64]*fakeJob{}}, &fakeChain{})
 	const id = 9
-	require.NoError(t, d.records.Put(Record{LeaseID: id, JobID: 109, GPUs: []string{"GPU-a"}, Started: true}))
+	require.NoError(t, d.records.Put(records.Record{LeaseID: id, JobID: 109, GPUs: []string{"GPU-a"}, Started: true}))
 	job := &statusJob{status: runner.Status{Running: true}, done: make(chan struct{})}
 	d.reg.SetJob(id, job)
-	st, err := jobsAPI{d}.Status(context.Background(), id)
+	st, err := d.jobs().Status(context.Background(), id)
 	require.NoError(t, err)
 	require.True(t, st.Running)
 	require.False(t, st.Exited)
@@ -39,7 +40,7 @@ func TestJobStatusExitCode(t *testing.T) {
 
 	job.status = runner.Status{Exited: true, ExitCode: 0}
 	close(job.done)
-	st, err = jobsAPI{d}.Status(context.Background(), id)
+	st, err = d.jobs().Status(context.Background(), id)
 	require.NoError(t, err)
 	require.False(t, st.Running)
 	require.True(t, st.Exited)
@@ -47,7 +48,7 @@ func TestJobStatusExitCode(t *testing.T) {
 
 	require.NoError(t, d.stopJob(context.Background(), id, "the job exited"))
 	require.Nil(t, d.reg.Job(id), "the handle is dropped")
-	st, err = jobsAPI{d}.Status(context.Background(), id)
+	st, err = d.jobs().Status(context.Background(), id)
 	require.NoError(t, err)
 	require.False(t, st.Running)
 	require.True(t, st.Exited)

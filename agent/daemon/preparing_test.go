@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idlegpu/idlegpu/agent/intake"
+	"github.com/idlegpu/idlegpu/agent/jobdata/jobdatatest"
 	"github.com/idlegpu/idlegpu/endpoint"
 )
 
@@ -19,8 +21,7 @@ func fetchingDaemon(t *testing.T) (*Daemon, *fakeRunner, *fakeChain, *fakeAuctio
 	r := &fakeRunner{jobs: map[uint64]*fakeJob{}}
 	tx := &fakeChain{}
 	d, auction := leaseDaemon(t, r, tx)
-	data, _ := dataDaemon(t)
-	d.data = data.data
+	d.data, _ = jobdatatest.Store(t)
 	return d, r, tx, auction
 }
 
@@ -42,9 +43,9 @@ func TestInputsFetchedAfterTheAnswer(t *testing.T) {
 	defer srv.Close()
 
 	d, r, tx, auction := fetchingDaemon(t)
-	defer d.prep.close()
+	defer d.jobs().Close()
 	ctx := context.Background()
-	api := jobsAPI{d}
+	api := d.jobs()
 
 	l := pendingLease(7)
 	l.StartDeadline = time.Now().Add(10 * time.Minute)
@@ -63,7 +64,7 @@ func TestInputsFetchedAfterTheAnswer(t *testing.T) {
 	require.Zero(t, tx.starts(), "nothing starts before the inputs are in")
 
 	close(release)
-	require.Eventually(t, func() bool { _, ok := d.prep.get(l.Id); return !ok }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { _, ok := d.jobs().Preparing(l.Id); return !ok }, 10*time.Second, 10*time.Millisecond)
 	require.Equal(t, 1, tx.starts(), "the lease started once")
 	require.Len(t, r.jobs, 1)
 	rec, ok := d.records.Get(l.Id)
@@ -81,7 +82,7 @@ func TestInputsFetchedAfterTheAnswer(t *testing.T) {
 	m.Inputs[0].SHA256 = hex.EncodeToString(make([]byte, 32))
 	_, err = api.Accept(ctx, endpoint.Lease{ID: bad.Id, Renter: bad.Renter}, m)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { p, _ := d.prep.get(bad.Id); return p.refused != "" }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { p, _ := d.jobs().Preparing(bad.Id); return p.Refused != "" }, 10*time.Second, 10*time.Millisecond)
 	st, err = api.Status(ctx, bad.Id)
 	require.NoError(t, err)
 	require.Empty(t, st.Preparing)
@@ -97,16 +98,16 @@ func TestInputsFetchedAfterTheAnswer(t *testing.T) {
 	acc, err = api.Accept(ctx, endpoint.Lease{ID: bad.Id, Renter: bad.Renter}, m)
 	require.NoError(t, err)
 	require.Equal(t, "fetching 1 input(s)", acc.Preparing)
-	require.Eventually(t, func() bool { p, _ := d.prep.get(bad.Id); return p.refused != "" }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { p, _ := d.jobs().Preparing(bad.Id); return p.Refused != "" }, 10*time.Second, 10*time.Millisecond)
 
 	// Refusals that need no fetch are answered at once.
 	late := pendingLease(9)
-	late.StartDeadline = time.Now().Add(startMargin - time.Second)
+	late.StartDeadline = time.Now().Add(intake.StartMargin - time.Second)
 	auction.set(late)
 	_, err = api.Accept(ctx, endpoint.Lease{ID: late.Id, Renter: late.Renter}, m)
-	require.ErrorIs(t, err, ErrRefused)
+	require.ErrorIs(t, err, intake.ErrRefused)
 	require.ErrorContains(t, err, "too soon to fetch its inputs")
-	_, ok = d.prep.get(late.Id)
+	_, ok = d.jobs().Preparing(late.Id)
 	require.False(t, ok)
 }
 
@@ -120,11 +121,11 @@ func TestClosingCancelsFetches(t *testing.T) {
 	l := pendingLease(3)
 	l.StartDeadline = time.Now().Add(10 * time.Minute)
 	auction.set(l)
-	_, err := jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
+	_, err := d.jobs().Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
 		endpoint.Manifest{Command: []string{"train"}, Inputs: []endpoint.Input{{URL: srv.URL + "/x", SHA256: hex.EncodeToString(make([]byte, 32)), Path: "x"}}})
 	require.NoError(t, err)
 	done := make(chan struct{})
-	go func() { d.prep.close(); close(done) }()
+	go func() { d.jobs().Close(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/prover"
+	"github.com/idlegpu/idlegpu/agent/records"
 	"github.com/idlegpu/idlegpu/agent/registry"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/chainclient"
@@ -165,7 +165,7 @@ func leaseDaemon(t *testing.T, r runner.Runner, tx *fakeChain) (*Daemon, *fakeAu
 	pr, err := prover.New(t.TempDir(), "test")
 	require.NoError(t, err)
 	t.Cleanup(func() { pr.Close() })
-	records, err := OpenRecords(t.TempDir())
+	recs, err := records.Open(t.TempDir())
 	require.NoError(t, err)
 	auction := &fakeAuction{leases: map[uint64]auctiontypes.Lease{}}
 	d := &Daemon{
@@ -173,7 +173,7 @@ func leaseDaemon(t *testing.T, r runner.Runner, tx *fakeChain) (*Daemon, *fakeAu
 		q: Queries{auction: auction, settlement: fakeSettlement{}},
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
 		provider: testProvider, signer: testProvider,
-		limits: policy.NewLimits(90, 0, 3), prover: pr, samples: pr, records: records,
+		limits: policy.NewLimits(90, 0, 3), prover: pr, samples: pr, records: recs,
 		devices: map[string]gpu.Info{"GPU-a": {UUID: "GPU-a", Model: "NVIDIA H100 80GB HBM3"}},
 		reg:     registry.NewRegistry(), tick: make(chan struct{}, 1),
 	}
@@ -228,7 +228,7 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 			l := pendingLease(5)
 			auction.set(l)
 
-			_, err := jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
+			_, err := d.jobs().Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
 				endpoint.Manifest{Command: []string{"serve"}})
 			require.NoError(t, err)
 			rec, ok := d.records.Get(l.Id)
@@ -238,7 +238,7 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 			require.NotNil(t, d.reg.Job(l.Id), "the job runs on")
 			require.False(t, r.jobs[l.Id].ended())
 			first := r.jobs[l.Id]
-			_, err = jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
+			_, err = d.jobs().Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
 				endpoint.Manifest{Command: []string{"serve"}})
 			require.NoError(t, err, "the renter's retry")
 			require.Same(t, first, r.jobs[l.Id], "no second job")
@@ -263,7 +263,7 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 		d, auction := leaseDaemon(t, r, &fakeChain{errs: []error{refused}})
 		l := pendingLease(6)
 		auction.set(l)
-		_, err := jobsAPI{d}.Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
+		_, err := d.jobs().Accept(context.Background(), endpoint.Lease{ID: l.Id, Renter: l.Renter},
 			endpoint.Manifest{Command: []string{"serve"}})
 		require.ErrorIs(t, err, refused)
 		_, ok := d.records.Get(l.Id)
@@ -280,77 +280,15 @@ func TestStartOfUnknownFateKeepsTheLease(t *testing.T) {
 		d, auction := leaseDaemon(t, r, tx)
 		l := pendingLease(7)
 		auction.set(l)
-		require.NoError(t, d.records.Put(Record{LeaseID: l.Id, JobID: l.JobId, GPUs: l.GpuUuids, StartSent: true}))
+		require.NoError(t, d.records.Put(records.Record{LeaseID: l.Id, JobID: l.JobId, GPUs: l.GpuUuids, StartSent: true}))
 		require.NoError(t, d.reconcile(context.Background(), now))
 		_, ok := d.records.Get(l.Id)
 		require.True(t, ok)
 		require.Zero(t, tx.starts(), "no job to start the lease for")
 		// A record of a start never sent goes, as before.
-		require.NoError(t, d.records.Put(Record{LeaseID: l.Id, JobID: l.JobId, GPUs: l.GpuUuids}))
+		require.NoError(t, d.records.Put(records.Record{LeaseID: l.Id, JobID: l.JobId, GPUs: l.GpuUuids}))
 		require.NoError(t, d.reconcile(context.Background(), now))
 		_, ok = d.records.Get(l.Id)
 		require.False(t, ok)
 	})
-}
-
-// TestRestartStopsJobsOfEndedLeases: leases that ended while the agent was
-// down (FAILED, or pruned from the chain) leave jobs no later step would
-// stop; the restarted agent adopts and stops them, real process groups.
-func TestRestartStopsJobsOfEndedLeases(t *testing.T) {
-	p, err := runner.NewProcess(t.TempDir())
-	require.NoError(t, err)
-	p.Grace = 200 * time.Millisecond
-	d, auction := leaseDaemon(t, p, &fakeChain{})
-
-	failed, pruned, live := pendingLease(11), pendingLease(12), pendingLease(13)
-	failed.Status, live.Status = auctiontypes.LEASE_STATUS_FAILED, auctiontypes.LEASE_STATUS_ACTIVE
-	auction.set(failed)
-	auction.set(live)
-	pids := map[uint64]uint32{}
-	for _, l := range []auctiontypes.Lease{failed, pruned, live} {
-		// The earlier run's job handles are not the daemon's: it adopts.
-		j, err := p.Start(context.Background(), runner.Spec{LeaseID: l.Id, GPUs: l.GpuUuids, Command: []string{"sleep", "60"}})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = j.Stop(context.Background()) })
-		require.Eventually(t, func() bool { return len(j.PIDs()) == 1 }, 5*time.Second, 10*time.Millisecond)
-		pids[l.Id] = j.PIDs()[0]
-		require.NoError(t, d.records.Put(Record{LeaseID: l.Id, JobID: l.JobId, GPUs: l.GpuUuids, Runner: "process", Started: true}))
-	}
-
-	require.NoError(t, d.recoverJobs(context.Background()))
-	for _, id := range []uint64{failed.Id, pruned.Id} {
-		require.Eventually(t, func() bool { return syscall.Kill(int(pids[id]), 0) != nil }, 5*time.Second, 20*time.Millisecond,
-			"the job of ended lease %d still runs", id)
-	}
-	require.NoError(t, syscall.Kill(int(pids[live.Id]), 0), "the live lease's job runs on")
-	require.NotNil(t, d.reg.Job(live.Id))
-
-	rec, ok := d.records.Get(failed.Id)
-	require.True(t, ok, "an ended lease's record stays a while (samples, logs)")
-	require.False(t, rec.Ended.IsZero())
-	require.Equal(t, "LEASE_STATUS_FAILED", rec.Status)
-	_, ok = d.records.Get(pruned.Id)
-	require.False(t, ok, "a lease the chain no longer has leaves no record")
-}
-
-// TestRetireStopsAJobItDidNotAdopt: a lease's end stops its job even when
-// this run holds no handle on it.
-func TestRetireStopsAJobItDidNotAdopt(t *testing.T) {
-	p, err := runner.NewProcess(t.TempDir())
-	require.NoError(t, err)
-	p.Grace = 200 * time.Millisecond
-	d, auction := leaseDaemon(t, p, &fakeChain{})
-	l := pendingLease(21)
-	l.Status = auctiontypes.LEASE_STATUS_FAILED
-	auction.set(l)
-	j, err := p.Start(context.Background(), runner.Spec{LeaseID: l.Id, GPUs: l.GpuUuids, Command: []string{"sleep", "60"}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = j.Stop(context.Background()) })
-	require.Eventually(t, func() bool { return len(j.PIDs()) == 1 }, 5*time.Second, 10*time.Millisecond)
-	pid := j.PIDs()[0]
-	rec := Record{LeaseID: l.Id, JobID: l.JobId, GPUs: l.GpuUuids, Runner: "process", Started: true}
-	require.NoError(t, d.records.Put(rec))
-
-	require.NoError(t, d.retire(context.Background(), rec, time.Now()))
-	require.Eventually(t, func() bool { return syscall.Kill(int(pid), 0) != nil }, 5*time.Second, 20*time.Millisecond)
 }

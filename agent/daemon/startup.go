@@ -3,14 +3,12 @@ package daemon
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/idlegpu/idlegpu/agent/gpu"
 	"github.com/idlegpu/idlegpu/agent/registry"
-	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/agent/sampler"
 	"github.com/idlegpu/idlegpu/agent/state"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
@@ -91,7 +89,7 @@ func (d *Daemon) startUp(ctx context.Context, run func(name string, f func(conte
 			return d.sampler(chainInterval).Run(ctx, d.sampledGPUs, d.onSample)
 		})
 	}
-	return d.recoverJobs(ctx)
+	return d.leases().Recover(ctx)
 }
 
 // sampler is the GPU sampler on an interval.
@@ -121,63 +119,6 @@ func (d *Daemon) setRecentBound(p settlementtypes.Params) {
 		n = int(min(max(2*p.EpochSeconds/p.SampleIntervalSeconds, registry.RecentTicks), maxRecentTicks))
 	}
 	d.reg.SetRecentBound(n)
-}
-
-// jobSpec is the runner spec of a recorded job, as far as Adopt needs it.
-func (rec Record) jobSpec() runner.Spec {
-	return runner.Spec{LeaseID: rec.LeaseID, Image: rec.Image, GPUs: rec.GPUs}
-}
-
-// recoverJobs re-adopts the jobs an earlier run started for leases that
-// are still PENDING, ACTIVE or CLOSING, and stops those of leases that
-// ended while the agent was away (nothing else would: the chain leases
-// their GPUs to others). A job that ended by itself is handled by
-// reconcile (the lease is closed).
-func (d *Daemon) recoverJobs(ctx context.Context) error {
-	for _, rec := range d.records.All() {
-		if !rec.Ended.IsZero() {
-			continue
-		}
-		l, err := d.q.Lease(ctx, rec.LeaseID)
-		if isNotFound(err) {
-			// Ended long enough ago to be pruned from the chain.
-			if err := d.stopAny(ctx, rec, "lease is gone from the chain"); err != nil {
-				return err
-			}
-			if err := d.records.Delete(rec.LeaseID); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("lease %d: %w", rec.LeaseID, err)
-		}
-		if !live(l.Status) {
-			if err := d.retire(ctx, rec, time.Now().UTC()); err != nil {
-				return err
-			}
-			continue
-		}
-		// A CLOSING lease's job is adopted too, so that it is stopped.
-		job, err := d.runner.Adopt(ctx, rec.jobSpec())
-		switch {
-		case errors.Is(err, runner.ErrNotRunning):
-			d.log.Warn("job of a live lease is gone", "lease", rec.LeaseID, "status", l.Status)
-			continue
-		case err != nil:
-			return fmt.Errorf("adopt the job of lease %d: %w", rec.LeaseID, err)
-		}
-		d.reg.SetJob(rec.LeaseID, job)
-		d.log.Info("job adopted", "lease", rec.LeaseID, "status", l.Status, "pids", len(job.PIDs()))
-	}
-	return nil
-}
-
-// live reports a lease the agent still has work for: to start, to prove,
-// or (CLOSING) to prove up to its early end.
-func live(s auctiontypes.LeaseStatus) bool {
-	return s == auctiontypes.LEASE_STATUS_PENDING || s == auctiontypes.LEASE_STATUS_ACTIVE ||
-		s == auctiontypes.LEASE_STATUS_CLOSING
 }
 
 // resumeHeight is the block to follow from: the first block of the oldest

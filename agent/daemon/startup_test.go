@@ -20,6 +20,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/metrics"
 	"github.com/idlegpu/idlegpu/agent/policy"
 	"github.com/idlegpu/idlegpu/agent/prover"
+	"github.com/idlegpu/idlegpu/agent/records"
 	"github.com/idlegpu/idlegpu/agent/registry"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/agent/state"
@@ -115,12 +116,12 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 	params.EpochSeconds, params.SampleIntervalSeconds = 600, 1
 	require.NoError(t, state.SaveJSON(filepath.Join(dir, paramsFile), params), "saved by the last run")
 
-	records, err := OpenRecords(dir)
+	recs, err := records.Open(dir)
 	require.NoError(t, err)
 	start := time.Now().Add(-time.Minute).Truncate(time.Second)
 	l := auctiontypes.Lease{Id: 1, JobId: 101, Provider: testProvider, Renter: "idle1renter", GpuUuids: []string{"GPU-a"},
 		Start: start, DurationSeconds: 3600, Status: auctiontypes.LEASE_STATUS_ACTIVE}
-	require.NoError(t, records.Put(Record{LeaseID: 1, JobID: 101, GPUs: l.GpuUuids, ImageDigest: "sha256:00", Started: true}))
+	require.NoError(t, recs.Put(records.Record{LeaseID: 1, JobID: 101, GPUs: l.GpuUuids, ImageDigest: "sha256:00", Started: true}))
 	pr, err := prover.New(filepath.Join(dir, "proofs"), "test")
 	require.NoError(t, err)
 	defer pr.Close()
@@ -135,7 +136,7 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 			offer: downOffer{c: c}, provider: downProvider{c: c}},
 		m: metrics.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &Health{},
 		provider: testProvider, signer: testProvider,
-		limits: policy.NewLimits(90, 0, 3), prover: pr, samples: pr, records: records,
+		limits: policy.NewLimits(90, 0, 3), prover: pr, samples: pr, records: recs,
 		reg: registry.NewRegistry(), tick: make(chan struct{}, 1),
 	}
 
@@ -166,7 +167,7 @@ func TestSamplingThroughAnOutageAtStart(t *testing.T) {
 	require.NotNil(t, d.reg.Job(1), "the recorded job is adopted")
 	d.reg.List([]auctiontypes.Lease{l})
 	// The first block shows the lease ACTIVE: it is tracked and backfilled.
-	require.NoError(t, d.keepActive(ctx, l, time.Now()))
+	require.NoError(t, d.leases().KeepActive(ctx, l, time.Now()))
 	require.Eventually(t, func() bool { return ticks() >= 6 }, 10*time.Second, 50*time.Millisecond) // and live ticks on
 
 	pl, _ := pr.Lease(1)

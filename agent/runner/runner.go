@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/idlegpu/idlegpu/endpoint"
 )
@@ -69,6 +70,11 @@ type Status struct {
 	// Err says why a job could not run or was stopped, if it did not exit by itself.
 	Err string
 }
+
+// StopTimeout is how long the agent waits for one job's Stop: past the
+// runners' grace before the kill (docker 10 s, process 5 s by default)
+// and their cleanup.
+const StopTimeout = 30 * time.Second
 
 // Job is a started job.
 type Job interface {

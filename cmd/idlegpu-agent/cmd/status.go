@@ -20,6 +20,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/daemon"
+	"github.com/idlegpu/idlegpu/agent/records"
 	"github.com/idlegpu/idlegpu/chainclient"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
@@ -38,7 +39,7 @@ type StatusReport struct {
 	Leases      []LeaseStatus        `json:"leases"`
 	Agent       *daemon.HealthReport `json:"agent,omitempty"`
 	AgentError  string               `json:"agent_error,omitempty"`
-	Local       []daemon.Record      `json:"local_jobs"`
+	Local       []records.Record     `json:"local_jobs"`
 	Reputation  map[string]uint64    `json:"reputation,omitempty"`
 	// Mode is the operator's (the state directory's mode file), and
 	// ModeError why it could not be read (then taken as paused).
@@ -137,9 +138,9 @@ func buildStatus(ctx context.Context, cfg config.Config, provider string) (Statu
 	if rep.Mode, err = daemon.LoadMode(cfg.State.Dir); err != nil {
 		rep.ModeError = err.Error()
 	}
-	records, err := daemon.OpenRecords(cfg.State.Dir)
+	recs, err := records.Open(cfg.State.Dir)
 	if err == nil {
-		rep.Local = records.All()
+		rep.Local = recs.All()
 	}
 	local := map[uint64]bool{}
 	for _, r := range rep.Local {

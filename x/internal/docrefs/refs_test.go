@@ -53,3 +53,56 @@ func declares(src, name string) bool {
 		regexp.MustCompile(`(?m)^(type|const|var) `+q+`\b`).MatchString(src) ||
 		regexp.MustCompile(`(?m)^\t`+q+`\s+(=|[A-Za-z*\[])`).MatchString(src) // in a const/var/type block
 }
+
+// exists reports whether a file named in a doc under dir is there: from
+// the root, from the doc's own folder (a module's README names its files
+// from the module), or, for the root docs that describe every module's
+// shape (`x/m/…`, `keeper/…`, `types/…`), in at least one module.
+func exists(dir, name string) bool {
+	for _, p := range []string{filepath.Join(root, name), filepath.Join(root, dir, name)} {
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	generic := strings.TrimPrefix(name, "x/m/")
+	if dir != "." && dir != "docs" || (generic == name && !strings.HasPrefix(name, "keeper/") && !strings.HasPrefix(name, "types/")) {
+		return false
+	}
+	found, _ := filepath.Glob(filepath.Join(root, "x", "*", generic))
+	return len(found) > 0
+}
+
+// path is a backquoted file of this repository named in prose: `dir/file.go`,
+// also when a citation follows (`dir/file.go: Name`).
+var path = regexp.MustCompile("`([a-z][\\w.-]*(?:/[\\w.-]+)+\\.(?:go|md|sol|sh|mk))(?::[^`]*)?`")
+
+// TestDocsNameFilesThatExist: every file the design, the README and the
+// packages' READMEs name by its path from the root is there, so a move
+// that forgets the docs fails here.
+func TestDocsNameFilesThatExist(t *testing.T) {
+	docs := []string{"README.md", filepath.Join("docs", "design.md"), filepath.Join("agent", "README.md")}
+	mods, err := filepath.Glob(filepath.Join(root, "x", "*", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mods {
+		rel, _ := filepath.Rel(root, m)
+		docs = append(docs, rel)
+	}
+	named := 0
+	for _, doc := range docs {
+		b, err := os.ReadFile(filepath.Join(root, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range path.FindAllStringSubmatch(string(b), -1) {
+			named++
+			if !exists(filepath.Dir(doc), m[1]) {
+				t.Errorf("%s names %s, which does not exist", doc, m[1])
+			}
+		}
+	}
+	if named < 50 {
+		t.Fatalf("found only %d file names: the pattern no longer matches how the docs name files", named)
+	}
+}

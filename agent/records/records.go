@@ -1,4 +1,7 @@
-package daemon
+// Package records is the agent's durable memory of the jobs it runs:
+// one record per lease, so a restarted agent re-adopts its jobs, finishes
+// starting their leases and goes on proving them (docs/design.md).
+package records
 
 import (
 	"fmt"
@@ -8,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/agent/state"
 )
 
@@ -33,23 +37,23 @@ type Record struct {
 	// until the lease is seen ACTIVE or ended.
 	StartSent bool `json:"start_sent,omitempty"`
 	// Ended is when the agent saw the lease end (zero while it runs); the
-	// record and the samples are dropped keepFinished later.
+	// record and the samples are dropped a while later (the reconciler's KeepFinished).
 	Ended time.Time `json:"ended,omitzero"`
 	// Status is the lease's last status the agent saw.
 	Status string `json:"status,omitempty"`
 }
 
-// Records is the durable set of job records, one JSON file written
+// Store is the durable set of job records, one JSON file written
 // atomically on every change.
-type Records struct {
+type Store struct {
 	path string
 	mu   sync.Mutex
 	m    map[uint64]Record
 }
 
-// OpenRecords loads the records under dir.
-func OpenRecords(dir string) (*Records, error) {
-	r := &Records{path: filepath.Join(dir, "jobs.json"), m: map[uint64]Record{}}
+// Open loads the records under dir.
+func Open(dir string) (*Store, error) {
+	r := &Store{path: filepath.Join(dir, "jobs.json"), m: map[uint64]Record{}}
 	var list []Record
 	if _, err := state.LoadJSON(r.path, &list); err != nil {
 		return nil, fmt.Errorf("job records: %w", err)
@@ -61,7 +65,7 @@ func OpenRecords(dir string) (*Records, error) {
 }
 
 // Get returns a lease's record.
-func (r *Records) Get(leaseID uint64) (Record, bool) {
+func (r *Store) Get(leaseID uint64) (Record, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rec, ok := r.m[leaseID]
@@ -69,7 +73,7 @@ func (r *Records) Get(leaseID uint64) (Record, bool) {
 }
 
 // All returns every record by lease id.
-func (r *Records) All() []Record {
+func (r *Store) All() []Record {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ids := slices.Sorted(maps.Keys(r.m))
@@ -81,7 +85,7 @@ func (r *Records) All() []Record {
 }
 
 // Put stores a record durably.
-func (r *Records) Put(rec Record) error {
+func (r *Store) Put(rec Record) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old, had := r.m[rec.LeaseID]
@@ -98,7 +102,7 @@ func (r *Records) Put(rec Record) error {
 }
 
 // Delete drops a record durably.
-func (r *Records) Delete(leaseID uint64) error {
+func (r *Store) Delete(leaseID uint64) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old, had := r.m[leaseID]
@@ -113,11 +117,16 @@ func (r *Records) Delete(leaseID uint64) error {
 	return nil
 }
 
-func (r *Records) saveLocked() error {
+func (r *Store) saveLocked() error {
 	ids := slices.Sorted(maps.Keys(r.m))
 	list := make([]Record, 0, len(ids))
 	for _, id := range ids {
 		list = append(list, r.m[id])
 	}
 	return state.SaveJSON(r.path, list)
+}
+
+// Spec is the runner spec of a recorded job, as far as Adopt needs it.
+func (rec Record) Spec() runner.Spec {
+	return runner.Spec{LeaseID: rec.LeaseID, Image: rec.Image, GPUs: rec.GPUs}
 }

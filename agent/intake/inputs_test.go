@@ -1,4 +1,4 @@
-package daemon
+package intake
 
 import (
 	"context"
@@ -12,29 +12,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cosmos/cosmos-sdk/crypto/keys/secp256k1"
 	"github.com/stretchr/testify/require"
 
-	"github.com/idlegpu/idlegpu/agent/jobdata"
+	"github.com/idlegpu/idlegpu/agent/jobdata/jobdatatest"
 	"github.com/idlegpu/idlegpu/agent/runner"
 	"github.com/idlegpu/idlegpu/endpoint"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 )
 
-func dataDaemon(t *testing.T) (*Daemon, string) {
-	dir := t.TempDir()
-	k := secp256k1.GenPrivKey()
-	s, err := jobdata.Open(jobdata.Config{Dir: dir, CacheDir: filepath.Join(dir, "cache"), CacheBytes: 1 << 20, LeaseInputBytes: 1 << 20,
-		Retention: time.Hour, AllowPrivateNetworks: true}, jobdata.Identity{ChainID: "c", Provider: "p"},
-		func(msg []byte) ([]byte, []byte, error) { sig, err := k.Sign(msg); return sig, k.PubKey().Bytes(), err })
-	require.NoError(t, err)
-	return &Daemon{data: s, log: slog.New(slog.NewTextHandler(io.Discard, nil))}, dir
+func dataIntake(t *testing.T) (*Intake, string) {
+	s, dir := jobdatatest.Store(t)
+	return &Intake{Data: s, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, dir
 }
 
 // TestPrepareDataWithinTheStartDeadline: inputs are fetched only while the
 // lease can still start, and a failed fetch refuses the lease.
 func TestPrepareDataWithinTheStartDeadline(t *testing.T) {
-	d, dir := dataDaemon(t)
+	d, dir := dataIntake(t)
 	csv := []byte("step,loss\n")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(csv) }))
 	defer srv.Close()
@@ -49,7 +43,7 @@ func TestPrepareDataWithinTheStartDeadline(t *testing.T) {
 		{Source: filepath.Join(dir, "leases", "lease-1", "output"), Target: "/output"},
 	}, mounts)
 
-	_, err = d.prepareData(ctx, auctiontypes.Lease{Id: 2, StartDeadline: time.Now().Add(startMargin - time.Second)}, in)
+	_, err = d.prepareData(ctx, auctiontypes.Lease{Id: 2, StartDeadline: time.Now().Add(StartMargin - time.Second)}, in)
 	require.ErrorIs(t, err, ErrRefused)
 	require.ErrorContains(t, err, "too soon to fetch its inputs")
 
@@ -59,9 +53,9 @@ func TestPrepareDataWithinTheStartDeadline(t *testing.T) {
 	require.ErrorContains(t, err, "input train.csv: input refused: sha256 ")
 
 	// A lease without data (none prepared) finalises to nothing.
-	require.NoError(t, d.finaliseOutputs(4, time.Now()))
-	require.NoError(t, d.finaliseOutputs(1, time.Now()))
-	l, err := d.data.Listing(1)
+	require.NoError(t, d.FinaliseOutputs(4, time.Now()))
+	require.NoError(t, d.FinaliseOutputs(1, time.Now()))
+	l, err := d.Data.Listing(1)
 	require.NoError(t, err)
 	require.Empty(t, l.Files)
 }

@@ -1,4 +1,4 @@
-package daemon
+package intake
 
 import (
 	"context"
@@ -18,22 +18,23 @@ const refusalKept = 24 * time.Hour
 // this provider, and refusals are dropped after refusalKept.
 type preparations struct {
 	mu   sync.Mutex
-	m    map[uint64]*preparation
+	m    map[uint64]*Preparation
 	once sync.Once
 	ctx  context.Context
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 }
 
-type preparation struct {
-	what    string // e.g. "fetching 2 inputs"
-	refused string // why it failed ("": still running)
+// Preparation is what a lease's preparation is doing, or why it failed.
+type Preparation struct {
+	What    string // e.g. "fetching 2 inputs"
+	Refused string // why it failed ("": still running)
 	at      time.Time
 }
 
 func (p *preparations) init() {
 	p.once.Do(func() {
-		p.m = map[uint64]*preparation{}
+		p.m = map[uint64]*Preparation{}
 		p.ctx, p.stop = context.WithCancel(context.Background())
 	})
 }
@@ -45,11 +46,11 @@ func (p *preparations) begin(leaseID uint64, what string, f func(ctx context.Con
 	now := time.Now()
 	p.mu.Lock()
 	for id, x := range p.m {
-		if x.refused != "" && now.Sub(x.at) > refusalKept {
+		if x.Refused != "" && now.Sub(x.at) > refusalKept {
 			delete(p.m, id)
 		}
 	}
-	p.m[leaseID] = &preparation{what: what, at: now}
+	p.m[leaseID] = &Preparation{What: what, at: now}
 	p.mu.Unlock()
 	p.wg.Add(1)
 	go func() {
@@ -58,7 +59,7 @@ func (p *preparations) begin(leaseID uint64, what string, f func(ctx context.Con
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if err != nil {
-			p.m[leaseID] = &preparation{what: what, refused: err.Error(), at: time.Now()}
+			p.m[leaseID] = &Preparation{What: what, Refused: err.Error(), at: time.Now()}
 			return
 		}
 		delete(p.m, leaseID)
@@ -66,13 +67,13 @@ func (p *preparations) begin(leaseID uint64, what string, f func(ctx context.Con
 }
 
 // get is a lease's preparation: what it is doing, or why it was refused.
-func (p *preparations) get(leaseID uint64) (preparation, bool) {
+func (p *preparations) get(leaseID uint64) (Preparation, bool) {
 	p.init()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	x, ok := p.m[leaseID]
 	if !ok {
-		return preparation{}, false
+		return Preparation{}, false
 	}
 	return *x, true
 }
@@ -80,10 +81,10 @@ func (p *preparations) get(leaseID uint64) (preparation, bool) {
 // running is what a lease's preparation under way is doing.
 func (p *preparations) running(leaseID uint64) (string, bool) {
 	x, ok := p.get(leaseID)
-	if !ok || x.refused != "" {
+	if !ok || x.Refused != "" {
 		return "", false
 	}
-	return x.what, true
+	return x.What, true
 }
 
 // close cancels the preparations under way and waits for them: a fetch
@@ -94,3 +95,12 @@ func (p *preparations) close() {
 	p.stop()
 	p.wg.Wait()
 }
+
+// Preparing is a lease's preparation: what it is doing, or why it was
+// refused (kept refusalKept).
+func (in *Intake) Preparing(leaseID uint64) (Preparation, bool) { return in.prep.get(leaseID) }
+
+// Close cancels the preparations under way and waits for them: a fetch
+// cut short leaves its lease PENDING, and the renter's manifest sent again
+// to the restarted agent fetches afresh (the cache keeps what was done).
+func (in *Intake) Close() { in.prep.close() }
