@@ -18,8 +18,8 @@ import (
 // (explicit bids, then standing offers cheapest first), picks the winners
 // and price (types.Clear), and either makes the leases or expires the job
 // with a full refund.
-func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params, pc providerCache) error {
-	cands, err := k.candidates(ctx, job, params, pc)
+func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params, blk clearingBlock) error {
+	cands, err := k.candidates(ctx, job, params, blk.providers, blk.walks)
 	if err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 	}
 	em := sdk.UnwrapSDKContext(ctx).EventManager()
 	if !ok {
-		if err := k.refund(ctx, job.Id, 0, job.Renter, job.Deposit); err != nil {
+		if err := blk.refunds.add(ctx, job.Id, job.Renter, job.Deposit); err != nil {
 			return err
 		}
 		job.Status = types.JOB_STATUS_EXPIRED
@@ -45,14 +45,14 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 	for i, w := range out.Winners {
 		gpus[i] = uint32(len(w.GPUs))
 	}
-	allot, err := k.allot(ctx, job, price, gpus) // the surplus goes back now
+	allot, err := k.allot(ctx, job, price, gpus, blk.refunds) // the surplus goes back this block
 	if err != nil {
 		return err
 	}
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	leases := make([]types.Lease, 0, len(out.Winners))
 	for i, w := range out.Winners {
-		if err := k.offers.OccupyForLease(ctx, w.OfferID, w.GPUs); err != nil {
+		if err := blk.walks.Occupy(ctx, w.OfferID, w.GPUs); err != nil {
 			return err
 		}
 		id, err := k.LeaseSeq.Next(ctx)
@@ -92,7 +92,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 // include_standing_offers) standing offers from x/offer's walk, cheapest
 // first, at most max_candidates_per_job in all. The walk stops early once
 // no later offer can rank above the candidates already needed.
-func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Params, pc providerCache) ([]types.Candidate, error) {
+func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Params, pc providerCache, walks offertypes.Walks) ([]types.Candidate, error) {
 	spec := job.Spec
 	q := spec.CandidateQuery(params)
 	var bids []types.Bid
@@ -137,7 +137,7 @@ func (k Keeper) candidates(ctx context.Context, job types.Job, params types.Para
 	}
 	q.MaxScan = params.MaxCandidatesPerJob - uint32(len(cands))
 	stop := stopRule{spec: spec, checkAt: 2}
-	_, err := k.offers.WalkCandidates(ctx, q, func(c offertypes.Candidate) (bool, error) {
+	_, err := walks.Walk(ctx, q, func(c offertypes.Candidate) (bool, error) {
 		if stop.reached(cands, c.Price.Amount) {
 			return true, nil
 		}
@@ -202,6 +202,16 @@ func above(price sdkmath.Int, ru *types.Candidate) bool {
 	return price.MulRaw(int64(ru.Reliability)).GT(ru.Price.MulRaw(10000))
 }
 
+// clearingBlock is what one EndBlock's clearings share: the providers
+// looked up, the walks of x/offer's index (each range opened once and each
+// offer read once: x/offer's Walks, which also leases the GPUs) and the
+// refunds, paid after the last clearing.
+type clearingBlock struct {
+	providers providerCache
+	walks     offertypes.Walks
+	refunds   *refundBatch
+}
+
 // clearDue clears the OPEN jobs whose deadline has come, oldest first, at
 // most max_clearings_per_block; the rest wait for the next block.
 func (k Keeper) clearDue(ctx context.Context, params types.Params) (int, error) {
@@ -214,7 +224,8 @@ func (k Keeper) clearDue(ctx context.Context, params types.Params) (int, error) 
 	if err != nil {
 		return 0, err
 	}
-	pc := providerCache{}
+	blk := clearingBlock{providers: providerCache{}, walks: k.offers.NewWalks(), refunds: newRefundBatch()}
+	defer blk.walks.Close()
 	for _, key := range due {
 		if err := k.ClearingQueue.Remove(ctx, key); err != nil {
 			return 0, err
@@ -223,11 +234,11 @@ func (k Keeper) clearDue(ctx context.Context, params types.Params) (int, error) 
 		if err != nil {
 			return 0, err
 		}
-		if err := k.clearJob(ctx, job, params, pc); err != nil {
+		if err := k.clearJob(ctx, job, params, blk); err != nil {
 			return 0, err
 		}
 	}
-	return len(due), nil
+	return len(due), k.payRefunds(ctx, blk.refunds)
 }
 
 // setNewLease stores a lease with its queue and index entries.

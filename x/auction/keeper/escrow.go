@@ -2,6 +2,7 @@ package keeper
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	errorsmod "cosmossdk.io/errors"
@@ -14,11 +15,12 @@ import (
 
 // A renter's money for jobs moves only through this file (docs/design.md#escrow):
 // deposit when a job is posted, allot at clearing (the surplus back to the
-// renter at once), pay proven time to the payee, refund the rest, and pay
-// the relayer of a wallet-signed message its fee. One
-// invariant holds after every call (EscrowInvariant): the escrow account
-// holds exactly the deposits of OPEN jobs plus escrow − paid of every live
-// lease, and no lease is paid beyond its escrow.
+// renter in the same block), pay proven time to the payee, refund the rest,
+// and pay the relayer of a wallet-signed message its fee. One invariant
+// holds after every message and every EndBlock (EscrowInvariant): the
+// escrow account holds exactly the deposits of OPEN jobs plus escrow − paid
+// of every live lease, and no lease is paid beyond its escrow. Inside
+// EndBlock's clearing the refunds wait in a refundBatch until its last job.
 
 // deposit escrows what a job can cost at its max price:
 // ceil(max_price × gpus × duration / 3600).
@@ -34,15 +36,58 @@ func (k Keeper) deposit(ctx context.Context, renter sdk.AccAddress, spec types.J
 }
 
 // allot splits a cleared job's deposit among its leases at the clearing
-// price (types.Allotments, one per winner's GPU count) and refunds at once
-// everything above ceil(price × Σgpus × duration / 3600).
-func (k Keeper) allot(ctx context.Context, job types.Job, price sdk.Coin, gpus []uint32) ([]sdk.Coin, error) {
+// price (types.Allotments, one per winner's GPU count) and refunds, with
+// the block's other clearings, everything above
+// ceil(price × Σgpus × duration / 3600).
+func (k Keeper) allot(ctx context.Context, job types.Job, price sdk.Coin, gpus []uint32, refunds *refundBatch) ([]sdk.Coin, error) {
 	allot := types.Allotments(price, gpus, job.Spec.DurationSeconds)
 	total := sdkmath.ZeroInt()
 	for _, a := range allot {
 		total = total.Add(a.Amount)
 	}
-	return allot, k.refund(ctx, job.Id, 0, job.Renter, job.Deposit.SubAmount(total))
+	return allot, refunds.add(ctx, job.Id, job.Renter, job.Deposit.SubAmount(total))
+}
+
+// refundBatch gathers one EndBlock's clearing refunds: each is announced
+// (EventEscrowRefunded) when its job clears, and payRefunds sends each renter's
+// sum in one transfer after the block's last clearing, renters in address
+// order. A bank transfer per job was a sixth of clearing's cost, and
+// nothing in the block reads a renter's balance between clearings.
+type refundBatch struct {
+	sums    map[string]sdk.Coins
+	renters []string
+}
+
+func newRefundBatch() *refundBatch { return &refundBatch{sums: map[string]sdk.Coins{}} }
+
+// add records a job's refund and its event.
+func (b *refundBatch) add(ctx context.Context, jobID uint64, renter string, amount sdk.Coin) error {
+	if !amount.IsPositive() {
+		return nil
+	}
+	if _, ok := b.sums[renter]; !ok {
+		b.renters = append(b.renters, renter)
+	}
+	b.sums[renter] = b.sums[renter].Add(amount)
+	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEscrowRefunded{
+		JobId: jobID, Renter: renter, Amount: amount,
+	})
+}
+
+// payRefunds sends the batch's refunds from escrow and empties it.
+func (k Keeper) payRefunds(ctx context.Context, b *refundBatch) error {
+	slices.Sort(b.renters)
+	for _, renter := range b.renters {
+		addr, err := k.storedAddress(renter)
+		if err != nil {
+			return err
+		}
+		if err := k.bank.SendCoinsFromModuleToAccount(ctx, types.EscrowAccount, addr, b.sums[renter]); err != nil {
+			return err
+		}
+	}
+	b.sums, b.renters = map[string]sdk.Coins{}, nil
+	return nil
 }
 
 // PayLeases pays each lease its proven time (types.Accrue, in order: a

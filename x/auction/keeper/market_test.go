@@ -1,12 +1,15 @@
 package keeper_test
 
 import (
+	"fmt"
 	"time"
 
 	sdkmath "cosmossdk.io/math"
 
+	abci "github.com/cometbft/cometbft/abci/types"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
+	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
@@ -660,4 +663,56 @@ func (s *KeeperTestSuite) TestPayLeasesMovesExactlyWhatItPaid() {
 	s.Require().Equal(sdkmath.NewInt(35_000), payee.Amount, "nothing moved for the failed settle")
 	s.Require().ErrorIs(err, types.ErrLeaseNotFound)
 	s.Require().Equal(sdkmath.NewInt(35_000), s.payeeUSDC())
+}
+
+// TestRefundsOfOneBlockArriveExactly: a block's clearings refund together
+// after the last one, one transfer per renter, and each job's refund is
+// still announced on its own. Three jobs of two renters clear in one
+// EndBlock against one 2-GPU offer asking 1.0: the first two take a GPU
+// each (the second from the offer the first left half free), the third
+// finds none and expires.
+func (s *KeeperTestSuite) TestRefundsOfOneBlockArriveExactly() {
+	s.provider(0, "eu-de", 2, 10000, 1_000_000)
+	before3, before4 := s.renterUSDC(3), s.renterUSDC(4)
+	a := s.post(3, spec(1, 2_500_000, 0)) // deposit ceil(2.5 × 7200 / 3600) = 5.0
+	b := s.post(4, spec(1, 1_500_000, 0)) // deposit 3.0
+	c := s.post(3, spec(1, 2_500_000, 0)) // deposit 5.0
+	s.Require().Equal(sdkmath.NewInt(13_000_000), s.escrowUSDC())
+
+	em := sdk.NewEventManager()
+	s.ctx = s.ctx.WithEventManager(em)
+	s.endBlock(time.Second)
+	s.Require().Equal(types.JOB_STATUS_MATCHED, s.job(a).Status)
+	s.Require().Equal(types.JOB_STATUS_MATCHED, s.job(b).Status)
+	s.Require().Equal(types.JOB_STATUS_EXPIRED, s.job(c).Status)
+	// A lone candidate pays its ask: escrow 1.0 × 7200 / 3600 = 2.0 each.
+	s.Require().Equal(before3.SubRaw(2_000_000), s.renterUSDC(3))
+	s.Require().Equal(before4.SubRaw(2_000_000), s.renterUSDC(4))
+	s.Require().Equal(sdkmath.NewInt(4_000_000), s.escrowUSDC())
+	s.Require().NoError(s.keeper.CheckInvariants(s.ctx))
+
+	var refunds []string
+	received := map[string]int{}
+	for _, ev := range em.Events() {
+		switch ev.Type {
+		case "idlegpu.auction.v1.EventEscrowRefunded":
+			e, err := sdk.ParseTypedEvent(abci.Event(ev))
+			s.Require().NoError(err)
+			r := e.(*types.EventEscrowRefunded)
+			refunds = append(refunds, fmt.Sprintf("job %d %s %s", r.JobId, r.Renter, r.Amount))
+		case banktypes.EventTypeCoinReceived:
+			for _, attr := range ev.Attributes {
+				if attr.Key == banktypes.AttributeKeyReceiver {
+					received[attr.Value]++
+				}
+			}
+		}
+	}
+	s.Require().Equal([]string{
+		fmt.Sprintf("job %d %s 3000000uusdc", a, s.operator(3)),
+		fmt.Sprintf("job %d %s 1000000uusdc", b, s.operator(4)),
+		fmt.Sprintf("job %d %s 5000000uusdc", c, s.operator(3)),
+	}, refunds)
+	s.Require().Equal(1, received[s.operator(3)], "renter 3's two refunds arrive in one transfer")
+	s.Require().Equal(1, received[s.operator(4)])
 }

@@ -182,12 +182,15 @@ func MsgPlaceBidFactory(k keeper.Keeper, offers types.OfferKeeper) simsx.SimMsgF
 		q := job.Spec.CandidateQuery(params)
 		q.GPUCount, q.AllowSplit = gpus, false
 		var fits []offertypes.Candidate
-		if _, err := offers.WalkCandidates(ctx, q, func(c offertypes.Candidate) (bool, error) {
+		walks := offers.NewWalks()
+		_, err = walks.Walk(ctx, q, func(c offertypes.Candidate) (bool, error) {
 			if testData.HasAccount(c.Offer.Provider) {
 				fits = append(fits, c)
 			}
 			return false, nil
-		}); err != nil || len(fits) == 0 {
+		})
+		walks.Close()
+		if err != nil || len(fits) == 0 {
 			reporter.Skip("no sim provider's offer fits the job")
 			return nil, nil
 		}

@@ -35,13 +35,13 @@ type ProviderKeeper interface {
 }
 
 // OfferKeeper is the part of x/offer the auction uses: the market's
-// currencies, the candidate walk, single-offer checks for bids, and GPU
-// occupancy (x/offer/README.md documents each method).
+// currencies, a block's candidate walks (which also lease the GPUs),
+// single-offer checks for bids, and freeing GPUs (x/offer/README.md
+// documents each method).
 type OfferKeeper interface {
 	AcceptsDenom(ctx context.Context, denom string) (bool, error)
-	WalkCandidates(ctx context.Context, q offertypes.CandidateQuery, fn func(offertypes.Candidate) (bool, error)) (uint32, error)
+	NewWalks() offertypes.Walks
 	Fit(ctx context.Context, offerID uint64, q offertypes.CandidateQuery) (offertypes.Candidate, bool, error)
-	OccupyForLease(ctx context.Context, offerID uint64, uuids []string) error
 	VacateGPUs(ctx context.Context, offerID uint64, uuids []string) error
 }
 

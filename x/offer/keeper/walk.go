@@ -2,12 +2,8 @@ package keeper
 
 import (
 	"context"
-	"math"
 	"slices"
 	"time"
-
-	"cosmossdk.io/collections"
-	sdkmath "cosmossdk.io/math"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
@@ -29,82 +25,12 @@ import (
 // status and reliability are the caller's (x/auction's) to check.
 //
 // fn must not write x/offer state: iterators are open while it runs.
-// It returns the number of index entries visited.
+// It returns the number of index entries visited. One walk is a Walks of
+// its own; a block's clearings share one (walks.go).
 func (k Keeper) WalkCandidates(ctx context.Context, q types.CandidateQuery, fn func(types.Candidate) (stop bool, err error)) (uint32, error) {
-	if err := q.Validate(); err != nil {
-		return 0, err
-	}
-	iters, err := k.openWalk(ctx, q)
-	defer func() {
-		for _, it := range iters {
-			it.Close()
-		}
-	}()
-	if err != nil {
-		return 0, err
-	}
-
-	now := sdk.UnwrapSDKContext(ctx).BlockTime()
-	var scanned uint32
-	for scanned < q.MaxScan {
-		best := -1
-		var bestKey types.IndexKey
-		for i, it := range iters {
-			if !it.Valid() {
-				continue
-			}
-			key, err := it.Key()
-			if err != nil {
-				return scanned, err
-			}
-			if best < 0 || less(key, bestKey) {
-				best, bestKey = i, key
-			}
-		}
-		if best < 0 {
-			break
-		}
-		iters[best].Next()
-		scanned++
-
-		offer, err := k.Offers.Get(ctx, bestKey.OfferID)
-		if err != nil {
-			return scanned, err
-		}
-		free, ok := fits(offer, q, now)
-		if !ok {
-			continue
-		}
-		stop, err := fn(types.Candidate{Offer: offer, Price: sdk.NewCoin(bestKey.Denom, bestKey.Price), FreeGPUs: free})
-		if err != nil || stop {
-			return scanned, err
-		}
-	}
-	return scanned, nil
-}
-
-// openWalk opens one price-bounded range iterator per model and continent
-// (the any-model index when q takes any model; continent "" when q takes
-// any region).
-func (k Keeper) openWalk(ctx context.Context, q types.CandidateQuery) ([]collections.KeySetIterator[types.IndexKey], error) {
-	index, models := k.MarketIndex, q.Models
-	if len(models) == 0 {
-		index, models = k.AnyModelIndex, []string{""}
-	}
-	continents := q.WalkContinents()
-	iters := make([]collections.KeySetIterator[types.IndexKey], 0, len(models)*len(continents))
-	for _, m := range models {
-		for _, c := range continents {
-			lo := types.IndexKey{Lane: q.Lane, Model: m, Continent: c, Denom: q.MaxPrice.Denom, Price: sdkmath.ZeroInt(), OfferID: 0}
-			hi := types.IndexKey{Lane: q.Lane, Model: m, Continent: c, Denom: q.MaxPrice.Denom, Price: q.MaxPrice.Amount, OfferID: math.MaxUint64}
-			it, err := index.Iterate(ctx, new(collections.Range[types.IndexKey]).StartInclusive(lo).EndInclusive(hi))
-			if err != nil {
-				return iters, err
-			}
-			iters = append(iters, it)
-		}
-	}
-	return iters, nil
+	w := k.NewWalks()
+	defer w.Close()
+	return w.Walk(ctx, q, fn)
 }
 
 // less orders index keys of one lane and denom by price, then offer id.

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"context"
 	"slices"
 
 	errorsmod "cosmossdk.io/errors"
@@ -129,4 +130,15 @@ func (q CandidateQuery) RegionAccepted(region string) bool {
 		}
 	}
 	return false
+}
+
+// Walks is one block's candidate walks sharing their reads of the market
+// index (x/offer/keeper/walks.go): x/auction's EndBlock clears every due
+// job through one. Walk visits what Keeper.WalkCandidates would; Occupy
+// leases GPUs as Keeper.OccupyForLease does and is the only x/offer write
+// allowed while the Walks is open; Close ends it.
+type Walks interface {
+	Walk(ctx context.Context, q CandidateQuery, fn func(Candidate) (stop bool, err error)) (uint32, error)
+	Occupy(ctx context.Context, offerID uint64, uuids []string) error
+	Close()
 }
