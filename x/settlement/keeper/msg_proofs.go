@@ -66,7 +66,7 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 		if !paidEach[i].Equal(priced[i]) {
 			return nil, errorsmod.Wrapf(types.ErrPaymentMismatch, "proof %d (lease %d, epoch %d): paid %s, priced %s", i, p.LeaseId, p.Epoch, paidEach[i], priced[i])
 		}
-		fee, err := m.recordProof(ctx, msg.Provider, provider, p, params, priced[i])
+		fee, err := m.recordProof(ctx, msg.Provider, provider, p, params, priced[i], batch[p.LeaseId])
 		if err != nil {
 			return nil, errorsmod.Wrapf(err, "proof %d (lease %d, epoch %d)", i, p.LeaseId, p.Epoch)
 		}
@@ -86,8 +86,17 @@ func (m msgServer) SubmitProofs(ctx context.Context, msg *types.MsgSubmitProofs)
 }
 
 // batchLease is a lease as the message's earlier proofs leave it: its
-// paid total and its settled epochs and proven time.
+// paid total and its settled epochs and proven time. read is its lease and
+// progress as checkProof read them, which recordProof uses for the lease's
+// first proof of the message: PayLeases changes only what it paid, and
+// nothing writes the progress between the two.
 type batchLease struct {
+	lease auctiontypes.Lease
+	prog  types.LeaseProgress
+	read  *readLease
+}
+
+type readLease struct {
 	lease auctiontypes.Lease
 	prog  types.LeaseProgress
 }
@@ -118,7 +127,7 @@ func (k Keeper) checkProof(ctx context.Context, provider string, p types.Executi
 		if err != nil {
 			return time.Time{}, sdk.Coin{}, err
 		}
-		b = &batchLease{lease: lease, prog: prog}
+		b = &batchLease{lease: lease, prog: prog, read: &readLease{lease: lease, prog: prog}}
 		batch[p.LeaseId] = b
 	}
 	lease, prog := b.lease, b.prog
@@ -159,15 +168,22 @@ func (k Keeper) checkProof(ctx context.Context, provider string, p types.Executi
 // progress, the fee (the caller moves the coins: take_rate to the fee
 // collector, the rest to the provider's rewards), the provider's
 // reliability, the proof itself and its event. The last epoch ends the
-// lease. addr is the message's provider decoded once per message.
-func (k Keeper) recordProof(ctx context.Context, provider string, addr sdk.AccAddress, p types.ExecutionProof, params types.Params, paid sdk.Coin) (fee sdk.Coin, err error) {
-	lease, err := k.auction.Lease(ctx, p.LeaseId)
-	if err != nil {
-		return sdk.Coin{}, err
-	}
-	prog, err := k.progress(ctx, lease, params)
-	if err != nil {
-		return sdk.Coin{}, err
+// lease. addr is the message's provider decoded once per message. b is the
+// lease's checks: its first proof of the message records onto what they
+// read; a later one reads the progress the earlier one wrote.
+func (k Keeper) recordProof(ctx context.Context, provider string, addr sdk.AccAddress, p types.ExecutionProof, params types.Params, paid sdk.Coin, b *batchLease) (fee sdk.Coin, err error) {
+	var lease auctiontypes.Lease
+	var prog types.LeaseProgress
+	if b.read != nil {
+		lease, prog = b.read.lease, b.read.prog
+		b.read = nil
+	} else {
+		if lease, err = k.auction.Lease(ctx, p.LeaseId); err != nil {
+			return sdk.Coin{}, err
+		}
+		if prog, err = k.progress(ctx, lease, params); err != nil {
+			return sdk.Coin{}, err
+		}
 	}
 	from, to, _ := prog.Window(lease.Start, p.Epoch)
 	if err := k.unschedule(ctx, lease.Start, &prog); err != nil {
