@@ -32,6 +32,8 @@ import (
 type walks struct {
 	k       Keeper
 	streams map[streamKey]*stream
+	// opened lists the streams in the order they were made, for Close.
+	opened []*stream
 	// offers are the offers decoded this block, as they are now.
 	offers map[uint64]types.Offer
 	// keys are the index keys, after the write, of the offers Occupy
@@ -67,7 +69,7 @@ func (k Keeper) NewWalks() types.Walks {
 
 // Close closes the iterators still open.
 func (w *walks) Close() {
-	for _, s := range w.streams {
+	for _, s := range w.opened {
 		if s.open {
 			s.it.Close()
 			s.open = false
@@ -173,6 +175,7 @@ func (w *walks) cursors(ctx context.Context, q types.CandidateQuery) ([]cursor, 
 			if !ok {
 				s = &stream{}
 				w.streams[sk] = s
+				w.opened = append(w.opened, s)
 			}
 			out = append(out, cursor{key: sk, s: s, max: q.MaxPrice.Amount})
 		}
