@@ -71,8 +71,8 @@ func (in *Intake) Accept(ctx context.Context, el endpoint.Lease, m endpoint.Mani
 func (in *Intake) admit(ctx context.Context, leaseID uint64, m endpoint.Manifest) (auctiontypes.Lease, runner.Spec, error) {
 	if rec, ok := in.Records.Get(leaseID); ok && rec.Ended.IsZero() {
 		job := in.Leases.Job(leaseID)
-		// A job whose start is still unsettled is the worker's to finish
-		// (the reconciler's finishStart): a second job would be one too many.
+		// A job whose start is still unsettled is the reconciler's to finish
+		// (finishStart): a second job would be one too many.
 		if job != nil && (rec.Started || rec.StartSent) {
 			return auctiontypes.Lease{}, runner.Spec{}, nil
 		}
@@ -137,7 +137,7 @@ func (in *Intake) startJob(ctx context.Context, l auctiontypes.Lease, spec runne
 	case err != nil:
 		// Not seen in a block in time (or no answer): the tx may still
 		// land. Stopping the job now would leave an ACTIVE lease unproven,
-		// so the worker settles it from the lease's state (reconcile).
+		// so the reconciler settles it from the lease's state next step.
 		in.Log.Warn("lease start not confirmed: the job runs on and the chain decides", "lease", l.Id, "err", err)
 		in.Poke()
 		return nil
