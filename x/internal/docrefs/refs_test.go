@@ -96,6 +96,9 @@ func TestDocsNameFilesThatExist(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range path.FindAllStringSubmatch(string(b), -1) {
+			if strings.HasPrefix(m[1], "build/") {
+				continue // what make writes, absent from a fresh clone
+			}
 			named++
 			if !exists(filepath.Dir(doc), m[1]) {
 				t.Errorf("%s names %s, which does not exist", doc, m[1])
