@@ -29,6 +29,9 @@ import (
 // store no longer holds is skipped, uncounted. Iterators over a cache
 // store read an isolated copy, so the writes are safe while they are open.
 // It is for one goroutine and one block; Close releases its iterators.
+// What it keeps is bounded by the block's walks: each reads at most
+// q.MaxScan counted entries (max_candidates_per_job), one past its cap, and
+// the entries of offers the block's clearings leased.
 type walks struct {
 	k       Keeper
 	streams map[streamKey]*stream
@@ -84,10 +87,7 @@ func (w *walks) Walk(ctx context.Context, q types.CandidateQuery, fn func(types.
 	if err := q.Validate(); err != nil {
 		return 0, err
 	}
-	cursors, err := w.cursors(ctx, q)
-	if err != nil {
-		return 0, err
-	}
+	cursors := w.cursors(q)
 	now := sdk.UnwrapSDKContext(ctx).BlockTime()
 	var scanned uint32
 	for scanned < q.MaxScan {
@@ -161,7 +161,7 @@ func (w *walks) held(key types.IndexKey) bool {
 // cursors are q's ranges (one per model and continent; the any-model
 // index when q takes any model; continent "" when it takes any region),
 // each from its cheapest entry up to q's price cap.
-func (w *walks) cursors(ctx context.Context, q types.CandidateQuery) ([]cursor, error) {
+func (w *walks) cursors(q types.CandidateQuery) []cursor {
 	anyModel, models := false, q.Models
 	if len(models) == 0 {
 		anyModel, models = true, []string{""}
@@ -180,7 +180,7 @@ func (w *walks) cursors(ctx context.Context, q types.CandidateQuery) ([]cursor, 
 			out = append(out, cursor{key: sk, s: s, max: q.MaxPrice.Amount})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // cursor is one walk's position in a stream.
