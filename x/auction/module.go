@@ -23,7 +23,7 @@ import (
 
 // ConsensusVersion is the module's state version; bump it with a migration
 // on every state-breaking change.
-const ConsensusVersion = 2
+const ConsensusVersion = 3
 
 var (
 	_ module.AppModule           = AppModule{} //nolint:staticcheck // the SDK's module manager still takes it
@@ -79,6 +79,9 @@ func (am AppModule) RegisterServices(cfg module.Configurator) {
 	types.RegisterQueryServer(cfg.QueryServer(), keeper.NewQuerier(am.keeper))
 	if err := cfg.RegisterMigration(types.ModuleName, 1, keeper.NewMigrator(am.keeper).Migrate1to2); err != nil {
 		panic(fmt.Errorf("x/auction migration 1→2: %w", err))
+	}
+	if err := cfg.RegisterMigration(types.ModuleName, 2, keeper.NewMigrator(am.keeper).Migrate2to3); err != nil {
+		panic(fmt.Errorf("x/auction migration 2→3: %w", err))
 	}
 }
 

@@ -34,6 +34,9 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 			return err
 		}
 		job.Status = types.JOB_STATUS_EXPIRED
+		if err := k.retire(ctx, &job); err != nil {
+			return err
+		}
 		if err := k.Jobs.Set(ctx, job.Id, job); err != nil {
 			return err
 		}

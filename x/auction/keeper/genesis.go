@@ -42,6 +42,11 @@ func (k Keeper) InitGenesis(ctx context.Context, gs *types.GenesisState) error {
 				return err
 			}
 		}
+		if !j.PruneAt.IsZero() {
+			if err := k.RetiredJobs.Set(ctx, collections.Join(j.PruneAt, j.Id)); err != nil {
+				return err
+			}
+		}
 	}
 	for _, b := range gs.Bids {
 		provider, err := k.storedAddress(b.Provider)

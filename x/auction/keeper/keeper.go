@@ -69,6 +69,8 @@ type Keeper struct {
 	UsedNonces collections.Map[collections.Pair[sdk.AccAddress, uint64], uint64]
 	// NonceExpiry holds (deadline, signer, nonce): when EndBlock drops each.
 	NonceExpiry collections.KeySet[collections.Triple[uint64, sdk.AccAddress, uint64]]
+	// RetiredJobs holds (prune_at, job id) of jobs that ended for good.
+	RetiredJobs collections.KeySet[collections.Pair[time.Time, uint64]]
 }
 
 // NewKeeper returns the x/auction keeper; payee is the module account lease
@@ -120,6 +122,8 @@ func NewKeeper(cdc codec.BinaryCodec, storeService store.KVStoreService, address
 			collections.PairKeyCodec(sdk.AccAddressKey, collections.Uint64Key), collections.Uint64Value),
 		NonceExpiry: collections.NewKeySet(sb, types.NonceExpiryKey, "nonce_expiry",
 			collections.TripleKeyCodec(collections.Uint64Key, sdk.AccAddressKey, collections.Uint64Key)),
+		RetiredJobs: collections.NewKeySet(sb, types.RetiredJobsKey, "retired_jobs",
+			collections.PairKeyCodec(sdk.TimeKey, collections.Uint64Key)),
 	}
 
 	schema, err := sb.Build()
@@ -166,4 +170,11 @@ func (k Keeper) afterLeaseEnded(ctx context.Context, l types.Lease) error {
 		return errNoLeaseHooks
 	}
 	return k.hooks.h.AfterLeaseEnded(ctx, l)
+}
+
+func (k Keeper) afterLeasePruned(ctx context.Context, l types.Lease) error {
+	if k.hooks.h == nil {
+		return errNoLeaseHooks
+	}
+	return k.hooks.h.AfterLeasePruned(ctx, l)
 }

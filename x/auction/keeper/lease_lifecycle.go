@@ -164,8 +164,8 @@ func (k Keeper) stopLease(ctx context.Context, l types.Lease, final types.LeaseS
 }
 
 // leaseEnded counts the lease out of its job; the job's status summarises
-// how its leases ended (types.JobStatusAfter), final with its last lease.
-// It returns the job's new status.
+// how its leases ended (types.JobStatusAfter), final with its last lease,
+// when it is retired for pruning. It returns the job's new status.
 func (k Keeper) leaseEnded(ctx context.Context, l types.Lease) (types.JobStatus, error) {
 	job, err := k.Job(ctx, l.JobId)
 	if err != nil {
@@ -173,6 +173,9 @@ func (k Keeper) leaseEnded(ctx context.Context, l types.Lease) (types.JobStatus,
 	}
 	job.OpenLeases--
 	job.Status = types.JobStatusAfter(job.Status, l, job.OpenLeases == 0)
+	if err := k.retire(ctx, &job); err != nil {
+		return types.JOB_STATUS_UNSPECIFIED, err
+	}
 	return job.Status, k.Jobs.Set(ctx, job.Id, job)
 }
 

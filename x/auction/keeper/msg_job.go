@@ -108,6 +108,9 @@ func (m msgServer) CancelJob(ctx context.Context, msg *types.MsgCancelJob) (*typ
 		return nil, errorsmod.Wrapf(types.ErrJobNotOpen, "job %d is %s", job.Id, job.Status)
 	}
 	job.Status = types.CancelledStatus(job.Status)
+	if err := m.retire(ctx, &job); err != nil {
+		return nil, err
+	}
 	if err := m.Jobs.Set(ctx, job.Id, job); err != nil {
 		return nil, err
 	}

@@ -12,22 +12,37 @@ import (
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
 
-// Job returns a job by id, or ErrJobNotFound.
+// Job returns a job by id, or ErrJobNotFound, saying whether it was pruned.
 func (k Keeper) Job(ctx context.Context, id uint64) (types.Job, error) {
 	j, err := k.Jobs.Get(ctx, id)
 	if errors.Is(err, collections.ErrNotFound) {
-		return j, errorsmod.Wrapf(types.ErrJobNotFound, "job %d", id)
+		return j, k.notFound(ctx, types.ErrJobNotFound, "job", id, k.JobSeq)
 	}
 	return j, err
 }
 
-// Lease returns a lease by id, or ErrLeaseNotFound.
+// Lease returns a lease by id, or ErrLeaseNotFound, saying whether it was
+// pruned.
 func (k Keeper) Lease(ctx context.Context, id uint64) (types.Lease, error) {
 	l, err := k.Leases.Get(ctx, id)
 	if errors.Is(err, collections.ErrNotFound) {
-		return l, errorsmod.Wrapf(types.ErrLeaseNotFound, "lease %d", id)
+		return l, k.notFound(ctx, types.ErrLeaseNotFound, "lease", id, k.LeaseSeq)
 	}
 	return l, err
+}
+
+// notFound words a missing id: ids are handed out in order and only
+// pruning deletes a job or lease, so an id below the sequence's next one
+// existed and was pruned (retention.go).
+func (k Keeper) notFound(ctx context.Context, class *errorsmod.Error, what string, id uint64, seq collections.Sequence) error {
+	next, err := seq.Peek(ctx)
+	if err != nil {
+		return err
+	}
+	if id > 0 && id < next {
+		return errorsmod.Wrapf(class, "%s %d ended and was pruned record_retention_seconds later; the web app's index keeps it", what, id)
+	}
+	return errorsmod.Wrapf(class, "%s %d", what, id)
 }
 
 // address decodes a bech32 field of a message.

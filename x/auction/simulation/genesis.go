@@ -39,6 +39,10 @@ func RandomParams(r *rand.Rand, _ string) types.Params {
 		// stream (the simulator sends no wallet-signed messages yet).
 		MaxSignedDeadlineSeconds: types.DefaultMaxSignedDeadlineSeconds,
 		MaxNoncePrunesPerBlock:   types.DefaultMaxNoncePrunesPerBlock,
+		// Not drawn either; the market simulation, which forms leases, sets
+		// its own retention short enough to prune.
+		RecordRetentionSeconds:  types.DefaultRecordRetentionSeconds,
+		MaxRecordPrunesPerBlock: types.DefaultMaxRecordPrunesPerBlock,
 	}
 }
 

@@ -58,6 +58,9 @@ func (gs GenesisState) validate() error {
 		if j.Deposit.Denom != j.Spec.MaxPrice.Denom || j.Deposit.Validate() != nil || !j.Deposit.IsPositive() {
 			return fmt.Errorf("job %d: deposit %s must be positive, in the job's denom", j.Id, j.Deposit)
 		}
+		if JobEnded(j) == j.PruneAt.IsZero() {
+			return fmt.Errorf("job %d (%s, %d open leases): prune_at %s must be set exactly when the job has ended", j.Id, j.Status, j.OpenLeases, j.PruneAt)
+		}
 		jobs[j.Id] = j
 	}
 	for i, b := range gs.Bids {

@@ -56,3 +56,10 @@ func CancelledStatus(current JobStatus) JobStatus {
 	}
 	return JOB_STATUS_CANCELLED
 }
+
+// JobEnded reports whether a job has ended for good: it no longer takes
+// bids and none of its leases is live, so nothing about it can change but
+// its pruning (x/auction/keeper/retention.go).
+func JobEnded(j Job) bool {
+	return j.Status != JOB_STATUS_OPEN && j.Status != JOB_STATUS_MATCHED && j.OpenLeases == 0
+}

@@ -49,4 +49,7 @@ var (
 	// NonceExpiryKey is the set of (deadline, signer, nonce): when each used
 	// nonce may be dropped.
 	NonceExpiryKey = collections.NewPrefix(14)
+	// RetiredJobsKey is the set of (prune_at, job id) of jobs that ended for
+	// good: when each job and its leases may be pruned.
+	RetiredJobsKey = collections.NewPrefix(15)
 )

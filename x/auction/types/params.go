@@ -26,6 +26,10 @@ const (
 	DefaultMaxGPUsPerJob            uint32 = check.MaxGPUsPerLease
 	DefaultMaxSignedDeadlineSeconds uint64 = 24 * 3600
 	DefaultMaxNoncePrunesPerBlock   uint32 = 1000
+	// Two days: an agent or renter away for a weekend still finds its ended
+	// leases on chain; the web app's index keeps them after that.
+	DefaultRecordRetentionSeconds  uint64 = 48 * 3600
+	DefaultMaxRecordPrunesPerBlock uint32 = 200
 )
 
 // DefaultParams returns the default x/auction parameters.
@@ -47,6 +51,8 @@ func DefaultParams() Params {
 		MaxGpusPerJob:            DefaultMaxGPUsPerJob,
 		MaxSignedDeadlineSeconds: DefaultMaxSignedDeadlineSeconds,
 		MaxNoncePrunesPerBlock:   DefaultMaxNoncePrunesPerBlock,
+		RecordRetentionSeconds:   DefaultRecordRetentionSeconds,
+		MaxRecordPrunesPerBlock:  DefaultMaxRecordPrunesPerBlock,
 	}
 }
 
@@ -65,6 +71,8 @@ func (p Params) Validate() error {
 		check.GPUsPerLease("max_gpus_per_job", p.MaxGpusPerJob),
 		check.Seconds("max_signed_deadline_seconds", p.MaxSignedDeadlineSeconds),
 		check.Positive("max_nonce_prunes_per_block", p.MaxNoncePrunesPerBlock),
+		check.Seconds("record_retention_seconds", p.RecordRetentionSeconds),
+		check.Positive("max_record_prunes_per_block", p.MaxRecordPrunesPerBlock),
 	} {
 		if err != nil {
 			return errorsmod.Wrap(ErrInvalidParams, err.Error())
@@ -84,6 +92,9 @@ func (p Params) MinReliability(t Tier) uint32 {
 		return p.TierMinReliability.BronzeBps
 	}
 }
+
+// RecordRetention is how long an ended job and its leases stay in state.
+func (p Params) RecordRetention() time.Duration { return check.Duration(p.RecordRetentionSeconds) }
 
 // StartTimeout is how long a lease may stay PENDING.
 func (p Params) StartTimeout() time.Duration { return check.Duration(p.StartTimeoutSeconds) }

@@ -73,3 +73,10 @@ func (h hooks) AfterLeaseEnded(ctx context.Context, l auctiontypes.Lease) error 
 	}
 	return h.k.Progress.Set(ctx, l.Id, prog)
 }
+
+// AfterLeasePruned drops the ended lease's progress with the lease
+// (x/auction prunes both after record_retention_seconds). Its proof records
+// stay until their own retention: a fraud report needs only the proof.
+func (h hooks) AfterLeasePruned(ctx context.Context, l auctiontypes.Lease) error {
+	return h.k.Progress.Remove(ctx, l.Id)
+}

@@ -52,6 +52,11 @@ const (
 	marketRenters    = 4
 	marketGPUs       = 4
 	marketStartAfter = 300 * time.Second // auction start_timeout_seconds
+	// marketRetention is x/auction's record_retention_seconds: short enough
+	// that a run prunes the jobs that ended in its first hours, at most
+	// marketPrunes a block.
+	marketRetention = 2 * time.Hour
+	marketPrunes    = 2
 )
 
 // livenessReason is x/settlement's reason for a lease failed by misses.
@@ -64,6 +69,7 @@ type marketTally struct {
 	failedByWindow, failedByRow      int
 	excused, proofs, started, closes int
 	slow, halts                      int
+	pruned                           int
 }
 
 func firstMarketSeed() int64 {
@@ -108,6 +114,8 @@ type marketRun struct {
 	// started are the leases that became ACTIVE.
 	started map[uint64]bool
 	tally   marketTally
+	// genesis is the run's first block time.
+	genesis time.Time
 }
 
 func (m *marketRun) operator(p int) string { return m.addr(2 * p) }
@@ -144,8 +152,10 @@ func runMarket(t *testing.T, seed int64, blocks int) int {
 	ap, err := m.app.AuctionKeeper.Params.Get(m.ctx)
 	require.NoError(t, err)
 	ap.StartTimeoutSeconds = uint64(marketStartAfter / time.Second)
+	ap.RecordRetentionSeconds, ap.MaxRecordPrunesPerBlock = uint64(marketRetention/time.Second), marketPrunes
 	require.NoError(t, m.app.AuctionKeeper.Params.Set(m.ctx, ap))
 
+	m.genesis = m.ctx.BlockTime()
 	market := apptesting.Market{TB: t, App: m.app, Ctx: m.ctx}
 	for p := range marketProviders {
 		market.Provide(m.operator(p), apptesting.Provider{
@@ -335,6 +345,24 @@ func (m *marketRun) endBlock() {
 	require.NoError(m.t, m.app.OfferKeeper.CheckInvariants(m.ctx))
 	require.NoError(m.t, m.app.ProviderKeeper.CheckInvariants(m.ctx))
 
+	present := map[uint64]bool{}
+	for _, l := range m.leases() {
+		present[l.Id] = true
+	}
+	for id, st := range before { // any order: it counts and checks
+		if present[id] {
+			continue
+		}
+		// Only an ended lease leaves state, with its job and progress.
+		require.Contains(m.t, []auctiontypes.LeaseStatus{auctiontypes.LEASE_STATUS_COMPLETED, auctiontypes.LEASE_STATUS_CLOSED,
+			auctiontypes.LEASE_STATUS_PREEMPTED, auctiontypes.LEASE_STATUS_FAILED, auctiontypes.LEASE_STATUS_EXPIRED,
+			auctiontypes.LEASE_STATUS_SLASHED}, st, "lease %d pruned while %s", id, st)
+		has, err := m.app.SettlementKeeper.Progress.Has(m.ctx, id)
+		require.NoError(m.t, err)
+		require.False(m.t, has, "pruned lease %d left its progress", id)
+		m.tally.pruned++
+	}
+
 	now := m.providerStates()
 	expiredFailed := make([]uint64, len(marketProviders))
 	expiredPreempted := make([]uint64, len(marketProviders))
@@ -428,8 +456,11 @@ func (m *marketRun) finalChecks() {
 		tl.status[auctiontypes.LEASE_STATUS_PENDING], tl.status[auctiontypes.LEASE_STATUS_ACTIVE], tl.status[auctiontypes.LEASE_STATUS_CLOSING],
 		tl.status[auctiontypes.LEASE_STATUS_COMPLETED], tl.status[auctiontypes.LEASE_STATUS_CLOSED], tl.status[auctiontypes.LEASE_STATUS_PREEMPTED],
 		tl.status[auctiontypes.LEASE_STATUS_FAILED], tl.status[auctiontypes.LEASE_STATUS_EXPIRED])
-	m.t.Logf("started %d, closes %d, expiries %d (SILVER %d), failed by the miss window %d, by a row %d, excused epochs %d, proofs accepted %d, slow blocks %d, halts %d",
-		tl.started, tl.closes, tl.expired, tl.expiredSilver, tl.failedByWindow, tl.failedByRow, tl.excused, tl.proofs, tl.slow, tl.halts)
+	m.t.Logf("started %d, closes %d, expiries %d (SILVER %d), failed by the miss window %d, by a row %d, excused epochs %d, proofs accepted %d, slow blocks %d, halts %d, leases pruned %d",
+		tl.started, tl.closes, tl.expired, tl.expiredSilver, tl.failedByWindow, tl.failedByRow, tl.excused, tl.proofs, tl.slow, tl.halts, tl.pruned)
 	require.Positive(m.t, tl.status[auctiontypes.LEASE_STATUS_EXPIRED])
 	require.Positive(m.t, tl.status[auctiontypes.LEASE_STATUS_COMPLETED])
+	if m.ctx.BlockTime().Sub(m.genesis) > 3*marketRetention {
+		require.Positive(m.t, tl.pruned, "a run three retentions long prunes")
+	}
 }
