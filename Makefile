@@ -135,6 +135,11 @@ $(TOOLS_DIR)/cometbft-$(CMT_VERSION):
 bench: build $(TOOLS_DIR)/cometbft-$(CMT_VERSION) ## load benchmark: bids and proofs into one node until it saturates, vs CometBFT's kvstore (≈ 15 min; report in build/loadbench.md)
 	$(GO) run ./scripts/loadbench -bin $(BUILD_DIR) -cometbft $(TOOLS_DIR)/cometbft-$(CMT_VERSION) -out $(BUILD_DIR)/loadbench.md $(BENCH_FLAGS)
 
+SOAK ?= 1h
+.PHONY: soak
+soak: build ## a steady load for $(SOAK) (proofs as epochs end, 400 bids/s): RSS, goroutines, disk and block intervals a minute (report in build/soak.md)
+	$(GO) run ./scripts/loadbench -bin $(BUILD_DIR) -soak $(SOAK) -out $(BUILD_DIR)/soak.md $(BENCH_FLAGS)
+
 .PHONY: gpu-smoke
 gpu-smoke: ## on a machine with an NVIDIA driver: inventory, 10 s of NVML telemetry, a proof built and verified, the memwalk audit timed on each GPU
 	./scripts/gpu-smoke.sh

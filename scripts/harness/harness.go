@@ -88,6 +88,9 @@ func Start(t T, bin string, args ...string) *Proc {
 	return p
 }
 
+// Pid is the process's id (to sample its memory from /proc).
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
 // Stop sends sig and waits for the process to end.
 func (p *Proc) Stop(t T, sig syscall.Signal) {
 	t.Helper()

@@ -28,6 +28,8 @@ type options struct {
 	step                              time.Duration
 	steps                             int
 	bidsFrom, proofsFrom, kvFrom      float64
+	soak, soakWindow                  time.Duration
+	soakBids                          float64
 }
 
 func main() {
@@ -42,6 +44,9 @@ func main() {
 	flag.Float64Var(&o.bidsFrom, "bids-from", 50, "first offered rate of bids, tx/s")
 	flag.Float64Var(&o.proofsFrom, "proofs-from", 500, "first offered rate of proofs, proofs/s (100 per tx)")
 	flag.Float64Var(&o.kvFrom, "kvstore-from", 200, "first offered rate against kvstore, tx/s")
+	flag.DurationVar(&o.soak, "soak", 0, "if set, a soak instead of the sweeps: this long at a steady load (make soak)")
+	flag.DurationVar(&o.soakWindow, "soak-window", time.Minute, "how often the soak samples the node")
+	flag.Float64Var(&o.soakBids, "soak-bids", 400, "signed bids/s during the soak, beside proofs at the rate the leases end epochs")
 	flag.Parse()
 
 	prog := harness.NewProgram("bench")
@@ -81,16 +86,29 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 		return nil, err
 	}
 	bins := harness.Binaries{Idlegpud: bin}
-	for _, b := range []string{bins.Idlegpud, o.cometbft} {
+	need := []string{bins.Idlegpud}
+	if o.soak == 0 && strings.Contains(o.only, "kvstore") {
+		need = append(need, o.cometbft)
+	}
+	for _, b := range need {
 		if _, err := os.Stat(b); err != nil {
 			return nil, fmt.Errorf("%s missing: run `make bench`", b)
 		}
 	}
 	rep := &report{opts: o, started: time.Now()}
 
-	logf("starting idlegpud: one validator, 1 s blocks, 2 s epochs of 1 s samples (bench genesis)")
+	// The sweeps build a backlog of epochs on purpose, so their grace is
+	// long, and their epochs short to make many. A soak proves as epochs
+	// end, so an epoch unproven for 15 min is missed on chain; its epochs
+	// are 10 s, so a slow block under load (3 s) never leaves a window
+	// without a block to bind the proof to.
+	epoch, grace := "2", "7200"
+	if o.soak > 0 {
+		epoch, grace = "10", "900"
+	}
+	logf("starting idlegpud: one validator, 1 s blocks, %s s epochs of 1 s samples, %s s of grace (bench genesis)", epoch, grace)
 	c := harness.NewChain(prog, bins, root, harness.GenesisEdits{
-		"settlement": {"epoch_seconds": "2", "sample_interval_seconds": "1", "proof_grace_seconds": "7200"},
+		"settlement": {"epoch_seconds": epoch, "sample_interval_seconds": "1", "proof_grace_seconds": grace},
 	}, benchGPUs()...)
 	node, err := newRPC(c.RPC)
 	if err != nil {
@@ -104,7 +122,7 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 	}
 	m, err := setupMarket(ctx, cc, c.Home)
 	if err != nil {
-		return nil, fmt.Errorf("setup: %w", err)
+		return nil, fmt.Errorf("setup: %w\nthe node's last output:\n%s", err, lastLines(c.Node.Output(), 40))
 	}
 	var during func(string)
 	if o.profile != "" {
@@ -117,6 +135,12 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 	bids := &bidSource{m: m}
 	if rep.bidTxBytes, err = bids.txSize(); err != nil {
 		return nil, err
+	}
+	if o.soak > 0 {
+		rep.soak, err = soak(ctx, o, c, node, poller, m)
+		rep.chainBlocks = poller.Blocks()
+		rep.finished = time.Now()
+		return rep, err
 	}
 	if strings.Contains(o.only, "proofs") {
 		// Proofs first: their backlog builds while the chain idles at its
@@ -190,4 +214,10 @@ func profileNode(addr, path string, d time.Duration) {
 	if _, err := io.Copy(f, res.Body); err != nil {
 		logf("profile: %v", err)
 	}
+}
+
+// lastLines is the end of a process's output, for a failure's report.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

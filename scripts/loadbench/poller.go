@@ -46,9 +46,16 @@ type txResult struct {
 	log  string
 }
 
-// results reads the result codes of a block's txs.
+// results reads the result codes of a block's txs. A read is tried three
+// times: under load the node's HTTP server now and then closes a kept-alive
+// connection as the client reuses it (an EOF), which says nothing of the
+// block.
 func (p *Poller) results(ctx context.Context, height int64) ([]txResult, error) {
 	res, err := p.node.BlockResults(ctx, &height)
+	for try := 1; err != nil && try < 3 && ctx.Err() == nil; try++ {
+		time.Sleep(200 * time.Millisecond)
+		res, err = p.node.BlockResults(ctx, &height)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("block %d results: %w", height, err)
 	}

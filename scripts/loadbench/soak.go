@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
+
+	"github.com/idlegpu/idlegpu/scripts/harness"
+	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
+)
+
+// A soak holds a steady mixed load on the node for a long time and samples
+// it each window: does memory, the goroutine count or commit latency
+// drift, how fast does the disk grow, and do the leases' proofs keep up
+// (a lease whose epoch had no block inside its window falls out: a missed
+// epoch). Proofs are offered at the rate the leases produce ended epochs;
+// signed bids at a fixed rate on top.
+
+type soakSample struct {
+	At              time.Duration // since the soak began, at the window's end
+	Step            StepResult    // the window's txs: proofs then bids, per provider
+	RSSMiB, DiskMiB float64
+	Goroutines      int
+	P50, P99        time.Duration // block intervals in the window
+	Blocks          int
+	// Backlog is the ended epochs not yet sent: a window's proofs are built
+	// at its start, so a steady backlog is about one window of epochs.
+	// Stuck counts the leases fallen out.
+	Backlog, Stuck int
+}
+
+type soakResult struct {
+	window            time.Duration
+	epochSec          uint64
+	bidRate, proofTxs float64
+	samples           []soakSample
+	missed            uint64 // missed epochs the chain recorded on the leases
+	leases            int
+}
+
+// mixSource offers each provider's proofs, then its bids, in one lane (one
+// account: its sequences must follow the lane's order).
+type mixSource struct {
+	proofs  *proofSource
+	bids    *bidSource
+	proofTx float64 // proof txs per bid tx in a step
+}
+
+func (s *mixSource) Step(ctx context.Context, n int) ([][]Tx, error) {
+	nProofs := int(float64(n) * s.proofTx / (1 + s.proofTx))
+	p, err := s.proofs.Step(ctx, nProofs)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.bids.Step(ctx, n-nProofs)
+	if err != nil {
+		return nil, err
+	}
+
+	for i := range b {
+		p[i] = append(p[i], b[i]...)
+	}
+	return p, nil
+}
+
+func (s *mixSource) After(ctx context.Context, r StepResult) error {
+	if r.Accepted == r.Txs && r.Failed == 0 && r.Lost == 0 {
+		return nil
+	}
+	return s.proofs.After(ctx, StepResult{Lost: 1}) // resync sequences and leases
+}
+
+// soak runs windows of o.soakWindow until o.soak has passed.
+func soak(ctx context.Context, o options, c *harness.Chain, node *rpchttp.HTTP, poller *Poller, m *market) (*soakResult, error) {
+	// Every lease ends an epoch each epoch_seconds: offer proofs at half as
+	// much again, so the backlog the setup left drains; once it has, the
+	// source has only what ended (a step short of proofs is no failure).
+	epoch := m.providers[0].leases[0].epochSec
+	proofsPerSec := 1.5 * float64(numProviders*leaseGPUs) / float64(epoch)
+	res := &soakResult{window: o.soakWindow, epochSec: epoch, bidRate: o.soakBids, proofTxs: proofsPerSec / proofsPerTx}
+	src := &mixSource{proofs: &proofSource{m: m}, bids: &bidSource{m: m}, proofTx: res.proofTxs / o.soakBids}
+	rate := res.proofTxs + o.soakBids
+	logf("soak: %s in windows of %s: up to %.0f proofs/s (%.1f tx/s) and %.0f bids/s", o.soak, o.soakWindow, proofsPerSec, res.proofTxs, o.soakBids)
+	start := time.Now()
+	for time.Since(start) < o.soak {
+		from := time.Now()
+		r, err := runStep(ctx, node, poller, src, rate, o.soakWindow)
+		if err != nil {
+			return res, fmt.Errorf("soak at %s: %w", time.Since(start).Round(time.Second), err)
+		}
+		s := soakSample{At: time.Since(start), Step: r, Backlog: m.backlog()}
+		for _, p := range m.providers {
+			for _, l := range p.leases {
+				if l.stuck {
+					s.Stuck++
+				}
+			}
+		}
+		if s.RSSMiB, err = rssMiB(c.Node.Pid()); err != nil {
+			return res, err
+		}
+		if s.DiskMiB, err = dirMiB(filepath.Join(c.Home, "data")); err != nil {
+			return res, err
+		}
+		if s.Goroutines, err = goroutines(ctx, c.PprofAddr()); err != nil {
+			return res, err
+		}
+		s.P50, s.P99, s.Blocks = blockIntervals(poller.Blocks(), from)
+		res.samples = append(res.samples, s)
+		logf("soak %s: committed %.1f tx/s (%.0f units/s), p95 %v; RSS %.0f MiB, data %.0f MiB, %d goroutines; blocks p50 %v p99 %v; backlog %d, stuck %d",
+			s.At.Round(time.Second), r.TxPerSec, r.UnitsPerSec, r.P95.Round(time.Millisecond), s.RSSMiB, s.DiskMiB, s.Goroutines,
+			s.P50.Round(time.Millisecond), s.P99.Round(time.Millisecond), s.Backlog, s.Stuck)
+	}
+	sq := settlementtypes.NewQueryClient(m.c.q)
+	for _, p := range m.providers {
+		for _, l := range p.leases {
+			pr, err := sq.LeaseProgress(ctx, &settlementtypes.QueryLeaseProgressRequest{LeaseId: l.id})
+			if err != nil {
+				return res, fmt.Errorf("lease %d progress: %w", l.id, err)
+			}
+			res.missed += pr.Progress.MissedEpochs
+			res.leases++
+		}
+	}
+	return res, nil
+}
+
+// rssMiB is a process's resident memory (/proc/<pid>/status VmRSS).
+func rssMiB(pid int) (float64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+}
+
+// dirMiB is the size of the files under dir.
+func dirMiB(dir string) (float64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			n += info.Size()
+		}
+		return nil
+	})
+	return float64(n) / (1 << 20), err
+}
+
+// goroutines reads the node's goroutine count from its pprof endpoint.
+func goroutines(ctx context.Context, addr string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/debug/pprof/goroutine?debug=1", nil)
+	if err != nil {
+		return 0, err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	line, err := bufio.NewReader(io.LimitReader(res.Body, 4096)).ReadString('\n')
+	if err != nil {
+		return 0, err
+	}
+	// "goroutine profile: total 123"
+	_, total, ok := strings.Cut(strings.TrimSpace(line), "total ")
+	if !ok {
+		return 0, fmt.Errorf("pprof goroutine: unexpected %q", line)
+	}
+	return strconv.Atoi(total)
+}
+
+// blockIntervals are the p50 and p99 of the commit intervals (as the
+// observer saw them) of the blocks seen since from.
+func blockIntervals(bs []Block, from time.Time) (p50, p99 time.Duration, n int) {
+	var ds []time.Duration
+	for i := 1; i < len(bs); i++ {
+		if bs[i].Observed.After(from) {
+			ds = append(ds, bs[i].Observed.Sub(bs[i-1].Observed))
+		}
+	}
+	if len(ds) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2], ds[min(len(ds)-1, len(ds)*99/100)], len(ds)
+}
