@@ -11,13 +11,10 @@ ldflags := -X github.com/cosmos/cosmos-sdk/version.Name=idlegpu \
 	-X github.com/cosmos/cosmos-sdk/version.Version=$(VERSION) \
 	-X github.com/cosmos/cosmos-sdk/version.Commit=$(COMMIT)
 agent_ldflags := -X github.com/idlegpu/idlegpu/cmd/idlegpu-agent/cmd.Version=$(VERSION)
-# The node verifies secp256k1 signatures with the C libsecp256k1 the SDK
-# vendors (cgo) instead of the pure-Go one: the same verdicts (both accept
-# low-S signatures only); the pure-Go checks were 15 % of the node's CPU at
-# bid saturation (docs/benchmarks.md).
 # No libsecp256k1_sdk: the node links go-ethereum's cgo libsecp256k1 (wallet
-# signatures), and two copies of the C library collide at link time; the
-# SDK then checks Cosmos signatures with its pure-Go code (docs/operators.md).
+# signatures), and two copies of the C library collide at link time. Cosmos
+# signatures go through the same go-ethereum library (app/ante/sigverify),
+# with the SDK's verdicts (docs/operators.md).
 node_tags := 
 
 # Short simulation for every CI run; the long one uses the SDK's own sizes.

@@ -25,7 +25,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/x/auth"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 
-	"github.com/idlegpu/idlegpu/app/ante"
+	"github.com/idlegpu/idlegpu/app/ante/sigverify"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
@@ -57,7 +57,8 @@ type App struct {
 	interfaceRegistry codectypes.InterfaceRegistry
 	basicManager      module.BasicManager
 
-	sm *module.SimulationManager
+	sm          *module.SimulationManager
+	sigVerifier *sigverify.Verifier
 }
 
 // New builds the application over db. Options such as pruning, min gas
@@ -93,13 +94,9 @@ func New(
 	// keeps (x/settlement depends on x/provider, so the table is set here).
 	app.ProviderKeeper.SetGPUModels(gpuModelTable{app.SettlementKeeper})
 
-	// An amount must be signed in the one form the chain prints it (no
-	// octal, hex, "+" or "_"), checked on the tx bytes before the SDK's ante
-	// chain: the runtime built that chain; ours goes in front of it.
-	app.SetAnteHandler(ante.Prepend(
-		ante.NewCanonicalNumbersDecorator(app.txConfig.SigningContext().FileResolver()),
-		app.AnteHandler(),
-	))
+	// The chain's own checks in front of the SDK's ante chain, whose
+	// signatures go through libsecp256k1 (ante_handler.go).
+	app.SetAnteHandler(app.newAnteHandler())
 
 	// The simulation manager sees every module. Auth is overridden because
 	// its default genesis generator makes vesting accounts, a module this
@@ -134,6 +131,10 @@ func (app *App) GetKey(storeKey string) *storetypes.KVStoreKey {
 	key, _ := app.UnsafeFindStoreKey(storeKey).(*storetypes.KVStoreKey)
 	return key
 }
+
+// SigVerifier returns the verifier the ante handler checks secp256k1
+// signatures with, and its cache of verified ones.
+func (app *App) SigVerifier() *sigverify.Verifier { return app.sigVerifier }
 
 // SimulationManager returns the app's simulation manager.
 func (app *App) SimulationManager() *module.SimulationManager { return app.sm }

@@ -110,7 +110,9 @@ var appConfig = appconfig.Compose(&appv1alpha1.Config{
 			}),
 		},
 		{Name: slashingtypes.ModuleName, Config: appconfig.WrapAny(&slashingmodulev1.Module{})},
-		{Name: "tx", Config: appconfig.WrapAny(&txconfigv1.Config{})},
+		// The app builds the ante chain itself (newAnteHandler): the SDK's,
+		// with secp256k1 signatures checked by libsecp256k1.
+		{Name: "tx", Config: appconfig.WrapAny(&txconfigv1.Config{SkipAnteHandler: true})},
 		{Name: genutiltypes.ModuleName, Config: appconfig.WrapAny(&genutilmodulev1.Module{})},
 		{Name: authz.ModuleName, Config: appconfig.WrapAny(&authzmodulev1.Module{})},
 		{Name: upgradetypes.ModuleName, Config: appconfig.WrapAny(&upgrademodulev1.Module{})},

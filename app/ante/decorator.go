@@ -36,8 +36,8 @@ func (d CanonicalNumbersDecorator) AnteHandle(ctx sdk.Context, tx sdk.Tx, simula
 }
 
 // Prepend returns an ante handler that runs d, then inner (which may be nil).
-// The app keeps the SDK's ante chain, built by the runtime, and puts the
-// chain's own decorators in front of it.
+// The app puts the chain's own decorators in front of the SDK's ante chain
+// (NewAnteHandler).
 func Prepend(d sdk.AnteDecorator, inner sdk.AnteHandler) sdk.AnteHandler {
 	if inner == nil {
 		inner = func(ctx sdk.Context, _ sdk.Tx, _ bool) (sdk.Context, error) { return ctx, nil }
