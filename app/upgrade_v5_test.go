@@ -83,11 +83,7 @@ func TestV5HandsTheVaultToTheBridge(t *testing.T) {
 // version 3 and with max_credits_per_block 40.
 func preV5Chain(t *testing.T) (*app.App, sdk.Context) {
 	t.Helper()
-	accs := apptesting.NewAccounts(2, sdk.NewCoins(sdk.NewInt64Coin("ugpu", 1_000_000_000_000)))
-	a := apptesting.NewApp(t)
-	apptesting.InitChain(t, a, apptesting.GenesisWithValidators(t, a, accs, 1))
-	apptesting.NextBlock(t, a)
-	ctx := a.NewUncachedContext(false, a.GetContextForCheckTx(nil).BlockHeader())
+	a, ctx, _ := upgradeChain(t)
 
 	ap, err := a.AuctionKeeper.Params.Get(ctx)
 	require.NoError(t, err)
@@ -104,6 +100,17 @@ func preV5Chain(t *testing.T) (*app.App, sdk.Context) {
 	bp.EvmChainId, bp.VaultAddress, bp.MaxDutyChecksPerBlock, bp.MaxCreditsPerBlock = 0, "", 0, 40
 	require.NoError(t, a.BridgeKeeper.Params.Set(ctx, bp))
 	return a, ctx
+}
+
+// upgradeChain is a one-validator chain past its first block, with two
+// funded accounts, and a context that writes straight to its stores.
+func upgradeChain(t *testing.T) (*app.App, sdk.Context, []apptesting.Account) {
+	t.Helper()
+	accs := apptesting.NewAccounts(2, sdk.NewCoins(sdk.NewInt64Coin("ugpu", 1_000_000_000_000)))
+	a := apptesting.NewApp(t)
+	apptesting.InitChain(t, a, apptesting.GenesisWithValidators(t, a, accs, 1))
+	apptesting.NextBlock(t, a)
+	return a, a.NewUncachedContext(false, a.GetContextForCheckTx(nil).BlockHeader()), accs
 }
 
 // hasField reports whether the encoded message b has a field numbered num.

@@ -22,11 +22,7 @@ import (
 // upgrade and is pruned record_retention_seconds later, not before; an OPEN
 // job is untouched.
 func TestV6StartsStateRetention(t *testing.T) {
-	accs := apptesting.NewAccounts(2, sdk.NewCoins(sdk.NewInt64Coin("ugpu", 1_000_000_000_000)))
-	a := apptesting.NewApp(t)
-	apptesting.InitChain(t, a, apptesting.GenesisWithValidators(t, a, accs, 1))
-	apptesting.NextBlock(t, a)
-	ctx := a.NewUncachedContext(false, a.GetContextForCheckTx(nil).BlockHeader())
+	a, ctx, accs := upgradeChain(t)
 
 	ap, err := a.AuctionKeeper.Params.Get(ctx)
 	require.NoError(t, err)
