@@ -78,7 +78,7 @@ func (s *mixSource) After(ctx context.Context, r StepResult) error {
 	if r.Accepted == r.Txs && r.Failed == 0 && r.Lost == 0 {
 		return nil
 	}
-	return s.proofs.After(ctx, StepResult{Lost: 1}) // resync sequences and leases
+	return s.proofs.m.resync(ctx)
 }
 
 // soak runs windows of o.soakWindow until o.soak has passed.

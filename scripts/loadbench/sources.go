@@ -148,10 +148,16 @@ func (s *proofSource) After(ctx context.Context, r StepResult) error {
 	if r.Accepted == r.Txs && r.Failed == 0 && r.Lost == 0 {
 		return nil
 	}
-	if err := s.m.resyncSequences(ctx); err != nil {
+	return s.m.resync(ctx)
+}
+
+// resync reloads every account's sequence and where the chain has settled
+// every lease, after a step whose txs did not all land.
+func (m *market) resync(ctx context.Context) error {
+	if err := m.resyncSequences(ctx); err != nil {
 		return err
 	}
-	return parallel(len(s.m.providers), 16, func(i int) error { return s.m.resyncLeases(ctx, s.m.providers[i]) })
+	return parallel(len(m.providers), 16, func(i int) error { return m.resyncLeases(ctx, m.providers[i]) })
 }
 
 // proof builds epoch l.next's proof if the epoch has ended by the last
