@@ -148,7 +148,11 @@ func (s *KeeperTestSuite) TestFraudOutlivesThePrunedLease() {
 		Reporter: s.operator(4), LeaseId: l.Id, Epoch: 0, Sample: bad, LeafIndex: bi, Path: bp,
 	})
 	s.Require().NoError(err)
-	s.Require().True(res.Slashed.Amount.IsPositive())
+	pparams, err := s.app.ProviderKeeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	penalty := stake.MulRaw(int64(pparams.SlashFraudBps)).QuoRaw(10_000)
+	share := penalty.MulRaw(int64(pparams.FraudReporterShareBps)).QuoRaw(10_000)
+	s.Require().Equal(penalty.Add(share), res.Slashed.Amount, "the same penalty as before the lease was pruned")
 	s.Require().Zero(res.LeasesFailed, "nothing live to end")
 	p := s.providerState(0)
 	s.Require().Equal(providertypes.PROVIDER_STATUS_TOMBSTONED, p.Status)
