@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -89,9 +90,39 @@ func TestProcessStopKillsTheWholeGroup(t *testing.T) {
 	require.False(t, st.Running)
 	require.Equal(t, "stopped", st.Err)
 	for _, pid := range pids {
-		require.Eventually(t, func() bool { return syscall.Kill(int(pid), 0) != nil }, 2*time.Second, 20*time.Millisecond, "pid %d survived", pid)
+		require.Eventually(t, func() bool { return exited(pid) }, 2*time.Second, 20*time.Millisecond, "pid %d survived", pid)
 	}
 	require.True(t, slices.Contains(pids, uint32(j.(*processJob).pgid)))
+}
+
+// exited tells whether a process has ended. A zombie has: the forked
+// children are orphans whose reaping is up to init (or whatever runs as
+// PID 1 in a CI container), which may take its time.
+func exited(pid uint32) bool {
+	if syscall.Kill(int(pid), 0) != nil {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// "pid (comm) S ...": the state follows the last ')', as comm may hold one.
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
+}
+
+// TestExitedCountsZombies: the check above tells a live process from an
+// unreaped dead one.
+func TestExitedCountsZombies(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	require.NoError(t, cmd.Start())
+	pid := uint32(cmd.Process.Pid)
+	require.False(t, exited(pid))
+	require.NoError(t, cmd.Process.Kill())
+	require.Eventually(t, func() bool { return exited(pid) }, 2*time.Second, 10*time.Millisecond, "a killed, unreaped child is a zombie")
+	require.NoError(t, syscall.Kill(int(pid), 0), "not yet reaped")
+	_ = cmd.Wait()
+	require.True(t, exited(pid))
 }
 
 func TestProcessRejectsBadSpecs(t *testing.T) {
