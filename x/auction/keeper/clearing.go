@@ -11,6 +11,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	"github.com/idlegpu/idlegpu/x/internal/duequeue"
+	"github.com/idlegpu/idlegpu/x/internal/eventjson"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 
@@ -28,7 +29,6 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 	if err := k.dropBids(ctx, &job); err != nil {
 		return err
 	}
-	em := sdk.UnwrapSDKContext(ctx).EventManager()
 	if !ok {
 		if err := blk.refunds.add(ctx, job.Id, job.Renter, job.Deposit); err != nil {
 			return err
@@ -40,7 +40,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 		if err := k.Jobs.Set(ctx, job.Id, job); err != nil {
 			return err
 		}
-		return em.EmitTypedEvent(&types.EventJobExpired{JobId: job.Id})
+		return eventjson.Emit(ctx, &types.EventJobExpired{JobId: job.Id})
 	}
 
 	price := sdk.NewCoin(spec.MaxPrice.Denom, out.Price)
@@ -84,7 +84,7 @@ func (k Keeper) clearJob(ctx context.Context, job types.Job, params types.Params
 	if err := k.Jobs.Set(ctx, job.Id, job); err != nil {
 		return err
 	}
-	return em.EmitTypedEvent(&types.EventJobCleared{
+	return eventjson.Emit(ctx, &types.EventJobCleared{
 		JobId: job.Id, ClearingPrice: price, Rule: params.ClearingRule, LeaseIds: job.LeaseIds, Candidates: uint32(len(cands)),
 		Leases: leases,
 	})

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/internal/eventjson"
 )
 
 // A renter's money for jobs moves only through this file (docs/design.md#escrow):
@@ -69,7 +70,7 @@ func (b *refundBatch) add(ctx context.Context, jobID uint64, renter string, amou
 		b.renters = append(b.renters, renter)
 	}
 	b.sums[renter] = b.sums[renter].Add(amount)
-	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEscrowRefunded{
+	return eventjson.Emit(ctx, &types.EventEscrowRefunded{
 		JobId: jobID, Renter: renter, Amount: amount,
 	})
 }
@@ -148,7 +149,7 @@ func (k Keeper) refund(ctx context.Context, jobID, leaseID uint64, renter string
 	if err := k.bank.SendCoinsFromModuleToAccount(ctx, types.EscrowAccount, addr, sdk.NewCoins(amount)); err != nil {
 		return err
 	}
-	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEscrowRefunded{
+	return eventjson.Emit(ctx, &types.EventEscrowRefunded{
 		JobId: jobID, LeaseId: leaseID, Renter: renter, Amount: amount,
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/x/internal/eventjson"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 )
 
@@ -56,7 +57,7 @@ func (k Keeper) occupy(ctx context.Context, before types.Offer, uuids []string, 
 	if err := k.saveOffer(ctx, &before, &after); err != nil {
 		return err
 	}
-	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventGPUsOccupied{OfferId: before.Id, GpuUuids: uuids, Audit: audit})
+	return eventjson.Emit(ctx, &types.EventGPUsOccupied{OfferId: before.Id, GpuUuids: uuids, Audit: audit})
 }
 
 // VacateGPUs frees occupied GPUs of an offer (x/auction calls it when a
