@@ -200,9 +200,10 @@ func (s *stopRule) refresh(cands []types.Candidate) {
 	}
 }
 
-// above reports price > ru.price × 10000 / ru.reliability, cross-multiplied.
+// above reports price > ru.price × 10000 / ru.reliability, cross-multiplied
+// exactly: the price at full reliability (10,000 bps) against the runner-up.
 func above(price sdkmath.Int, ru *types.Candidate) bool {
-	return price.MulRaw(int64(ru.Reliability)).GT(ru.Price.MulRaw(10000))
+	return types.CmpEffective(types.Candidate{Price: price, Reliability: 10_000}, *ru) > 0
 }
 
 // clearingBlock is what one EndBlock's clearings share: the providers

@@ -29,7 +29,7 @@ type Candidate struct {
 // price × 10000 / reliability (compared exactly, by cross-multiplying, so
 // no rounding decides), then the earlier bid, then lower provider bytes.
 func Better(a, b Candidate) bool {
-	if c := cmpEffective(a, b); c != 0 {
+	if c := CmpEffective(a, b); c != 0 {
 		return c < 0
 	}
 	if a.Seq != b.Seq {
@@ -41,11 +41,11 @@ func Better(a, b Candidate) bool {
 	return a.OfferID < b.OfferID
 }
 
-// cmpEffective compares a.price × b.reliability with b.price ×
+// CmpEffective compares a.price × b.reliability with b.price ×
 // a.reliability: exactly, in 128-bit arithmetic when both prices fit in 64
 // bits (every real price), else in big integers. Clearing sorts candidates
 // with it, so it must not allocate in the common case.
-func cmpEffective(a, b Candidate) int {
+func CmpEffective(a, b Candidate) int {
 	if a.Price.IsUint64() && b.Price.IsUint64() {
 		lh, ll := bits.Mul64(a.Price.Uint64(), uint64(b.Reliability))
 		rh, rl := bits.Mul64(b.Price.Uint64(), uint64(a.Reliability))
@@ -132,6 +132,9 @@ func Clear(cands []Candidate, gpuCount uint32, allowSplit bool, maxPrice sdkmath
 }
 
 // bestPerProvider ranks the candidates and keeps each provider's best.
+// A job's candidates are few (max_candidates_per_job), so a provider seen
+// before is found by a scan of those kept rather than through a map: the
+// stop rule clears a job's candidates several times as it walks.
 func bestPerProvider(cands []Candidate) []Candidate {
 	ranked := slices.Clone(cands)
 	slices.SortStableFunc(ranked, func(a, b Candidate) int {
@@ -143,11 +146,9 @@ func bestPerProvider(cands []Candidate) []Candidate {
 		}
 		return 0
 	})
-	out := make([]Candidate, 0, len(ranked))
-	kept := make(map[string]bool, len(ranked))
+	out := ranked[:0]
 	for _, c := range ranked {
-		if !kept[string(c.Provider)] {
-			kept[string(c.Provider)] = true
+		if !slices.ContainsFunc(out, func(k Candidate) bool { return bytes.Equal(k.Provider, c.Provider) }) {
 			out = append(out, c)
 		}
 	}

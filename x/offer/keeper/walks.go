@@ -116,7 +116,9 @@ func (w *walks) Walk(ctx context.Context, q types.CandidateQuery, fn func(types.
 		if !ok {
 			continue
 		}
-		stop, err := fn(types.Candidate{Offer: offer, Price: sdk.NewCoin(bestKey.Denom, bestKey.Price), FreeGPUs: free})
+		// The key's denom and price were validated when the offer was
+		// stored; NewCoin's regexp check per candidate is not needed.
+		stop, err := fn(types.Candidate{Offer: offer, Price: sdk.Coin{Denom: bestKey.Denom, Amount: bestKey.Price}, FreeGPUs: free})
 		if err != nil || stop {
 			return scanned, err
 		}
