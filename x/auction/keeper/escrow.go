@@ -129,7 +129,7 @@ func (k Keeper) accrue(ctx context.Context, leaseID uint64, until time.Time) (sd
 	if err := k.Leases.Set(ctx, next.Id, next); err != nil {
 		return sdk.Coin{}, err
 	}
-	return pay, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventLeasePaid{LeaseId: next.Id, Amount: pay, Paid: next.Paid})
+	return pay, eventjson.Emit(ctx, &types.EventLeasePaid{LeaseId: next.Id, Amount: pay, Paid: next.Paid})
 }
 
 // refundLease gives an ending lease's renter the unpaid rest of its escrow.

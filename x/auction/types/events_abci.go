@@ -8,7 +8,8 @@ import (
 	"github.com/idlegpu/idlegpu/x/internal/eventjson"
 )
 
-// The events a clearing emits per job build their ABCI form directly
+// The events a clearing emits per job, and the one each proof's payment
+// emits, build their ABCI form directly
 // (x/internal/eventjson); events_abci_test.go pins each to
 // sdk.TypedEventToEvent.
 
@@ -42,6 +43,15 @@ func (e *EventEscrowRefunded) ABCIEvent() (sdk.Event, error) {
 	b.Attr("lease_id").Uint64(e.LeaseId)
 	b.Attr("renter").String(e.Renter)
 	b.Attr("amount").Coin(e.Amount)
+	return b.Event()
+}
+
+// ABCIEvent is sdk.TypedEventToEvent(e); each proof pays its epoch with one.
+func (e *EventLeasePaid) ABCIEvent() (sdk.Event, error) {
+	b := eventjson.NewBuilder(proto.MessageName(e), 3)
+	b.Attr("lease_id").Uint64(e.LeaseId)
+	b.Attr("amount").Coin(e.Amount)
+	b.Attr("paid").Coin(e.Paid)
 	return b.Event()
 }
 

@@ -14,4 +14,5 @@ func TestFastEventsMatchTypedEvents(t *testing.T) {
 	eventjsontest.Check(t, 3000, func() eventjsontest.Message { return &types.EventJobCleared{} })
 	eventjsontest.Check(t, 1000, func() eventjsontest.Message { return &types.EventJobExpired{} })
 	eventjsontest.Check(t, 1000, func() eventjsontest.Message { return &types.EventEscrowRefunded{} })
+	eventjsontest.Check(t, 1000, func() eventjsontest.Message { return &types.EventLeasePaid{} })
 }

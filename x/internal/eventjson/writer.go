@@ -9,6 +9,7 @@
 package eventjson
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -118,6 +119,19 @@ func (w *Writer) Uint64s(v []uint64) {
 		w.Uint64(x)
 	}
 	w.CloseArray()
+}
+
+// Bytes writes a bytes field as encoding/json does: standard base64, and
+// null for a nil slice.
+func (w *Writer) Bytes(v []byte) {
+	w.sep()
+	if v == nil {
+		w.buf = append(w.buf, "null"...)
+		return
+	}
+	w.buf = append(w.buf, '"')
+	w.buf = base64.StdEncoding.AppendEncode(w.buf, v)
+	w.buf = append(w.buf, '"')
 }
 
 // Enum writes an enum value by its name, or as a bare number when the

@@ -15,6 +15,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/internal/eventjson"
 	"github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -204,7 +205,7 @@ func (k Keeper) recordProof(ctx context.Context, provider string, addr sdk.AccAd
 	}, prog.EpochSeconds, params); err != nil {
 		return sdk.Coin{}, err
 	}
-	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventProofAccepted{
+	if err := eventjson.Emit(ctx, &types.EventProofAccepted{
 		LeaseId: lease.Id, Epoch: p.Epoch, Provider: provider, Paid: paid, Fee: fee, SamplesRoot: p.SamplesRoot,
 	}); err != nil {
 		return sdk.Coin{}, err

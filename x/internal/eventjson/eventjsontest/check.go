@@ -97,6 +97,20 @@ func fill(t *testing.T, r *rand.Rand, v reflect.Value, depth int) {
 			fill(t, r, v.Field(i), depth+1)
 		}
 	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			// bytes: nil, empty or random.
+			switch r.Intn(4) {
+			case 0:
+				v.SetBytes(nil)
+			case 1:
+				v.SetBytes([]byte{})
+			default:
+				b := make([]byte, r.Intn(40))
+				r.Read(b)
+				v.SetBytes(b)
+			}
+			return
+		}
 		if r.Intn(4) == 0 {
 			v.Set(reflect.Zero(v.Type()))
 			return
