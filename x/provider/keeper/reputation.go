@@ -8,6 +8,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/internal/check"
+	"github.com/idlegpu/idlegpu/x/internal/eventjson"
 	"github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -76,7 +77,7 @@ func (k Keeper) setReputation(ctx context.Context, provider sdk.AccAddress, r ty
 	if err := k.Reputations.Set(ctx, provider, r); err != nil {
 		return err
 	}
-	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventReputationChanged{
+	return eventjson.Emit(ctx, &types.EventReputationChanged{
 		Provider: k.str(provider), Reputation: r,
 	})
 }
