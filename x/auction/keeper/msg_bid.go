@@ -9,6 +9,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/x/auction/types"
+	"github.com/idlegpu/idlegpu/x/internal/eventjson"
 )
 
 // PlaceBid records (or replaces) a provider's bid on an OPEN job. The bid
@@ -79,7 +80,7 @@ func (m msgServer) PlaceBid(ctx context.Context, msg *types.MsgPlaceBid) (*types
 	if err := m.Bids.Set(ctx, key, bid); err != nil {
 		return nil, err
 	}
-	return &types.MsgPlaceBidResponse{}, sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventBidPlaced{Bid: bid})
+	return &types.MsgPlaceBidResponse{}, eventjson.Emit(ctx, &types.EventBidPlaced{Bid: bid})
 }
 
 // WithdrawBid removes a provider's bid from an OPEN job.

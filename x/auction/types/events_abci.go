@@ -8,8 +8,8 @@ import (
 	"github.com/idlegpu/idlegpu/x/internal/eventjson"
 )
 
-// The events a clearing emits per job, and the one each proof's payment
-// emits, build their ABCI form directly
+// The events a clearing emits per job, the one each proof's payment emits
+// and each bid's build their ABCI form directly
 // (x/internal/eventjson); events_abci_test.go pins each to
 // sdk.TypedEventToEvent.
 
@@ -52,6 +52,20 @@ func (e *EventLeasePaid) ABCIEvent() (sdk.Event, error) {
 	b.Attr("lease_id").Uint64(e.LeaseId)
 	b.Attr("amount").Coin(e.Amount)
 	b.Attr("paid").Coin(e.Paid)
+	return b.Event()
+}
+
+// ABCIEvent is sdk.TypedEventToEvent(e); every bid emits one.
+func (e *EventBidPlaced) ABCIEvent() (sdk.Event, error) {
+	b := eventjson.NewBuilder(proto.MessageName(e), 1)
+	w := b.Attr("bid").Open()
+	w.Key("job_id").Uint64(e.Bid.JobId)
+	w.Key("provider").String(e.Bid.Provider)
+	w.Key("offer_id").Uint64(e.Bid.OfferId)
+	w.Key("price").Coin(e.Bid.Price)
+	w.Key("gpu_count").Uint32(e.Bid.GpuCount)
+	w.Key("seq").Uint64(e.Bid.Seq)
+	w.Close()
 	return b.Event()
 }
 

@@ -15,4 +15,5 @@ func TestFastEventsMatchTypedEvents(t *testing.T) {
 	eventjsontest.Check(t, 1000, func() eventjsontest.Message { return &types.EventJobExpired{} })
 	eventjsontest.Check(t, 1000, func() eventjsontest.Message { return &types.EventEscrowRefunded{} })
 	eventjsontest.Check(t, 1000, func() eventjsontest.Message { return &types.EventLeasePaid{} })
+	eventjsontest.Check(t, 1000, func() eventjsontest.Message { return &types.EventBidPlaced{} })
 }
