@@ -26,8 +26,15 @@ func (k Keeper) OccupyForLease(ctx context.Context, offerID uint64, uuids []stri
 	if err != nil {
 		return err
 	}
+	_, err = k.occupyForLease(ctx, before, uuids)
+	return err
+}
+
+// occupyForLease is OccupyForLease on the offer as the store holds it,
+// already read (a block's walks keep it); it returns the offer after.
+func (k Keeper) occupyForLease(ctx context.Context, before types.Offer, uuids []string) (types.Offer, error) {
 	if before.Status != types.OFFER_STATUS_OPEN {
-		return errorsmod.Wrapf(types.ErrOfferNotOpen, "offer %d is %s", offerID, before.Status)
+		return types.Offer{}, errorsmod.Wrapf(types.ErrOfferNotOpen, "offer %d is %s", before.Id, before.Status)
 	}
 	return k.occupy(ctx, before, uuids, false)
 }
@@ -44,20 +51,22 @@ func (k Keeper) OccupyForAudit(ctx context.Context, offerID uint64, uuids []stri
 	if before.Status != types.OFFER_STATUS_OPEN && before.Status != types.OFFER_STATUS_PAUSED {
 		return errorsmod.Wrapf(types.ErrOfferNotOpen, "offer %d is %s", offerID, before.Status)
 	}
-	return k.occupy(ctx, before, uuids, true)
+	_, err = k.occupy(ctx, before, uuids, true)
+	return err
 }
 
-// occupy marks free GPUs of the offer as occupied, by an audit or a lease.
-func (k Keeper) occupy(ctx context.Context, before types.Offer, uuids []string, audit bool) error {
+// occupy marks free GPUs of the offer as occupied, by an audit or a lease,
+// and returns the offer as stored after.
+func (k Keeper) occupy(ctx context.Context, before types.Offer, uuids []string, audit bool) (types.Offer, error) {
 	if err := checkGPUs(before, uuids, false); err != nil {
-		return err
+		return types.Offer{}, err
 	}
 	after := before
 	after.OccupiedGpuUuids = inOfferOrder(before.GpuUuids, append(slices.Clone(before.OccupiedGpuUuids), uuids...))
 	if err := k.saveOffer(ctx, &before, &after); err != nil {
-		return err
+		return types.Offer{}, err
 	}
-	return eventjson.Emit(ctx, &types.EventGPUsOccupied{OfferId: before.Id, GpuUuids: uuids, Audit: audit})
+	return after, eventjson.Emit(ctx, &types.EventGPUsOccupied{OfferId: before.Id, GpuUuids: uuids, Audit: audit})
 }
 
 // VacateGPUs frees occupied GPUs of an offer (x/auction calls it when a

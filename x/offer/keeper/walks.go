@@ -127,12 +127,15 @@ func (w *walks) Walk(ctx context.Context, q types.CandidateQuery, fn func(types.
 }
 
 // Occupy leases an offer's GPUs (Keeper.OccupyForLease) and records the
-// offer's index keys after the write.
+// offer's index keys after the write. The offer is the one this block's
+// walks decoded (or read now, for an explicit bid's offer), which is what
+// the store holds: Occupy is the only x/offer write while they are in use.
 func (w *walks) Occupy(ctx context.Context, offerID uint64, uuids []string) error {
-	if err := w.k.OccupyForLease(ctx, offerID, uuids); err != nil {
+	before, err := w.offer(ctx, offerID)
+	if err != nil {
 		return err
 	}
-	after, err := w.k.Offers.Get(ctx, offerID)
+	after, err := w.k.occupyForLease(ctx, before, uuids)
 	if err != nil {
 		return err
 	}
