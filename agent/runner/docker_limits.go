@@ -139,7 +139,7 @@ func ShareMachine(m Machine, gpus int) (Share, error) {
 	case s.MemoryBytesPerGPU <= 0:
 		return Share{}, fmt.Errorf("%d MiB of memory leaves nothing for %d GPUs' jobs after the host's reserve", m.MemoryBytes>>20, gpus)
 	case s.DiskBytesPerGPU <= 0:
-		return Share{}, fmt.Errorf("%d MiB available on the work dir's filesystem is less than 1 GiB per GPU for %d GPUs' jobs", m.DiskAvailBytes>>20, gpus)
+		return Share{}, fmt.Errorf("%d MiB available on the work dir's filesystem: jobs get half of it, less than 1 GiB per GPU for %d GPUs' jobs (free at least %d GiB)", m.DiskAvailBytes>>20, gpus, 2*n)
 	}
 	return s, nil
 }

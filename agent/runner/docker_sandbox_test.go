@@ -44,7 +44,7 @@ func TestShareMachine(t *testing.T) {
 	require.Equal(t, int64(2<<30), HostMemoryReserve(4<<30), "at most half")
 
 	_, err = ShareMachine(Machine{Cores: 8, MemoryBytes: 64 << 30, DiskAvailBytes: 1 << 30}, 2)
-	require.ErrorContains(t, err, "less than 1 GiB per GPU")
+	require.ErrorContains(t, err, "jobs get half of it, less than 1 GiB per GPU for 2 GPUs' jobs (free at least 4 GiB)")
 	_, err = ShareMachine(Machine{Cores: 8, MemoryBytes: 64 << 30, DiskAvailBytes: 1 << 40}, 0)
 	require.Error(t, err)
 	m, err := ReadMachine(t.TempDir())
