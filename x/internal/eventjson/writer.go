@@ -68,14 +68,6 @@ func (w *Writer) Uint64(v uint64) {
 	w.buf = append(w.buf, '"')
 }
 
-// Int64 writes a signed 64-bit integer, quoted.
-func (w *Writer) Int64(v int64) {
-	w.sep()
-	w.buf = append(w.buf, '"')
-	w.buf = strconv.AppendInt(w.buf, v, 10)
-	w.buf = append(w.buf, '"')
-}
-
 // Uint32 writes a 32-bit integer as a JSON number.
 func (w *Writer) Uint32(v uint32) { w.sep(); w.buf = strconv.AppendUint(w.buf, uint64(v), 10) }
 
