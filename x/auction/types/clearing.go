@@ -132,9 +132,10 @@ func Clear(cands []Candidate, gpuCount uint32, allowSplit bool, maxPrice sdkmath
 }
 
 // bestPerProvider ranks the candidates and keeps each provider's best.
-// A job's candidates are few (max_candidates_per_job), so a provider seen
-// before is found by a scan of those kept rather than through a map: the
-// stop rule clears a job's candidates several times as it walks.
+// A job usually has a handful of candidates, and the stop rule clears them
+// several times as it walks, so up to scanDedupe of them a provider seen
+// before is found by a scan of those kept, without allocating a map; past
+// that (max_candidates_per_job has no upper bound) a map keeps it linear.
 func bestPerProvider(cands []Candidate) []Candidate {
 	ranked := slices.Clone(cands)
 	slices.SortStableFunc(ranked, func(a, b Candidate) int {
@@ -147,10 +148,24 @@ func bestPerProvider(cands []Candidate) []Candidate {
 		return 0
 	})
 	out := ranked[:0]
+	var kept map[string]bool
+	if len(ranked) > scanDedupe {
+		kept = make(map[string]bool, len(ranked))
+	}
 	for _, c := range ranked {
-		if !slices.ContainsFunc(out, func(k Candidate) bool { return bytes.Equal(k.Provider, c.Provider) }) {
+		var seen bool
+		if kept != nil {
+			seen = kept[string(c.Provider)]
+			kept[string(c.Provider)] = true
+		} else {
+			seen = slices.ContainsFunc(out, func(k Candidate) bool { return bytes.Equal(k.Provider, c.Provider) })
+		}
+		if !seen {
 			out = append(out, c)
 		}
 	}
 	return out
 }
+
+// scanDedupe is the most candidates bestPerProvider dedupes by scanning.
+const scanDedupe = 32
