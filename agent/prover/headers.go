@@ -63,6 +63,17 @@ func (h *Headers) In(from, to time.Time) (proof.Header, bool) {
 	return h.list[i], true
 }
 
+// Empty reports whether the chain made no block in [from, to], as far as
+// the recorded headers prove it: two consecutive heights on either side
+// of the window. A gap in what was recorded (an agent restarted after the
+// halt) proves nothing.
+func (h *Headers) Empty(from, to time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	i := sort.Search(len(h.list), func(i int) bool { return !h.list[i].Time.Before(from) })
+	return i > 0 && i < len(h.list) && h.list[i].Time.After(to) && h.list[i].Height == h.list[i-1].Height+1
+}
+
 // Latest returns the newest header.
 func (h *Headers) Latest() (proof.Header, bool) {
 	h.mu.Lock()

@@ -205,7 +205,10 @@ func (p *Prover) Samples(leaseID, epoch uint64) ([]settlementtypes.Sample, bool)
 
 // Due builds the proofs of every tracked lease's ended epochs from
 // nextEpoch (what the chain says is settled) on, each bound to a recorded
-// header inside its window. An ended epoch with no header yet waits.
+// header inside its window. An ended epoch with no header yet waits, but
+// one whose window the headers show held no block (a halt) is skipped: no
+// proof of it can exist, and the chain excuses it when the next epoch's
+// proof arrives (x/settlement/keeper/halts.go: emptyWindowsBefore).
 func (p *Prover) Due(now time.Time, nextEpoch func(leaseID uint64) (uint64, error), headers *Headers) ([]settlementtypes.ExecutionProof, error) {
 	var out []settlementtypes.ExecutionProof
 	for _, l := range p.Tracked() {
@@ -219,6 +222,9 @@ func (p *Prover) Due(now time.Time, nextEpoch func(leaseID uint64) (uint64, erro
 				break
 			}
 			h, ok := headers.In(from, to)
+			if !ok && headers.Empty(from, to) {
+				continue
+			}
 			if !ok {
 				break // proofs go in order: later epochs wait too
 			}

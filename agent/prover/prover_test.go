@@ -226,3 +226,47 @@ func TestProverAppendsOfOneLeaseDoNotBlockAnother(t *testing.T) {
 	got, _ = p.Samples(a.ID, 0)
 	require.Len(t, got, 2*20, "every concurrent append kept")
 }
+
+// TestProverSkipsAWindowWithoutABlock: a halt from 590 s to 1210 s left
+// epoch 1's window [600, 1200] without a block. The agent knows it from
+// two consecutive heights around the window and proves epoch 2 right
+// after it ends: the chain excuses epoch 1 on that proof. Headers with a
+// gap of their own (an agent restarted after the halt) prove nothing, and
+// epoch 2 waits as before.
+func TestProverSkipsAWindowWithoutABlock(t *testing.T) {
+	p, err := New(t.TempDir(), "test")
+	require.NoError(t, err)
+	l := testLease()
+	l.DurationSeconds = 1800
+	require.NoError(t, p.Track(l))
+	for i, at := 0, t0; at.Before(t0.Add(1800 * time.Second)); i, at = i+1, at.Add(5*time.Second) {
+		require.NoError(t, p.Record(l.ID, tick(at, i)))
+	}
+	h := NewHeaders(time.Hour)
+	add := func(height int64, at time.Duration) {
+		h.Add(proof.Header{Height: height, Hash: bytes.Repeat([]byte{byte(height)}, 32), Time: t0.Add(at)})
+	}
+	for i := range int64(60) { // every 10 s up to 590 s
+		add(i+1, time.Duration(i)*10*time.Second)
+	}
+	add(61, 1210*time.Second) // the first block after the halt
+	for i := range int64(60) {
+		add(62+i, 1220*time.Second+time.Duration(i)*10*time.Second)
+	}
+	require.True(t, h.Empty(t0.Add(600*time.Second), t0.Add(1200*time.Second)))
+	require.False(t, h.Empty(t0.Add(0), t0.Add(600*time.Second)), "epoch 0's window has blocks")
+
+	got, err := p.Due(t0.Add(1810*time.Second), func(uint64) (uint64, error) { return 1, nil }, h)
+	require.NoError(t, err)
+	require.Len(t, got, 1, "epoch 1 skipped, epoch 2 proven")
+	require.EqualValues(t, 2, got[0].Epoch)
+	require.EqualValues(t, 61, got[0].ChallengeHeight)
+
+	gappy := NewHeaders(time.Hour)
+	gappy.Add(proof.Header{Height: 50, Hash: bytes.Repeat([]byte{50}, 32), Time: t0.Add(500 * time.Second)})
+	gappy.Add(proof.Header{Height: 70, Hash: bytes.Repeat([]byte{70}, 32), Time: t0.Add(1300 * time.Second)})
+	require.False(t, gappy.Empty(t0.Add(600*time.Second), t0.Add(1200*time.Second)), "heights 51..69 were not seen")
+	got, err = p.Due(t0.Add(1810*time.Second), func(uint64) (uint64, error) { return 1, nil }, gappy)
+	require.NoError(t, err)
+	require.Empty(t, got, "epoch 1 is not shown empty: epoch 2 waits")
+}

@@ -212,3 +212,96 @@ func (s *KeeperTestSuite) TestSelfDealingBuysNoFreeReliability() {
 	s.Require().Equal(uint32(5_000), params.ReliabilityWeight(sdk.NewCoin("uusdc", step.QuoRaw(2))))
 	s.Require().Zero(params.ReliabilityWeight(sdk.NewInt64Coin("unlisted", 1)), "a denom without a step payment buys nothing")
 }
+
+// TestProofAfterAHaltExcusesTheEmptyWindow: a halt swallowed epoch 1's
+// whole window, so no proof of it can exist. Epochs are proven in order,
+// and epoch 1's excuse came only at its due time, which the halt's lost
+// time moved to epoch 2's own due time: the honest agent, its proof of
+// epoch 2 refused until then, had epoch 2 missed. A proof of epoch 2 now
+// excuses the empty window before it at once, and the lease completes
+// with nothing missed, paying exactly the three proven epochs.
+func (s *KeeperTestSuite) TestProofAfterAHaltExcusesTheEmptyWindow() {
+	const price = 1_000_000
+	s.provider(0, 1, price)
+	renterBefore := s.usdc(s.accs[3].Address)
+	l := s.lease(3, 1, 2400*time.Second, 2_000_000) // 4 epochs
+	stake := s.providerState(0).Stake.Amount
+	_, end0, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 0)
+	_, end2, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 2)
+	_, end3, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 3)
+
+	s.until(end0.Add(-blockStep))
+	s.halt(12 * time.Minute) // no block from end0 - 60 s to end1 + 60 s
+	_, err := s.submit(agent, 0, s.proof(l, 0, 500))
+	s.Require().NoError(err, "epoch 0's due moved with the halt")
+
+	s.until(end2)
+	_, err = s.submit(agent, 0, s.proof(l, 2, 500))
+	s.Require().NoError(err, "epoch 1's window held no block: proving epoch 2 excuses it")
+	prog := s.progress(l.Id)
+	s.Require().EqualValues(3, prog.NextEpoch)
+	s.Require().EqualValues(2, prog.ProvenEpochs)
+	s.Require().EqualValues(1, prog.ExcusedEpochs)
+	s.Require().Zero(prog.MissedEpochs)
+
+	s.until(end3)
+	_, err = s.submit(agent, 0, s.proof(l, 3, 500))
+	s.Require().NoError(err)
+	final := s.getLease(l.Id)
+	s.Require().Equal(auctiontypes.LEASE_STATUS_COMPLETED, final.Status)
+	paid := usdcDue(price, 1, 1800)
+	s.Require().Equal(paid, final.Paid.Amount)
+	s.Require().Equal(renterBefore.Sub(paid), s.usdc(s.accs[3].Address), "the renter pays proven time only")
+	p := s.providerState(0)
+	s.Require().Equal(stake, p.Stake.Amount, "not slashed")
+	s.Require().Equal(providertypes.PROVIDER_STATUS_ACTIVE, p.Status, "not jailed")
+	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	s.Require().Zero(rep.MissedEpochs)
+	s.Require().EqualValues(1, rep.LeasesCompleted)
+}
+
+// TestOnlyAnEmptyWindowIsSkipped: a provider cannot skip an epoch it did
+// not serve by proving the next one. Epoch 1's window held blocks, so the
+// proof of epoch 2 is refused out of order and changes nothing; and a
+// window whose only block is at its very end is not empty either (that
+// block is epoch 1's challenge).
+func (s *KeeperTestSuite) TestOnlyAnEmptyWindowIsSkipped() {
+	params, err := s.keeper.Params.Get(s.ctx)
+	s.Require().NoError(err)
+	params.ProofGraceSeconds = 900 // epoch 2 ends before epoch 1 is due
+	s.Require().NoError(s.keeper.Params.Set(s.ctx, params))
+	s.provider(0, 2, 1_000_000)
+	l := s.lease(3, 1, 2400*time.Second, 2_000_000)
+	_, end0, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 0)
+	_, end1, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 1)
+	_, end2, _ := types.EpochWindow(l.Start, l.DurationSeconds, 600, 2)
+	s.until(end0)
+	_, err = s.submit(agent, 0, s.proof(l, 0, 500))
+	s.Require().NoError(err)
+	s.until(end2)
+	s.Require().True(end1.Add(900*time.Second).After(s.ctx.BlockTime()), "epoch 1 is not due yet")
+	_, err = s.submit(agent, 0, s.proof(l, 2, 500))
+	s.Require().ErrorIs(err, types.ErrEpochOutOfOrder)
+	s.Require().ErrorContains(err, "prove epoch 1 first")
+	prog := s.progress(l.Id)
+	s.Require().EqualValues(1, prog.NextEpoch)
+	s.Require().Zero(prog.ExcusedEpochs)
+
+	// A second lease whose epoch 1 holds one block, at its end.
+	m := s.lease(3, 1, 2400*time.Second, 2_000_000)
+	_, mEnd0, _ := types.EpochWindow(m.Start, m.DurationSeconds, 600, 0)
+	_, mEnd1, _ := types.EpochWindow(m.Start, m.DurationSeconds, 600, 1)
+	_, mEnd2, _ := types.EpochWindow(m.Start, m.DurationSeconds, 600, 2)
+	s.until(mEnd0.Add(-blockStep))
+	s.halt(mEnd1.Sub(s.ctx.BlockTime())) // the next block is at end1 exactly
+	s.Require().Equal(mEnd1, s.ctx.BlockTime())
+	_, err = s.submit(agent, 0, s.proof(m, 0, 500))
+	s.Require().NoError(err)
+	s.until(mEnd2)
+	_, err = s.submit(agent, 0, s.proof(m, 2, 500))
+	s.Require().ErrorIs(err, types.ErrEpochOutOfOrder, "window 1 holds the block at its end")
+	_, err = s.submit(agent, 0, s.proof(m, 1, 500), s.proof(m, 2, 500))
+	s.Require().NoError(err, "and that block is epoch 1's challenge")
+	s.Require().Zero(s.progress(m.Id).ExcusedEpochs)
+}

@@ -104,21 +104,62 @@ func (k Keeper) unprovable(ctx context.Context, prog types.LeaseProgress, from, 
 	if err != nil || ok {
 		return "", err
 	}
-	return "no block in the window (chain halted)", nil
+	return reasonNoBlock, nil
+}
+
+// reasonNoBlock is why an epoch whose window held no block is excused.
+const reasonNoBlock = "no block in the window (chain halted)"
+
+// emptyWindowsBefore reports whether every epoch from prog's next one up
+// to, not including, epoch had a window without a block. A proof of epoch
+// then excuses them at once (excuseEmptyBefore): waiting for their due
+// time would leave the provider no time, since the halt's lost time moves
+// an empty window's due time to about that of the first epoch after it.
+// Windows are contiguous, so the first header from the first window's
+// start answers for all of them; the header ring keeps every header from
+// the lease's next window on (it is watched).
+func (k Keeper) emptyWindowsBefore(ctx context.Context, start time.Time, prog types.LeaseProgress, epoch uint64) (bool, error) {
+	from, _, ok := prog.Window(start, prog.NextEpoch)
+	_, to, last := prog.Window(start, epoch-1)
+	if !ok || !last || epoch <= prog.NextEpoch {
+		return false, nil
+	}
+	h, found, err := k.firstHeaderFrom(ctx, from)
+	if err != nil || !found {
+		return false, err // no header read: not shown empty
+	}
+	return h.Time.After(to), nil
+}
+
+// excuseEmptyBefore excuses, in order, the epochs before epoch that
+// emptyWindowsBefore found without a block (a proof of epoch is being
+// recorded). It saves nothing: the caller records the proof onto prog.
+func (k Keeper) excuseEmptyBefore(ctx context.Context, lease auctiontypes.Lease, prog *types.LeaseProgress, epoch uint64) error {
+	for prog.NextEpoch < epoch {
+		if err := k.excuseNext(ctx, lease, prog, reasonNoBlock); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // excuse settles an epoch nobody could prove: neither paid nor missed, the
 // provider's record untouched; its escrow goes back to the renter when the
 // lease ends.
 func (k Keeper) excuse(ctx context.Context, lease auctiontypes.Lease, prog types.LeaseProgress, reason string) error {
+	if err := k.excuseNext(ctx, lease, &prog, reason); err != nil {
+		return err
+	}
+	return k.advance(ctx, lease, prog)
+}
+
+// excuseNext settles prog's next epoch as excused, unsaved.
+func (k Keeper) excuseNext(ctx context.Context, lease auctiontypes.Lease, prog *types.LeaseProgress, reason string) error {
 	excused := prog.NextEpoch
 	prog.NextEpoch++
 	prog.ExcusedEpochs++
 	prog.Settled(false, true)
-	if err := sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEpochExcused{
+	return sdk.UnwrapSDKContext(ctx).EventManager().EmitTypedEvent(&types.EventEpochExcused{
 		LeaseId: lease.Id, Epoch: excused, Provider: lease.Provider, Reason: reason,
-	}); err != nil {
-		return err
-	}
-	return k.advance(ctx, lease, prog)
+	})
 }

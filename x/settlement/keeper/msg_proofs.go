@@ -141,9 +141,19 @@ func (k Keeper) checkProof(ctx context.Context, provider string, p types.Executi
 		return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochProven, "lease %d is settled up to epoch %d", lease.Id, prog.NextEpoch)
 	case to.After(now):
 		return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochNotEnded, "epoch %d ends at %s", p.Epoch, to)
-	case p.Epoch > prog.NextEpoch:
-		return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochOutOfOrder, "prove epoch %d first", prog.NextEpoch)
-	case !p.WindowStart.Equal(from) || !p.WindowEnd.Equal(to):
+	}
+	if p.Epoch > prog.NextEpoch {
+		// In order, except past windows without a block: recordProof
+		// excuses those first (halts.go: emptyWindowsBefore).
+		empty, err := k.emptyWindowsBefore(ctx, lease.Start, prog, p.Epoch)
+		if err != nil {
+			return time.Time{}, sdk.Coin{}, err
+		}
+		if !empty {
+			return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrEpochOutOfOrder, "prove epoch %d first", prog.NextEpoch)
+		}
+	}
+	if !p.WindowStart.Equal(from) || !p.WindowEnd.Equal(to) {
 		return time.Time{}, sdk.Coin{}, errorsmod.Wrapf(types.ErrWrongWindow, "epoch %d is [%s, %s]", p.Epoch, from, to)
 	}
 	if err := k.checkChallenge(ctx, p); err != nil {
@@ -155,7 +165,7 @@ func (k Keeper) checkProof(ctx context.Context, provider string, p types.Executi
 	// The proven time, cumulatively: missed epochs are never paid, and the
 	// last payment settles the lease to the unit.
 	b.prog.ProvenSeconds += uint64(to.Sub(from) / time.Second)
-	b.prog.NextEpoch++
+	b.prog.NextEpoch = p.Epoch + 1
 	until := lease.Start.Add(time.Duration(b.prog.ProvenSeconds) * time.Second)
 	paid, next, err := auctiontypes.Accrue(lease, until)
 	if err != nil {
@@ -188,6 +198,9 @@ func (k Keeper) recordProof(ctx context.Context, provider string, addr sdk.AccAd
 	}
 	from, to, _ := prog.Window(lease.Start, p.Epoch)
 	if err := k.unschedule(ctx, lease.Start, &prog); err != nil {
+		return sdk.Coin{}, err
+	}
+	if err := k.excuseEmptyBefore(ctx, lease, &prog, p.Epoch); err != nil {
 		return sdk.Coin{}, err
 	}
 	prog.ProvenSeconds += uint64(to.Sub(from) / time.Second)
