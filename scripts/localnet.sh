@@ -96,6 +96,8 @@ signal_node() {
   kill -"$sig" "$(cat "$dir/node$i.pid")" 2>/dev/null || true
   if [ "$sig" != KILL ]; then
     for _ in $(seq 100); do kill -0 "$(cat "$dir/node$i.pid")" 2>/dev/null || break; sleep 0.1; done
+    # A node still flushing after 10 s is killed: a stop must stop it.
+    kill -KILL "$(cat "$dir/node$i.pid")" 2>/dev/null || true
   fi
   rm -f "$dir/node$i.pid"
 }

@@ -63,6 +63,9 @@ func NewAgent(t T, c *Chain, bin Binaries, o AgentOptions) *Agent {
 	return a
 }
 
+// Stop ends the daemon and the jobs it started (as the cleanup does).
+func (a *Agent) Stop() { a.cleanup() }
+
 func (a *Agent) cleanup() {
 	if a.Run != nil {
 		a.Run.Stop(a.t, syscall.SIGTERM)

@@ -32,14 +32,18 @@ func NewLocalnet(t T, bin Binaries, root string, edits GenesisEdits) *Localnet {
 	return NewLocalnetOf(t, bin, root, 4, edits)
 }
 
-// NewLocalnetOf is NewLocalnet with n validators of equal stake.
-func NewLocalnetOf(t T, bin Binaries, root string, n int, edits GenesisEdits) *Localnet {
+// NewLocalnetOf is NewLocalnet with n validators of equal stake; passes
+// are GPUs every validator's genesis lists as verified (as NewChain's).
+func NewLocalnetOf(t T, bin Binaries, root string, n int, edits GenesisEdits, passes ...Pass) *Localnet {
 	t.Helper()
 	l := &Localnet{t: t, bin: bin, root: root, Dir: t.TempDir(), ports: FreePorts(t, 5*n)}
 	l.script("init")
 	for i := range n {
 		home := filepath.Join(l.Dir, fmt.Sprintf("node%d", i))
 		editGenesis(t, filepath.Join(home, "config", "genesis.json"), edits)
+		if len(passes) > 0 {
+			grantPasses(t, filepath.Join(home, "config", "genesis.json"), passes)
+		}
 		l.Nodes = append(l.Nodes, Connect(t, bin, home, fmt.Sprintf("tcp://127.0.0.1:%d", l.ports[i*5+1]), localnetChainID))
 	}
 	l.script("start")
@@ -78,6 +82,19 @@ func (l *Localnet) Stop(i int) { l.script("kill-node", strconv.Itoa(i), "TERM") 
 
 // StartNode starts validator i again.
 func (l *Localnet) StartNode(i int) { l.script("start-node", strconv.Itoa(i)) }
+
+// Pid is validator i's process id (the pid file localnet.sh writes).
+func (l *Localnet) Pid(i int) int {
+	l.t.Helper()
+	b, err := os.ReadFile(filepath.Join(l.Dir, fmt.Sprintf("node%d.pid", i)))
+	noError(l.t, err, "validator %d's pid file", i)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	noError(l.t, err, "validator %d's pid file", i)
+	return pid
+}
+
+// PprofAddr is where validator i serves net/http/pprof.
+func (l *Localnet) PprofAddr(i int) string { return fmt.Sprintf("127.0.0.1:%d", l.ports[i*5+4]) }
 
 // AppHash is the app hash validator i reports in the header at height h
 // (the state after block h-1).
