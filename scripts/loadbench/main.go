@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"time"
 
+	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
+
 	"github.com/idlegpu/idlegpu/scripts/harness"
 )
 
@@ -30,6 +32,17 @@ type options struct {
 	bidsFrom, proofsFrom, kvFrom      float64
 	soak, soakWindow                  time.Duration
 	soakBids                          float64
+	soakEpoch                         time.Duration
+	validators                        int
+	agents                            int
+	startBids                         float64
+	startFor, startEvery              time.Duration
+}
+
+// benchNode is one validator's process as the soak samples it.
+type benchNode struct {
+	pid         int
+	home, pprof string
 }
 
 func main() {
@@ -38,7 +51,7 @@ func main() {
 	flag.StringVar(&o.cometbft, "cometbft", "build/tools/cometbft", "cometbft binary for the kvstore baseline (make bench installs it)")
 	flag.StringVar(&o.out, "out", "build/loadbench.md", "where the report goes")
 	flag.StringVar(&o.profile, "profile", "", "if set, a directory for idlegpud CPU profiles (pprof), one per chain step")
-	flag.StringVar(&o.only, "only", "proofs,bids,kvstore", "the sweeps to run, comma-separated")
+	flag.StringVar(&o.only, "only", "proofs,bids,start,kvstore", "the sweeps to run, comma-separated")
 	flag.DurationVar(&o.step, "step", 15*time.Second, "how long each offered rate is held")
 	flag.IntVar(&o.steps, "steps", 8, "most rates per sweep (each doubles the last)")
 	flag.Float64Var(&o.bidsFrom, "bids-from", 50, "first offered rate of bids, tx/s")
@@ -47,6 +60,12 @@ func main() {
 	flag.DurationVar(&o.soak, "soak", 0, "if set, a soak instead of the sweeps: this long at a steady load (make soak)")
 	flag.DurationVar(&o.soakWindow, "soak-window", time.Minute, "how often the soak samples the node")
 	flag.Float64Var(&o.soakBids, "soak-bids", 400, "signed bids/s during the soak, beside proofs at the rate the leases end epochs")
+	flag.DurationVar(&o.soakEpoch, "soak-epoch", 10*time.Second, "the soak's epoch_seconds (whole seconds)")
+	flag.IntVar(&o.validators, "validators", 1, "validators on loopback (scripts/localnet.sh when more than one); the sender talks to the first")
+	flag.IntVar(&o.agents, "agents", 3, "start sweep: real agents, 16 simulated GPUs each")
+	flag.Float64Var(&o.startBids, "start-bids", 600, "start sweep: signed bids/s loading the node while jobs are posted (about half the bids' saturation on 2 cores)")
+	flag.DurationVar(&o.startFor, "start-for", 4*time.Minute, "start sweep: how long jobs are posted")
+	flag.DurationVar(&o.startEvery, "start-every", 2*time.Second, "start sweep: one job posted this often")
 	flag.Parse()
 
 	prog := harness.NewProgram("bench")
@@ -85,10 +104,18 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 	if err != nil {
 		return nil, err
 	}
-	bins := harness.Binaries{Idlegpud: bin}
+	bins := harness.Binaries{Idlegpud: bin, Agent: filepath.Join(filepath.Dir(bin), "idlegpu-agent")}
 	need := []string{bins.Idlegpud}
-	if o.soak == 0 && strings.Contains(o.only, "kvstore") {
-		need = append(need, o.cometbft)
+	if o.soak == 0 && strings.Contains(o.only, "start") {
+		need = append(need, bins.Agent)
+	}
+	if o.soak == 0 && (strings.Contains(o.only, "kvstore") || strings.Contains(o.only, "start")) {
+		if o.validators > 1 {
+			return nil, fmt.Errorf("the kvstore baseline and the start sweep run one node: leave them out of -only with -validators %d", o.validators)
+		}
+		if strings.Contains(o.only, "kvstore") {
+			need = append(need, o.cometbft)
+		}
 	}
 	for _, b := range need {
 		if _, err := os.Stat(b); err != nil {
@@ -96,40 +123,59 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 		}
 	}
 	rep := &report{opts: o, started: time.Now()}
+	if o.soak == 0 && !strings.Contains(o.only, "proofs") && !strings.Contains(o.only, "bids") && !strings.Contains(o.only, "kvstore") {
+		if strings.Contains(o.only, "start") { // the start sweep has a chain of its own
+			rep.start, err = startChain(ctx, prog, bins, root, o)
+		}
+		rep.finished = time.Now()
+		return rep, err
+	}
 
 	// The sweeps build a backlog of epochs on purpose, so their grace is
 	// long, and their epochs short to make many. A soak proves as epochs
 	// end, so an epoch unproven for 15 min is missed on chain; its epochs
-	// are 10 s, so a slow block under load (3 s) never leaves a window
-	// without a block to bind the proof to.
+	// (-soak-epoch) must be longer than the slowest block under its load,
+	// or a window holds no block and its epoch can only be excused.
 	epoch, grace := "2", "7200"
 	if o.soak > 0 {
-		epoch, grace = "10", "900"
+		epoch, grace = strconv.Itoa(int(o.soakEpoch.Seconds())), "900"
 	}
-	logf("starting idlegpud: one validator, 1 s blocks, %s s epochs of 1 s samples, %s s of grace (bench genesis)", epoch, grace)
-	c := harness.NewChain(prog, bins, root, harness.GenesisEdits{
+	edits := harness.GenesisEdits{
 		"settlement": {"epoch_seconds": epoch, "sample_interval_seconds": "1", "proof_grace_seconds": grace},
-	}, benchGPUs()...)
-	node, err := newRPC(c.RPC)
+	}
+	logf("starting idlegpud: %d validator(s), 1 s blocks, %s s epochs of 1 s samples, %s s of grace (bench genesis)", o.validators, epoch, grace)
+	var (
+		c     *harness.Chain
+		nodes []benchNode
+		stop  = func() {}
+		tail  func() string // the first node's last output
+	)
+	if o.validators > 1 {
+		ln := harness.NewLocalnetOf(prog, bins, root, o.validators, edits, benchGPUs()...)
+		c = ln.Nodes[0]
+		for i, n := range ln.Nodes {
+			nodes = append(nodes, benchNode{pid: ln.Pid(i), home: n.Home, pprof: ln.PprofAddr(i)})
+		}
+		tail = func() string {
+			b, _ := os.ReadFile(filepath.Join(ln.Dir, "node0.log"))
+			return string(b)
+		}
+	} else {
+		c = harness.NewChain(prog, bins, root, edits, benchGPUs()...)
+		nodes = []benchNode{{pid: c.Node.Pid(), home: c.Home, pprof: c.PprofAddr()}}
+		stop = func() { c.Node.Stop(prog, syscall.SIGTERM) }
+		tail = c.Node.Output
+	}
+	node, poller, m, err := marketOn(ctx, c, tail)
 	if err != nil {
 		return nil, err
-	}
-	poller := NewPoller(node, 0)
-	go poller.Run(ctx)
-	cc, err := newChainClient(node, c.ChainID, poller)
-	if err != nil {
-		return nil, err
-	}
-	m, err := setupMarket(ctx, cc, c.Home)
-	if err != nil {
-		return nil, fmt.Errorf("setup: %w\nthe node's last output:\n%s", err, lastLines(c.Node.Output(), 40))
 	}
 	var during func(string)
 	if o.profile != "" {
 		if err := os.MkdirAll(o.profile, 0o755); err != nil {
 			return nil, err
 		}
-		during = func(label string) { profileNode(c.PprofAddr(), filepath.Join(o.profile, label+".pprof"), o.step) }
+		during = func(label string) { profileNode(nodes[0].pprof, filepath.Join(o.profile, label+".pprof"), o.step) }
 	}
 
 	bids := &bidSource{m: m}
@@ -137,7 +183,7 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 		return nil, err
 	}
 	if o.soak > 0 {
-		rep.soak, err = soak(ctx, o, c, node, poller, m)
+		rep.soak, err = soak(ctx, o, nodes, node, poller, m)
 		rep.chainBlocks = poller.Blocks()
 		rep.finished = time.Now()
 		return rep, err
@@ -169,7 +215,12 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 		rep.probes = pr.results()
 	}
 	rep.chainBlocks = poller.Blocks()
-	c.Node.Stop(prog, syscall.SIGTERM) // the baseline gets the machine to itself
+	stop() // the start sweep and the baseline get the machine to themselves
+	if strings.Contains(o.only, "start") {
+		if rep.start, err = startChain(ctx, prog, bins, root, o); err != nil {
+			return nil, err
+		}
+	}
 
 	if !strings.Contains(o.only, "kvstore") {
 		rep.finished = time.Now()
@@ -195,6 +246,26 @@ func run(ctx context.Context, prog *harness.Program, o options) (*report, error)
 	}
 	rep.finished = time.Now()
 	return rep, nil
+}
+
+// marketOn connects to a started chain, follows its blocks until ctx ends
+// and sets up the benchmark's market on it.
+func marketOn(ctx context.Context, c *harness.Chain, tail func() string) (*rpchttp.HTTP, *Poller, *market, error) {
+	node, err := newRPC(c.RPC)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	poller := NewPoller(node, 0)
+	go poller.Run(ctx)
+	cc, err := newChainClient(node, c.ChainID, poller)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := setupMarket(ctx, cc, c.Home)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("setup: %w\nthe node's last output:\n%s", err, lastLines(tail(), 40))
+	}
+	return node, poller, m, nil
 }
 
 // profileNode saves a CPU profile of the node over d.

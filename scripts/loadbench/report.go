@@ -20,6 +20,7 @@ type report struct {
 	bidTxBytes        int
 	chainBlocks       []Block
 	soak              *soakResult
+	start             *startResult
 }
 
 func (r *report) markdown() string {
@@ -31,8 +32,9 @@ func (r *report) markdown() string {
 	w("### Load benchmark, %s", r.started.UTC().Format("2006-01-02 15:04 MST"))
 	w("")
 	w("Machine: %s. Commit %s, %s. The sender and the node share the machine.", machine(), commit(), runtime.Version())
-	w("Command: `make bench` (`go run ./scripts/loadbench -step %s -steps %d -bids-from %g -proofs-from %g -kvstore-from %g`), %s in all.",
-		r.opts.step, r.opts.steps, r.opts.bidsFrom, r.opts.proofsFrom, r.opts.kvFrom, r.finished.Sub(r.started).Round(time.Second))
+	w("Command: `make bench` (`go run ./scripts/loadbench -only %s -step %s -steps %d -bids-from %g -proofs-from %g -kvstore-from %g -validators %d -agents %d -start-bids %g -start-for %s -start-every %s`), %s in all.",
+		r.opts.only, r.opts.step, r.opts.steps, r.opts.bidsFrom, r.opts.proofsFrom, r.opts.kvFrom, r.opts.validators,
+		r.opts.agents, r.opts.startBids, r.opts.startFor, r.opts.startEvery, r.finished.Sub(r.started).Round(time.Second))
 	w("Each rate is held %s; a step's committed rate is its successful txs over the span of the blocks that carried them (first to last commit, plus one block interval); latency is broadcast_tx_sync → the block seen committed.", r.opts.step)
 	w("")
 	w("**Signed `MsgPlaceBid`** (%d provider accounts, %d open jobs, %d-byte txs):", numProviders, numBidJobs, r.bidTxBytes)
@@ -47,6 +49,9 @@ func (r *report) markdown() string {
 	w("")
 	table(&b, r.kvstore, "")
 	w("")
+	if r.start != nil {
+		r.startMarkdown(&b)
+	}
 	bids, proofs, kv := Peak(r.bids), Peak(r.proofs), Peak(r.kvstore)
 	ratio := 0.0
 	if kv.TxPerSec > 0 {
@@ -58,6 +63,10 @@ func (r *report) markdown() string {
 	w("| ≥ 10,000 proofs/s | **%.0f proofs/s** (%.1f tx/s) | %s |", proofs.UnitsPerSec, proofs.TxPerSec, yes(proofs.UnitsPerSec >= 10_000))
 	blocks, secs := probeStats(r.probes)
 	w("| post → lease ≤ 1 block | %s | %s |", blocks+"; "+secs, yes(len(r.probes) > 0 && maxBlocks(r.probes) <= 1))
+	if r.start != nil {
+		p99 := percentile(r.start.running(), 0.99)
+		w("| post → job running p99 ≤ 5 s, real agents | **%.2f s** (%s) | %s |", p99, r.start.summary(), yes(len(r.start.probes) > 0 && p99 <= 5))
+	}
 	if len(r.chainBlocks) > 1 {
 		w("")
 		w("Block interval on the idlegpud node over the run: %s.", intervals(r.chainBlocks))

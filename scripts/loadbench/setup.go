@@ -63,6 +63,7 @@ type market struct {
 	renters   []*account
 	probe     *provider // serves probe jobs only
 	prober    *account  // posts them
+	starter   *account  // posts the start sweep's jobs (start.go)
 	bidJobs   []uint64
 }
 
@@ -168,6 +169,7 @@ func setupMarket(ctx context.Context, c *chainClient, home string) (*market, err
 	}
 	m.probe = &provider{account: newAccount("bench-probe-provider"), index: numProviders}
 	m.prober = newAccount("bench-prober")
+	m.starter = newAccount("bench-starter")
 
 	alice, err := aliceKey(home, c)
 	if err != nil {
@@ -186,14 +188,14 @@ func setupMarket(ctx context.Context, c *chainClient, home string) (*market, err
 		pay(p.account, sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, providerUgpu)))
 	}
 	pay(m.probe.account, sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 2*providerUgpu))) // bond for 64 GPUs
-	for _, r := range append(m.renters, m.prober) {
+	for _, r := range append(m.renters, m.prober, m.starter) {
 		pay(r, sdk.NewCoins(sdk.NewInt64Coin(chaincfg.BondDenom, 1_000_000_000), sdk.NewInt64Coin(chaincfg.USDCDenom, renterUsdc)))
 	}
 	send.Inputs = []banktypes.Input{{Address: alice.String(), Coins: total}}
 	if _, err := c.submit(ctx, alice, 20_000_000, &send); err != nil {
 		return nil, fmt.Errorf("funding: %w", err)
 	}
-	everyone := []*account{m.probe.account, m.prober}
+	everyone := []*account{m.probe.account, m.prober, m.starter}
 	for _, p := range m.providers {
 		everyone = append(everyone, p.account)
 	}

@@ -16,7 +16,6 @@ import (
 
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 
-	"github.com/idlegpu/idlegpu/scripts/harness"
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 )
 
@@ -28,16 +27,18 @@ import (
 // signed bids at a fixed rate on top.
 
 type soakSample struct {
-	At              time.Duration // since the soak began, at the window's end
-	Step            StepResult    // the window's txs: proofs then bids, per provider
-	RSSMiB, DiskMiB float64
-	Goroutines      int
+	At   time.Duration // since the soak began, at the window's end
+	Step StepResult    // the window's txs: proofs then bids, per provider
+	// Per validator, the first (the one the sender talks to) first.
+	RSSMiB, DiskMiB []float64
+	Goroutines      []int
 	P50, P99        time.Duration // block intervals in the window
 	Blocks          int
 	// Backlog is the ended epochs not yet sent: a window's proofs are built
 	// at its start, so a steady backlog is about one window of epochs.
-	// Stuck counts the leases fallen out.
-	Backlog, Stuck int
+	// Waiting counts the leases whose next epoch had no block in its
+	// window, until the chain excuses it at its due time.
+	Backlog, Waiting int
 }
 
 type soakResult struct {
@@ -45,7 +46,7 @@ type soakResult struct {
 	epochSec          uint64
 	bidRate, proofTxs float64
 	samples           []soakSample
-	missed            uint64 // missed epochs the chain recorded on the leases
+	missed, excused   uint64 // epochs the chain recorded on the leases as missed, as excused
 	leases            int
 }
 
@@ -82,7 +83,7 @@ func (s *mixSource) After(ctx context.Context, r StepResult) error {
 }
 
 // soak runs windows of o.soakWindow until o.soak has passed.
-func soak(ctx context.Context, o options, c *harness.Chain, node *rpchttp.HTTP, poller *Poller, m *market) (*soakResult, error) {
+func soak(ctx context.Context, o options, nodes []benchNode, node *rpchttp.HTTP, poller *Poller, m *market) (*soakResult, error) {
 	// Every lease ends an epoch each epoch_seconds: offer proofs at half as
 	// much again, so the backlog the setup left drains; once it has, the
 	// source has only what ended (a step short of proofs is no failure).
@@ -102,25 +103,34 @@ func soak(ctx context.Context, o options, c *harness.Chain, node *rpchttp.HTTP, 
 		s := soakSample{At: time.Since(start), Step: r, Backlog: m.backlog()}
 		for _, p := range m.providers {
 			for _, l := range p.leases {
-				if l.stuck {
-					s.Stuck++
+				if l.waiting {
+					s.Waiting++
 				}
 			}
 		}
-		if s.RSSMiB, err = rssMiB(c.Node.Pid()); err != nil {
-			return res, err
-		}
-		if s.DiskMiB, err = dirMiB(filepath.Join(c.Home, "data")); err != nil {
-			return res, err
-		}
-		if s.Goroutines, err = goroutines(ctx, c.PprofAddr()); err != nil {
-			return res, err
+		for _, n := range nodes {
+			rss, err := rssMiB(n.pid)
+			if err != nil {
+				return res, err
+			}
+			disk, err := dirMiB(filepath.Join(n.home, "data"))
+			if err != nil {
+				return res, err
+			}
+			g, err := goroutines(ctx, n.pprof)
+			if err != nil {
+				return res, err
+			}
+			s.RSSMiB, s.DiskMiB, s.Goroutines = append(s.RSSMiB, rss), append(s.DiskMiB, disk), append(s.Goroutines, g)
 		}
 		s.P50, s.P99, s.Blocks = blockIntervals(poller.Blocks(), from)
 		res.samples = append(res.samples, s)
-		logf("soak %s: committed %.1f tx/s (%.0f units/s), p95 %v; RSS %.0f MiB, data %.0f MiB, %d goroutines; blocks p50 %v p99 %v; backlog %d, stuck %d",
-			s.At.Round(time.Second), r.TxPerSec, r.UnitsPerSec, r.P95.Round(time.Millisecond), s.RSSMiB, s.DiskMiB, s.Goroutines,
-			s.P50.Round(time.Millisecond), s.P99.Round(time.Millisecond), s.Backlog, s.Stuck)
+		logf("soak %s: committed %.1f tx/s (%.0f units/s), p95 %v; RSS %s MiB, data %s MiB, %s goroutines; blocks p50 %v p99 %v; backlog %d, waiting %d",
+			s.At.Round(time.Second), r.TxPerSec, r.UnitsPerSec, r.P95.Round(time.Millisecond), each(s.RSSMiB), each(s.DiskMiB), each(s.Goroutines),
+			s.P50.Round(time.Millisecond), s.P99.Round(time.Millisecond), s.Backlog, s.Waiting)
+		if r.FirstFail != "" {
+			logf("soak %s: first failed tx: %s", s.At.Round(time.Second), r.FirstFail)
+		}
 	}
 	sq := settlementtypes.NewQueryClient(m.c.q)
 	for _, p := range m.providers {
@@ -130,10 +140,20 @@ func soak(ctx context.Context, o options, c *harness.Chain, node *rpchttp.HTTP, 
 				return res, fmt.Errorf("lease %d progress: %w", l.id, err)
 			}
 			res.missed += pr.Progress.MissedEpochs
+			res.excused += pr.Progress.ExcusedEpochs
 			res.leases++
 		}
 	}
 	return res, nil
+}
+
+// each formats one figure per validator: "933" or "933 · 901 · 899 · 905".
+func each[N int | float64](xs []N) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatFloat(float64(x), 'f', 0, 64)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // rssMiB is a process's resident memory (/proc/<pid>/status VmRSS).

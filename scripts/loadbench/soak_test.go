@@ -50,3 +50,25 @@ func TestRSSOfThisProcess(t *testing.T) {
 		t.Fatalf("RSS %.1f MiB, %v", mib, err)
 	}
 }
+
+// A localnet soak reports every validator's figures, the first first, and
+// each one's disk growth an hour.
+func TestSoakReportPerValidator(t *testing.T) {
+	r := &report{opts: options{soak: time.Hour, validators: 2, soakEpoch: 20 * time.Second}, started: time.Now(), finished: time.Now()}
+	r.soak = &soakResult{window: time.Minute, epochSec: 20, bidRate: 120, leases: 2000, missed: 0, excused: 3, samples: []soakSample{
+		{At: time.Minute, RSSMiB: []float64{933, 901}, DiskMiB: []float64{40, 41}, Goroutines: []int{120, 99}},
+		{At: 31 * time.Minute, RSSMiB: []float64{2000, 1900.4}, DiskMiB: []float64{540, 291}, Goroutines: []int{121, 99}, Waiting: 1},
+	}}
+	md := r.markdown()
+	for _, want := range []string{
+		"-soak-epoch 20s -validators 2",
+		"| 933 · 901 | 40 · 41 | 120 · 99 |",
+		"RSS 933 · 901 → 2000 · 1900 MiB, goroutines 120 · 99 → 121 · 99, data 40 · 41 → 540 · 291 MiB (1000 · 500 MiB an hour)",
+		"2000 leases: 0 missed, 3 excused",
+		"waiting for such an excuse at the end: 1.",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -34,3 +34,26 @@ func TestSaturationAndPeak(t *testing.T) {
 	require.Equal(t, best, Peak([]StepResult{over, best, burst}))
 	require.Equal(t, StepResult{}, Peak([]StepResult{burst}))
 }
+
+func TestPercentileIsTheNearestRank(t *testing.T) {
+	xs := make([]float64, 100)
+	for i := range xs {
+		xs[i] = float64(i + 1)
+	}
+	for _, c := range []struct{ p, want float64 }{{0.5, 50}, {0.95, 95}, {0.99, 99}, {1, 100}, {0.001, 1}} {
+		if got := percentile(xs, c.p); got != c.want {
+			t.Errorf("p%g of 1..100 = %g, want %g", c.p*100, got, c.want)
+		}
+	}
+	// Of 150 values p99 is the 149th, the second highest.
+	ys := make([]float64, 150)
+	for i := range ys {
+		ys[i] = float64(i + 1)
+	}
+	if got := percentile(ys, 0.99); got != 149 {
+		t.Errorf("p99 of 1..150 = %g, want 149", got)
+	}
+	if got := percentile(nil, 0.99); got != 0 {
+		t.Errorf("p99 of nothing = %g, want 0", got)
+	}
+}
