@@ -23,6 +23,22 @@ func (s *KeeperTestSuite) halt(d time.Duration) {
 	s.beginBlock()
 }
 
+// requireUnharmed: provider 0 was paid exactly paid for the lease (renter
+// 3 paid that much and no more), kept its stake, is not jailed, and has no
+// miss and one completed lease on record.
+func (s *KeeperTestSuite) requireUnharmed(final auctiontypes.Lease, paid, renterBefore, stake sdkmath.Int) {
+	s.T().Helper()
+	s.Require().Equal(paid, final.Paid.Amount)
+	s.Require().Equal(renterBefore.Sub(paid), s.usdc(s.accs[3].Address), "the renter pays proven time only")
+	p := s.providerState(0)
+	s.Require().Equal(stake, p.Stake.Amount, "not slashed")
+	s.Require().Equal(providertypes.PROVIDER_STATUS_ACTIVE, p.Status, "not jailed")
+	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
+	s.Require().NoError(err)
+	s.Require().Zero(rep.MissedEpochs)
+	s.Require().EqualValues(1, rep.LeasesCompleted)
+}
+
 // usdcDue is floor(price × gpus × seconds / 3600).
 func usdcDue(price, gpus, seconds int64) sdkmath.Int {
 	return sdkmath.NewInt(price).MulRaw(gpus).MulRaw(seconds).QuoRaw(3600)
@@ -62,16 +78,7 @@ func (s *KeeperTestSuite) TestHaltNeverSlashes() {
 	s.Require().EqualValues(2, prog.ProvenEpochs)
 	s.Require().EqualValues(1, prog.ExcusedEpochs, "epoch 2 held no block")
 	s.Require().Zero(prog.MissedEpochs)
-	paid := usdcDue(price, 1, 1200)
-	s.Require().Equal(paid, final.Paid.Amount)
-	s.Require().Equal(renterBefore.Sub(paid), s.usdc(s.accs[3].Address), "the renter pays proven time only")
-	p := s.providerState(0)
-	s.Require().Equal(stake, p.Stake.Amount, "not slashed")
-	s.Require().Equal(providertypes.PROVIDER_STATUS_ACTIVE, p.Status, "not jailed")
-	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
-	s.Require().NoError(err)
-	s.Require().Zero(rep.MissedEpochs)
-	s.Require().EqualValues(1, rep.LeasesCompleted)
+	s.requireUnharmed(final, usdcDue(price, 1, 1200), renterBefore, stake)
 }
 
 // TestRenterCloseStillPaysEndedTime: a renter closing after an epoch ended
@@ -249,16 +256,7 @@ func (s *KeeperTestSuite) TestProofAfterAHaltExcusesTheEmptyWindow() {
 	s.Require().NoError(err)
 	final := s.getLease(l.Id)
 	s.Require().Equal(auctiontypes.LEASE_STATUS_COMPLETED, final.Status)
-	paid := usdcDue(price, 1, 1800)
-	s.Require().Equal(paid, final.Paid.Amount)
-	s.Require().Equal(renterBefore.Sub(paid), s.usdc(s.accs[3].Address), "the renter pays proven time only")
-	p := s.providerState(0)
-	s.Require().Equal(stake, p.Stake.Amount, "not slashed")
-	s.Require().Equal(providertypes.PROVIDER_STATUS_ACTIVE, p.Status, "not jailed")
-	rep, err := s.app.ProviderKeeper.Reputations.Get(s.ctx, s.accs[0].Address)
-	s.Require().NoError(err)
-	s.Require().Zero(rep.MissedEpochs)
-	s.Require().EqualValues(1, rep.LeasesCompleted)
+	s.requireUnharmed(final, usdcDue(price, 1, 1800), renterBefore, stake)
 }
 
 // TestOnlyAnEmptyWindowIsSkipped: a provider cannot skip an epoch it did
