@@ -115,20 +115,17 @@ const reasonNoBlock = "no block in the window (chain halted)"
 // then excuses them at once (excuseEmptyBefore): waiting for their due
 // time would leave the provider no time, since the halt's lost time moves
 // an empty window's due time to about that of the first epoch after it.
-// Windows are contiguous, so the first header from the first window's
-// start answers for all of them; the header ring keeps every header from
-// the lease's next window on (it is watched).
+// Windows are contiguous, so one header search over their span answers
+// for all of them, by unprovable's test (headerIn); the header ring keeps
+// every header from the lease's next window on (it is watched).
 func (k Keeper) emptyWindowsBefore(ctx context.Context, start time.Time, prog types.LeaseProgress, epoch uint64) (bool, error) {
 	from, _, ok := prog.Window(start, prog.NextEpoch)
 	_, to, last := prog.Window(start, epoch-1)
 	if !ok || !last || epoch <= prog.NextEpoch {
 		return false, nil
 	}
-	h, found, err := k.firstHeaderFrom(ctx, from)
-	if err != nil || !found {
-		return false, err // no header read: not shown empty
-	}
-	return h.Time.After(to), nil
+	held, err := k.headerIn(ctx, from, to)
+	return err == nil && !held, err
 }
 
 // excuseEmptyBefore excuses, in order, the epochs before epoch that
