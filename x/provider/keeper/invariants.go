@@ -117,11 +117,12 @@ func (k Keeper) GPUOwnersInvariant(ctx context.Context) error {
 	})
 }
 
-// ReliabilityBoundsInvariant: every reliability lies in [0, 10000] bps.
+// ReliabilityBoundsInvariant: every reliability lies in [0, 10000] bps,
+// its carry included (types.Reputation.ValidateReliability).
 func (k Keeper) ReliabilityBoundsInvariant(ctx context.Context) error {
 	return k.Reputations.Walk(ctx, nil, func(addr sdk.AccAddress, r types.Reputation) (bool, error) {
-		if r.ReliabilityBps > check.MaxBps {
-			return true, fmt.Errorf("provider %s: reliability %d bps", k.str(addr), r.ReliabilityBps)
+		if err := r.ValidateReliability(); err != nil {
+			return true, fmt.Errorf("provider %s: %w", k.str(addr), err)
 		}
 		return false, nil
 	})

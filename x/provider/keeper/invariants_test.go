@@ -44,7 +44,13 @@ func (s *KeeperTestSuite) TestInvariantsCatchCorruption() {
 		}, func() error { return s.keeper.GPUOwnersInvariant(s.ctx) }, "gpu_count 3 / committed 0, but has 2 / 0"},
 		{"reliability above 100%", func() {
 			s.Require().NoError(s.keeper.Reputations.Set(s.ctx, s.accs[0].Address, types.Reputation{ReliabilityBps: 10_001}))
-		}, func() error { return s.keeper.ReliabilityBoundsInvariant(s.ctx) }, "reliability 10001 bps"},
+		}, func() error { return s.keeper.ReliabilityBoundsInvariant(s.ctx) }, "reliability_bps must be at most 10000 bps, got 10001"},
+		{"a carry of a whole bps", func() {
+			s.Require().NoError(s.keeper.Reputations.Set(s.ctx, s.accs[0].Address, types.Reputation{ReliabilityBps: 9000, ReliabilityCarry: 10_000}))
+		}, func() error { return s.keeper.ReliabilityBoundsInvariant(s.ctx) }, "reliability_carry 10000: want below 10000"},
+		{"a carry above 100%", func() {
+			s.Require().NoError(s.keeper.Reputations.Set(s.ctx, s.accs[0].Address, types.Reputation{ReliabilityBps: 10_000, ReliabilityCarry: 1}))
+		}, func() error { return s.keeper.ReliabilityBoundsInvariant(s.ctx) }, "reliability_carry 1: want below 10000, keeping 10000 bps + carry at most 10000"},
 	} {
 		s.Run(tc.name, func() {
 			setup()

@@ -26,6 +26,7 @@ func (e *EventReputationChanged) ABCIEvent() (sdk.Event, error) {
 	w.Key("leases_failed").Uint64(r.LeasesFailed)
 	w.Key("preemptions").Uint64(r.Preemptions)
 	w.Key("frauds").Uint64(r.Frauds)
+	w.Key("reliability_carry").Uint32(r.ReliabilityCarry)
 	w.Close()
 	return b.Event()
 }

@@ -131,7 +131,7 @@ func (gs GenesisState) validate() error {
 			return fmt.Errorf("reputation of %s: provider missing or listed twice", r.Provider)
 		}
 		reps[r.Provider] = true
-		if err := check.Bps("reliability_bps", r.Reputation.ReliabilityBps); err != nil {
+		if err := r.Reputation.ValidateReliability(); err != nil {
 			return fmt.Errorf("reputation of %s: %w", r.Provider, err)
 		}
 	}
