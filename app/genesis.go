@@ -13,28 +13,9 @@ import (
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 )
 
-// DenomMetadata describes the chain's currencies so wallets and the CLI show
-// human units (1 gpu = 10^6 ugpu, 1 usdc = 10^6 uusdc).
-func DenomMetadata() []banktypes.Metadata {
-	return []banktypes.Metadata{
-		denomMetadata(chaincfg.BondDenom, "gpu", "GPU", "idlegpu staking and fee token"),
-		denomMetadata(chaincfg.USDCDenom, "usdc", "USDC", "USD Coin, a market payment currency"),
-	}
-}
-
-func denomMetadata(base, display, symbol, description string) banktypes.Metadata {
-	return banktypes.Metadata{
-		Description: description,
-		DenomUnits: []*banktypes.DenomUnit{
-			{Denom: base, Exponent: 0, Aliases: []string{}},
-			{Denom: display, Exponent: 6, Aliases: []string{}},
-		},
-		Base:    base,
-		Display: display,
-		Name:    symbol,
-		Symbol:  symbol,
-	}
-}
+// DenomMetadata describes the chain's currencies (chaincfg.DenomMetadata):
+// the bank genesis every new node starts from.
+func DenomMetadata() []banktypes.Metadata { return chaincfg.DenomMetadata() }
 
 // GenesisBasics returns a copy of the basic manager whose default genesis is
 // the chain's (bank carries the denom metadata). `idlegpud init` and the

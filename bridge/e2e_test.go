@@ -202,12 +202,12 @@ func TestBridgeEndToEnd(t *testing.T) {
 	signed := idlegpudStdout(t, bins.Idlegpud, c, "tx", "auction", "sign-job", "--eth-key", renter.File, "--chain-id", c.ChainID,
 		"--gpus", "1", "--model", e2eModel, "--min-memory", "80GB", "--region", "eu", "--tier", "bronze",
 		"--duration", "40s", "--max-price", "1usdc/gpu-h", "--bid-window", "0", "--workload", "training",
-		"--image", e2eImage, "--manifest", manifest, "--max-relayer-fee", strconv.Itoa(fee))
+		"--image", e2eImage, "--manifest", manifest, "--max-relayer-fee", fmt.Sprintf("%duusdc", fee))
 	bidFile := filepath.Join(dir, "bid.json")
 	require.NoError(t, os.WriteFile(bidFile, signed, 0o600))
 	cosmosRelayer := c.Address("validator")
 	relayerBefore := c.Balance(cosmosRelayer, "uusdc")
-	c.Tx("validator", "auction", "submit-signed-job", bidFile, "--relayer-fee", strconv.Itoa(fee))
+	c.Tx("validator", "auction", "submit-signed-job", bidFile, "--relayer-fee", fmt.Sprintf("%duusdc", fee))
 	step("renter signed a job bid with its EVM key; a relayer submitted it")
 	require.Contains(t, string(c.CLI("lease", "send-manifest", "1", manifest, "--eth-key", renter.File)), "manifest accepted for lease 1")
 	c.WaitLease(1, "LEASE_STATUS_ACTIVE", 30*time.Second)
@@ -315,7 +315,7 @@ func withdrawWalletRenter(t *testing.T, idlegpud string, c *harness.Chain, keyFi
 	require.NoError(t, os.WriteFile(file, signed, 0o600))
 	alice := c.Address("alice")
 	before := c.Balance(alice, "uusdc")
-	c.Tx("alice", "auction", "submit-signed", file, "--relayer-fee", strconv.Itoa(withdrawFee))
+	c.Tx("alice", "auction", "submit-signed", file, "--relayer-fee", fmt.Sprintf("%duusdc", withdrawFee))
 	require.EqualValues(t, 0, c.Balance(renterAcct, "uusdc"), "the amount burned and the fee paid: nothing left")
 	require.EqualValues(t, before+withdrawFee, c.Balance(alice, "uusdc"))
 	return out, alice, before

@@ -122,26 +122,30 @@ func TestLimits(t *testing.T) {
 	require.False(t, off.Observe("GPU-a", 200, 2_000_000))
 }
 
-// TestResolvePricesHumanUnits: prices take the chain's display units and
-// refuse a denom that is not one of the chain's currencies.
+// TestResolvePricesHumanUnits: prices take the chain's display units, in
+// any case, as the CLI does, and refuse a denom that is not one of the
+// chain's currencies.
 func TestResolvePricesHumanUnits(t *testing.T) {
 	metas := app.DenomMetadata()
 	got, err := ResolvePrices([]config.Price{
 		{Model: "A", OnDemand: "2.5usdc/gpu-h", Preemptible: "900000uusdc"},
 		{Model: "B", OnDemand: "0.000001usdc"},
+		{Model: "C", OnDemand: "2 USDC", Preemptible: "0.9 Usdc/GPU-H"},
 	}, metas)
 	require.NoError(t, err)
 	require.Equal(t, []config.Price{
 		{Model: "A", OnDemand: "2500000uusdc", Preemptible: "900000uusdc"},
 		{Model: "B", OnDemand: "1uusdc"},
+		{Model: "C", OnDemand: "2000000uusdc", Preemptible: "900000uusdc"},
 	}, got)
 	for _, tc := range []struct {
 		price config.Price
 		err   string
 	}{
-		{config.Price{Model: "A", OnDemand: "2 USDC"}, `policy.prices[0].on_demand = "2 USDC": USDC is not a currency of this chain (its currencies: ugpu or gpu, uusdc or usdc)`},
+		{config.Price{Model: "A", OnDemand: "2 USD"}, `policy.prices[0].on_demand = "2 USD": USD is not a currency of this chain (its currencies: ugpu or gpu, uusdc or usdc)`},
+		{config.Price{Model: "A", OnDemand: "2500000"}, `policy.prices[0].on_demand = "2500000": "2500000" has no denom: add one, e.g. 2.5usdc or 2500000uusdc`},
 		{config.Price{Model: "A", Preemptible: "7uatom"}, `policy.prices[0].preemptible = "7uatom": uatom is not a currency of this chain (its currencies: ugpu or gpu, uusdc or usdc)`},
-		{config.Price{Model: "A", OnDemand: "0.0000001usdc"}, `policy.prices[0].on_demand = "0.0000001usdc": "0.0000001usdc" is a fraction of a uusdc`},
+		{config.Price{Model: "A", OnDemand: "0.0000001usdc"}, `policy.prices[0].on_demand = "0.0000001usdc": "0.0000001usdc" is a fraction of a base unit: usdc has 6 decimals, the smallest step is 0.000001usdc (1uusdc)`},
 		{config.Price{Model: "A", OnDemand: "0usdc"}, `policy.prices[0].on_demand = "0usdc": "0usdc" reads as 0 of denom usdc: an amount must be positive, in plain decimal digits`},
 		{config.Price{Model: "A", OnDemand: "0x10uusdc"}, `policy.prices[0].on_demand = "0x10uusdc": "0x10uusdc" reads as 0 of denom x10uusdc: an amount must be positive, in plain decimal digits`},
 	} {

@@ -84,17 +84,25 @@ func badInputCostsNothing(t *testing.T, n node, endpointURL string) {
 	}
 
 	// Autocli builds close-lease, so only the chain checks its reason: the
-	// node refuses it in CheckTx, before the fee, with the module's code.
+	// node refuses it in CheckTx, before the fee, with the module's code,
+	// which the command prints and exits 1 with.
 	var res struct {
+		TxHash    string `json:"txhash"`
 		Code      uint32 `json:"code"`
 		Codespace string `json:"codespace"`
 		RawLog    string `json:"raw_log"`
 	}
-	require.NoError(t, json.Unmarshal(n.cli("tx", "auction", "close-lease", "1", "--reason", strings.Repeat("r", 300),
-		"--from", "alice", "--fees", "1000ugpu", "--yes", "-o", "json"), &res))
+	refused := exec.Command(idlegpud, "tx", "auction", "close-lease", "1", "--reason", strings.Repeat("r", 300),
+		"--from", "alice", "--gas", "400000", "--fees", "1000ugpu", "--yes", "-o", "json", "--home", n.Home, "--node", n.RPC)
+	var stderr strings.Builder
+	refused.Stderr = &stderr
+	stdout, err := refused.Output()
+	require.Error(t, err, "exit status")
+	require.NoError(t, json.Unmarshal(stdout, &res), "%s", stdout)
 	require.Equal(t, "auction", res.Codespace, res.RawLog)
 	require.EqualValues(t, 30, res.Code, res.RawLog)
 	require.Equal(t, "at most 256 printable bytes: invalid reason", res.RawLog)
+	require.Equal(t, "Error: the node refused tx "+res.TxHash+" with code 30 (auction): at most 256 printable bytes: invalid reason\n", stderr.String())
 
 	n.waitHeight(n.height()+2, 30*time.Second)
 	require.Equal(t, balance, n.Balance(alice, "ugpu"), "no fee was paid")

@@ -31,11 +31,11 @@ func (AppModule) AutoCLIOptions() *autocliv1.ModuleOptions {
 				},
 				{
 					RpcMethod: "Search", Use: "search", Short: "Search the market's offers (open ones unless --status)",
-					Example: `idlegpud q offer search --model "NVIDIA H100 80GB HBM3" --region eu --lane on-demand --max-price 2500000uusdc`,
+					Example: `idlegpud q offer search --model "NVIDIA H100 80GB HBM3" --region eu --lane on-demand --max-price 2.5usdc/gpu-h`,
 				},
 				{
 					RpcMethod: "Candidates", Use: "candidates", Short: "Show the offers a job would be matched with now, cheapest first",
-					Example: `idlegpud q offer candidates --lane on-demand --max-price 3000000uusdc --workload training --gpu-count 2 --duration-seconds 7200`,
+					Example: `idlegpud q offer candidates --lane on-demand --max-price 3usdc/gpu-h --workload training --gpu-count 2 --duration-seconds 7200`,
 				},
 				{
 					RpcMethod: "FillRate", Use: "fill-rate <provider>", Short: "Show a provider's offered and leased GPU-seconds and fill rate",

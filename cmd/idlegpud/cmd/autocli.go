@@ -14,8 +14,9 @@ import (
 
 // enhanceRootCommand adds autocli's query and tx commands to rootCmd, as
 // AppOptions.EnhanceRootCommand does, with this chain's flag types and
-// output: accounts (accountType) and amounts (coinType) are read before
-// anything is signed, and this chain's responses print their zero values
+// output: accounts (accountType) and amounts (coinType, in display or base
+// units, prices with "/gpu-h": markCoinFlags) are read before anything is
+// signed, and this chain's responses print their zero values
 // (zeroFieldFiles).
 func enhanceRootCommand(rootCmd *cobra.Command, opts autocli.AppOptions) error {
 	files, err := zeroFieldFiles()
@@ -41,5 +42,9 @@ func enhanceRootCommand(rootCmd *cobra.Command, opts autocli.AppOptions) error {
 	}
 	builder.DefineScalarFlagType(flag.AddressStringScalarType, accountType{})
 	builder.DefineMessageFlagType("cosmos.base.v1beta1.Coin", coinType{})
-	return opts.EnhanceRootCommandWithBuilder(rootCmd, builder)
+	if err := opts.EnhanceRootCommandWithBuilder(rootCmd, builder); err != nil {
+		return err
+	}
+	markCoinFlags(rootCmd)
+	return nil
 }

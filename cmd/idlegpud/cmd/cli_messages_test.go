@@ -38,9 +38,19 @@ func TestCLIMessages(t *testing.T) {
 		usage bool
 	}{
 		{"tx provider bond -1ugpu --from a", `Error: amount: "-1ugpu" must be positive`, false},
-		{"tx provider bond 100 --from a", `Error: amount: "100" has no denom: write it like 100ugpu`, false},
+		{"tx provider bond 100 --from a", `Error: amount: "100" has no denom: add one, e.g. 0.0001gpu or 100ugpu`, false},
 		{"tx provider bond 0ugpu --from a", `Error: amount: "0ugpu" reads as 0 of denom ugpu: an amount must be positive, in plain decimal digits`, false},
-		{"tx provider unbond 2.5 --from a", `Error: amount: "2.5" has no denom: write it like 2.5ugpu`, false},
+		{"tx provider unbond 2.5 --from a", `Error: amount: "2.5" has no denom: add one, e.g. 2.5gpu or 2500000ugpu`, false},
+		{"tx provider bond 1.0000005gpu --from a",
+			`Error: amount: "1.0000005gpu" is a fraction of a base unit: gpu has 6 decimals, the smallest step is 0.000001gpu (1ugpu)`, false},
+		{"tx provider bond 1.5gpu/gpu-h --from a",
+			`Error: amount: "1.5gpu/gpu-h" names gpu/gpu-h, which is no denom: write the unit alone (only a price may end in /gpu-h)`, false},
+		// A price reads as post-job's --max-price does, never as a bare number.
+		{"q offer candidates --max-price 50000", `Error: --max-price: "50000" has no denom: add one, e.g. 0.05usdc or 50000uusdc`, false},
+		{"q offer search --max-price 1.0000005usdc",
+			`Error: --max-price: "1.0000005usdc" is a fraction of a base unit: usdc has 6 decimals, the smallest step is 0.000001usdc (1uusdc)`, false},
+		{"q offer candidates --max-price 3000000UUSDC",
+			`Error: --max-price: "3000000UUSDC" names the base denom uusdc in another case: base denoms are exact, write uusdc`, false},
 		{"tx auction close-lease -1 --from a", `Error: lease-id: "-1" must be a non-negative integer`, false},
 		{"tx auction close-lease --from a -- -1", `Error: lease-id: "-1" must be a non-negative integer`, false},
 		{"tx auction close-lease abc --from a", `Error: lease-id: "abc" is not a number`, false},
@@ -245,5 +255,30 @@ func cliRunner(home string) func(args ...string) (int, string) {
 		root.SetErr(&out)
 		code := cmd.Execute(root, append([]string{"--home", home}, args...))
 		return code, out.String()
+	}
+}
+
+// TestCLIAmountsReadAlike: an autocli amount in display units, in any
+// case, builds the very tx its base units do.
+func TestCLIAmountsReadAlike(t *testing.T) {
+	run := cliRunner(t.TempDir())
+	if code, out := run("keys", "add", "a", "--keyring-backend", "test"); code != 0 {
+		t.Fatalf("keys add: exit status %d: %s", code, out)
+	}
+	var txs []string
+	for _, amount := range []string{"1500000ugpu", "1.5gpu", "1.5 GPU"} {
+		code, out := run("tx", "provider", "bond", amount, "--from", "a", "--keyring-backend", "test", "--generate-only", "--chain-id", "c")
+		if code != 0 {
+			t.Fatalf("bond %s: exit status %d: %s", amount, code, out)
+		}
+		txs = append(txs, out)
+	}
+	if want := `"amount":{"denom":"ugpu","amount":"1500000"}`; !strings.Contains(txs[0], want) {
+		t.Fatalf("the message lacks %s:\n%s", want, txs[0])
+	}
+	for i, amount := range []string{"1.5gpu", "1.5 GPU"} {
+		if txs[i+1] != txs[0] {
+			t.Errorf("bond %s built\n%s\nnot\n%s", amount, txs[i+1], txs[0])
+		}
 	}
 }

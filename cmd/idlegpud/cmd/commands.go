@@ -36,6 +36,7 @@ func initRootCmd(rootCmd *cobra.Command, txConfig client.TxConfig, basics module
 
 	genesisCmd := genutilcli.Commands(txConfig, basics, app.DefaultNodeHome)
 	genesisCmd.AddCommand(developmentGenesisCmd(app.DefaultNodeHome), gpuPassGenesisCmd(app.DefaultNodeHome))
+	genesisCmd.Annotations = map[string]string{offlineTxAnnotation: "true"}
 	rootCmd.AddCommand(
 		server.StatusCommand(),
 		genesisCmd,
@@ -89,6 +90,12 @@ func txCommand() *cobra.Command {
 		authcmd.GetDecodeCommand(),
 		authcmd.GetSimulateCmd(),
 	)
+	for _, c := range cmd.Commands() { // autocli adds the modules' commands later
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[builtTxAnnotation] = "true"
+	}
 	return cmd
 }
 

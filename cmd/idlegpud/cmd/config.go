@@ -10,10 +10,17 @@ import (
 	serverconfig "github.com/cosmos/cosmos-sdk/server/config"
 )
 
+// minGasPrice is the spam floor's price of a unit of gas, in base units of
+// each fee denom.
+const minGasPrice = "0.0025"
+
 // DefaultMinGasPrices is the least fee a node accepts into its mempool unless
 // the operator sets another in app.toml: a spam floor far below any real
-// market price (a default 200k-gas tx costs 500ugpu = 0.0005 GPU).
-const DefaultMinGasPrices = "0.0025" + chaincfg.BondDenom
+// market price (a 200k-gas tx costs 500ugpu = 0.0005 GPU, or 500uusdc =
+// 0.0005 USDC). The SDK's mempool check takes a fee that meets the floor of
+// any one of its denoms, so a renter who came through the EVM bridge and
+// holds only USDC can pay its own fees; the CLI picks the denom (autoGasPrice).
+const DefaultMinGasPrices = minGasPrice + chaincfg.BondDenom + "," + minGasPrice + chaincfg.USDCDenom
 
 // DefaultTimeoutCommit is the pause after each block that `init` writes:
 // one second suits local networks and the demo; public networks may raise it.

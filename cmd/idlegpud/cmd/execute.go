@@ -109,11 +109,12 @@ var (
 )
 
 // Message is the one line an error prints as: no source paths, one rpc
-// error where the node's query path wrapped it twice (rpcErrorOnce), and a
-// bad value named by its flag, or by its positional argument's name in the
+// error where the node's query path wrapped it twice (rpcErrorOnce), a
+// failed simulation said as such (simulationFailure), and a bad value
+// named by its flag, or by its positional argument's name in the
 // command's usage.
 func Message(cmd *cobra.Command, err error) string {
-	msg := rpcErrorOnce(sourcePathRe.ReplaceAllString(err.Error(), ""))
+	msg := simulationFailure(rpcErrorOnce(sourcePathRe.ReplaceAllString(err.Error(), "")))
 	m := badValueRe.FindStringSubmatch(msg)
 	if m == nil {
 		return msg

@@ -6,7 +6,6 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	basev1beta1 "cosmossdk.io/api/cosmos/base/v1beta1"
 	"cosmossdk.io/client/v2/autocli/flag"
 	"cosmossdk.io/core/address"
 
@@ -79,40 +78,4 @@ func keyAddress(ctx context.Context, name string) ([]byte, bool) {
 	}
 	addr, err := rec.GetAddress()
 	return addr, err == nil
-}
-
-// coinType is how autocli reads a coin: precheck.Coin's plain decimal
-// amount and denom, positive. Autocli's own reads "0x10uusdc" as 0 of
-// "x10uusdc" and "0uusdc" as a coin, which the chain refused for a fee.
-type coinType struct{}
-
-func (coinType) NewValue(*context.Context, *flag.Builder) flag.Value { return &coinValue{} }
-
-func (coinType) DefaultValue() string { return "" }
-
-type coinValue struct{ coin *basev1beta1.Coin }
-
-func (c *coinValue) Get(protoreflect.Value) (protoreflect.Value, error) {
-	if c.coin == nil {
-		return protoreflect.Value{}, nil
-	}
-	return protoreflect.ValueOfMessage(c.coin.ProtoReflect()), nil
-}
-
-func (c *coinValue) String() string {
-	if c.coin == nil {
-		return ""
-	}
-	return c.coin.Amount + c.coin.Denom
-}
-
-func (c *coinValue) Type() string { return "coin" }
-
-func (c *coinValue) Set(s string) error {
-	coin, err := precheck.Coin(s)
-	if err != nil {
-		return err
-	}
-	c.coin = &basev1beta1.Coin{Denom: coin.Denom, Amount: coin.Amount.String()}
-	return nil
 }

@@ -29,9 +29,10 @@ import (
 const votingPeriod = 15 * time.Second
 
 // networkConfig is a 4-validator in-process network of the real idlegpu app
-// with a short governance voting period.
+// with a short governance voting period and the fee floor a new node asks.
 func networkConfig(t *testing.T) network.Config {
 	cfg := apptesting.NetworkConfig(t, "idlegpu-net", 4)
+	cfg.MinGasPrices = cmd.DefaultMinGasPrices
 	var gov govv1.GenesisState
 	cfg.Codec.MustUnmarshalJSON(cfg.GenesisState["gov"], &gov)
 	vp, evp := votingPeriod, votingPeriod/2
@@ -80,10 +81,11 @@ func (c cli) tx(i int, args ...string) {
 }
 
 // broadcast runs a tx command from validator i's key and returns the tx hash
-// once the node accepted it into its mempool.
+// once the node accepted it into its mempool (--no-wait: several txs, such
+// as the validators' votes, go into the same block).
 func (c cli) broadcast(i int, args ...string) string {
 	c.t.Helper()
-	args = append(args, "--from", fmt.Sprintf("node%d", i), "--gas", "400000", "--fees", "1000"+chaincfg.BondDenom, "--yes",
+	args = append(args, "--from", fmt.Sprintf("node%d", i), "--gas", "400000", "--fees", "1000"+chaincfg.BondDenom, "--yes", "--no-wait",
 		"--chain-id", c.net.Config.ChainID, "--keyring-backend", "test")
 	var res sdk.TxResponse
 	require.NoError(c.t, c.net.Config.Codec.UnmarshalJSON([]byte(c.run(i, args...)), &res))
@@ -106,11 +108,18 @@ func (c cli) wait(hash string) {
 }
 
 func TestNetwork(t *testing.T) {
-	net, err := network.New(t, t.TempDir(), networkConfig(t))
+	cfg := networkConfig(t)
+	usdcHolder := withUSDCHolder(t, &cfg)
+	net, err := network.New(t, t.TempDir(), cfg)
 	require.NoError(t, err)
 	defer net.Cleanup()
 	_, err = net.WaitForHeight(2)
 	require.NoError(t, err)
+	usdcHolder.importKey(t, net.Validators[1])
+
+	t.Run("tx commands as the guides write them", func(t *testing.T) {
+		testTxAsWritten(t, cli{t: t, net: net}, usdcHolder)
+	})
 
 	t.Run("bank send through the CLI", func(t *testing.T) {
 		c := cli{t: t, net: net}

@@ -40,3 +40,19 @@ func rpcErrorOnce(msg string) string {
 		msg = msg[:m[0]] + "rpc error: code = " + code + " desc = " + strings.TrimSuffix(desc, baseappSuffix(code))
 	}
 }
+
+// simulationRe is a tx's simulation failing, as rpcErrorOnce leaves it:
+// the SDK's tx service appends the gas the failed run used.
+var simulationRe = regexp.MustCompile(`^rpc error: code = Unknown desc = (.*) with gas used: '\d+'$`)
+
+// simulationFailure rewrites a failed simulation in msg as what it means
+// to the person who ran the tx command: the tx's messages fail on the
+// chain as it is, so the command sent nothing and no fee was paid. Every
+// tx command without --gas is simulated first (setTxDefaults), so this is
+// how a tx whose messages fail usually ends.
+func simulationFailure(msg string) string {
+	if m := simulationRe.FindStringSubmatch(msg); m != nil {
+		return "the tx fails in simulation, so nothing was sent: " + m[1]
+	}
+	return msg
+}

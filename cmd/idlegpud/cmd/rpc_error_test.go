@@ -35,3 +35,23 @@ func TestRPCErrorOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulationFailure: a tx whose simulation failed says so, without the
+// gas the failed run used; other errors are left alone.
+func TestSimulationFailure(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{
+			"rpc error: code = Unknown desc = failed to execute message; message index: 0: lease 999: lease not found with gas used: '49213'",
+			"the tx fails in simulation, so nothing was sent: failed to execute message; message index: 0: lease 999: lease not found",
+		},
+		{
+			"rpc error: code = NotFound desc = lease 9: lease not found",
+			"rpc error: code = NotFound desc = lease 9: lease not found",
+		},
+		{"with gas used: '1'", "with gas used: '1'"},
+	} {
+		if got := simulationFailure(tc.in); got != tc.want {
+			t.Errorf("simulationFailure(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -96,7 +96,7 @@ func stakeArg(i int) stateCheck {
 		if i >= len(args) {
 			return nil
 		}
-		c, err := precheck.Coin(args[i])
+		c, err := parseCoin(args[i], false)
 		if err != nil {
 			return nil
 		}
@@ -124,7 +124,7 @@ func placeBid(cmd *cobra.Command, clientCtx client.Context, args []string) error
 		}
 	}
 	if len(args) > 3 {
-		if price, err := precheck.Coin(args[3]); err == nil && price.Denom != job.Spec.MaxPrice.Denom {
+		if price, err := parseCoin(args[3], false); err == nil && price.Denom != job.Spec.MaxPrice.Denom {
 			return fmt.Errorf("price: job %d pays in %s, not %s", jobID, job.Spec.MaxPrice.Denom, price.Denom)
 		}
 	}

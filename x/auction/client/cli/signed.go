@@ -25,8 +25,8 @@ import (
 
 	"github.com/idlegpu/idlegpu/x/auction/client/wallet"
 	"github.com/idlegpu/idlegpu/x/auction/types"
-	"github.com/idlegpu/idlegpu/x/base/canon"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
+	"github.com/idlegpu/idlegpu/x/client/precheck"
 )
 
 const (
@@ -48,15 +48,15 @@ func SignJobCmd() *cobra.Command {
 		Long: `Sign a job as a wallet would (EIP-712 typed data) with an Ethereum key, and print
 the signed bid as JSON. The renter is the key's address: its idle1… account
 pays the deposit and the relayer fee. Anyone may submit the bid with
-submit-signed-job and is paid at most --max-relayer-fee (base units of the
-price's denom) from the renter.
+submit-signed-job and is paid at most --max-relayer-fee from the renter: an
+amount in the price's denom, written as prices are (0.05usdc or 50000uusdc).
 
 The job flags are post-job's. The node is asked for the denom metadata,
 the default bid window and the EIP-712 domain (x/bridge's evm_chain_id and
 vault_address); nothing is broadcast.`,
 		Example: `idlegpud tx auction sign-job --eth-key wallet.json --passphrase-file pass.txt --gpus 1 \
   --duration 2h --max-price 1.5usdc/gpu-h --image ghcr.io/acme/train@sha256:<64 hex> --manifest job.json \
-  --max-relayer-fee 50000 > bid.json`,
+  --max-relayer-fee 0.05usdc > bid.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			clientCtx, err := client.GetClientQueryContext(cmd)
@@ -95,7 +95,7 @@ vault_address); nothing is broadcast.`,
 	AddEthKeyFlags(cmd, "the renter's Ethereum key")
 	f.Uint64(flagNonce, 0, "the bid's nonce (default: a random one; any number not used in a bid still within its deadline)")
 	f.Duration(flagValidFor, time.Hour, "how long the bid may be submitted")
-	f.String(flagMaxRelayerFee, "0", "the most a submitter may be paid, in base units of the price's denom")
+	f.String(flagMaxRelayerFee, "", "the most a submitter may be paid, in the price's denom, e.g. 0.05usdc or 50000uusdc (default none)")
 	_ = cmd.MarkFlagRequired(flagEthKey)
 	flags.AddQueryFlagsToCmd(cmd)
 	f.String(flags.FlagChainID, "", "the chain the signature is bound to (default: client.toml's chain-id)")
@@ -107,13 +107,16 @@ func bidFromFlags(cmd *cobra.Command, clientCtx client.Context, params *types.Qu
 	if err != nil {
 		return types.JobBid{}, err
 	}
-	feeStr, _ := cmd.Flags().GetString(flagMaxRelayerFee)
-	fee, ok := sdkmath.NewIntFromString(feeStr)
-	if !ok || fee.IsNegative() {
-		return types.JobBid{}, fmt.Errorf("--%s %q: want a whole number of base units, e.g. 50000", flagMaxRelayerFee, feeStr)
+	metas, err := precheck.DenomMetadata(cmd.Context(), clientCtx)
+	if err != nil {
+		return types.JobBid{}, err
+	}
+	fee, err := feeIn(cmd, flagMaxRelayerFee, metas, spec.MaxPrice.Denom, "a bid's fee, like its price,")
+	if err != nil {
+		return types.JobBid{}, err
 	}
 	return types.JobBid{
-		Renter: t.renter, Spec: spec, CosmosChainId: t.chainID, Nonce: t.nonce, Deadline: t.deadline, MaxRelayerFee: fee,
+		Renter: t.renter, Spec: spec, CosmosChainId: t.chainID, Nonce: t.nonce, Deadline: t.deadline, MaxRelayerFee: fee.Amount,
 		EvmChainId: params.EvmChainId, VerifyingContract: params.VerifyingContract,
 	}, nil
 }
@@ -137,10 +140,11 @@ func SubmitSignedJobCmd() *cobra.Command {
 		Short:   "Submit a wallet-signed job bid, cancel, close or withdrawal for its signer; the signer pays you --relayer-fee",
 		Long: `Submit what sign-job, sign-cancel, sign-close or sign-withdraw printed (or a wallet
 signed through the web app). The action is the signer's; you pay the gas and
-receive --relayer-fee (base units of the job's price denom for a bid, of the
-signed fee's denom otherwise; at most the signed maximum) from the signer. A
-withdrawal always pays the signer's own EVM address.`,
-		Example: `idlegpud tx auction submit-signed-job bid.json --relayer-fee 50000 --from relayer`,
+receive --relayer-fee from the signer: an amount written as prices are
+(0.05usdc or 50000uusdc), in the job's price denom for a bid and in the
+signed fee's denom otherwise, at most the signed maximum. A withdrawal
+always pays the signer's own EVM address.`,
+		Example: `idlegpud tx auction submit-signed-job bid.json --relayer-fee 0.05usdc --from relayer`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			clientCtx, err := client.GetClientTxContext(cmd)
@@ -159,46 +163,62 @@ withdrawal always pays the signer's own EVM address.`,
 			if err != nil {
 				return fmt.Errorf("%s: signature: %w", args[0], err)
 			}
-			feeStr, _ := cmd.Flags().GetString(flagRelayerFee)
-			feeInt, err := canon.ParseInt("--"+flagRelayerFee, feeStr)
-			if err != nil || feeInt.Sign() < 0 {
-				return fmt.Errorf("--%s %q: want a whole number of base units, in plain decimal digits", flagRelayerFee, feeStr)
-			}
-			fee := sdkmath.NewIntFromBigInt(feeInt)
 			submitter := clientCtx.GetFromAddress().String()
-			var msg sdk.Msg
+			// Each message fixes its fee's denom; the fee is read in it.
+			var denom string
+			var build func(fee sdkmath.Int) sdk.Msg
 			switch {
 			case len(sj.Bid) > 0:
 				var bid types.JobBid
 				if err := wallet.UnmarshalSignedJSON(clientCtx.Codec, "bid", sj.Bid, &bid); err != nil {
 					return fmt.Errorf("%s: bid: %w", args[0], err)
 				}
-				msg = &types.MsgSubmitSignedJob{Submitter: submitter, Bid: bid, Signature: sig, RelayerFee: fee}
+				denom = bid.Spec.MaxPrice.Denom
+				build = func(fee sdkmath.Int) sdk.Msg {
+					return &types.MsgSubmitSignedJob{Submitter: submitter, Bid: bid, Signature: sig, RelayerFee: fee}
+				}
 			case len(sj.Cancel) > 0:
 				var a types.CancelJobAuth
 				if err := wallet.UnmarshalSignedJSON(clientCtx.Codec, "cancel", sj.Cancel, &a); err != nil {
 					return fmt.Errorf("%s: cancel: %w", args[0], err)
 				}
-				msg = &types.MsgSubmitSignedCancel{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
+				denom = a.MaxRelayerFee.Denom
+				build = func(fee sdkmath.Int) sdk.Msg {
+					return &types.MsgSubmitSignedCancel{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
+				}
 			case len(sj.Close) > 0:
 				var a types.CloseLeaseAuth
 				if err := wallet.UnmarshalSignedJSON(clientCtx.Codec, "close", sj.Close, &a); err != nil {
 					return fmt.Errorf("%s: close: %w", args[0], err)
 				}
-				msg = &types.MsgSubmitSignedClose{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
+				denom = a.MaxRelayerFee.Denom
+				build = func(fee sdkmath.Int) sdk.Msg {
+					return &types.MsgSubmitSignedClose{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
+				}
 			case len(sj.Withdraw) > 0:
 				var a types.WithdrawAuth
 				if err := wallet.UnmarshalSignedJSON(clientCtx.Codec, "withdraw", sj.Withdraw, &a); err != nil {
 					return fmt.Errorf("%s: withdraw: %w", args[0], err)
 				}
-				msg = &types.MsgSubmitSignedWithdraw{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
+				denom = a.MaxRelayerFee.Denom
+				build = func(fee sdkmath.Int) sdk.Msg {
+					return &types.MsgSubmitSignedWithdraw{Submitter: submitter, Auth: a, Signature: sig, RelayerFee: fee}
+				}
 			default:
 				return fmt.Errorf("%s holds no bid, cancel, close or withdraw", args[0])
 			}
-			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), msg)
+			metas, err := precheck.DenomMetadata(cmd.Context(), clientCtx)
+			if err != nil {
+				return err
+			}
+			fee, err := feeIn(cmd, flagRelayerFee, metas, denom, "the signed fee")
+			if err != nil {
+				return err
+			}
+			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), build(fee.Amount))
 		},
 	}
-	cmd.Flags().String(flagRelayerFee, "0", "the fee you ask, in base units of the job's price denom")
+	cmd.Flags().String(flagRelayerFee, "", "the fee you ask, in the signed fee's denom (a bid's: its price's), e.g. 0.05usdc or 50000uusdc (default none)")
 	flags.AddTxFlagsToCmd(cmd)
 	return cmd
 }
@@ -252,7 +272,8 @@ func signActionCmd(use, short string, build func(client.Context, *types.QueryPar
 		Use:   use,
 		Short: short,
 		Long: short + `. The output is JSON for submit-signed-job; the submitter is paid at most
---max-relayer-fee (a coin, e.g. 20000uusdc) from your account.`,
+--max-relayer-fee from your account: an amount written as prices are
+(0.02usdc or 20000uusdc).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			clientCtx, err := client.GetClientQueryContext(cmd)
@@ -275,11 +296,13 @@ func signActionCmd(use, short string, build func(client.Context, *types.QueryPar
 			if err != nil {
 				return err
 			}
-			t.maxFee = sdk.NewInt64Coin(chaincfg.BondDenom, 0)
-			if s, _ := cmd.Flags().GetString(flagMaxRelayerFee); s != "" {
-				if t.maxFee, err = sdk.ParseCoinNormalized(s); err != nil {
-					return fmt.Errorf("--%s %q: want a coin such as 20000uusdc", flagMaxRelayerFee, s)
-				}
+			metas, err := precheck.DenomMetadata(cmd.Context(), clientCtx)
+			if err != nil {
+				return err
+			}
+			// Any denom may pay; no fee is written in the bond denom, as before.
+			if t.maxFee, err = feeFlag(cmd, flagMaxRelayerFee, metas, chaincfg.BondDenom); err != nil {
+				return err
 			}
 			if cmd.Flags().Lookup(flagReason) != nil {
 				t.reason, _ = cmd.Flags().GetString(flagReason)
@@ -295,7 +318,7 @@ func signActionCmd(use, short string, build func(client.Context, *types.QueryPar
 	AddEthKeyFlags(cmd, "your Ethereum key")
 	f.Uint64(flagNonce, 0, "the nonce (default: a random one)")
 	f.Duration(flagValidFor, time.Hour, "how long it may be submitted")
-	f.String(flagMaxRelayerFee, "", "the most a submitter may be paid, as a coin (e.g. 20000uusdc; default none)")
+	f.String(flagMaxRelayerFee, "", "the most a submitter may be paid, e.g. 0.02usdc or 20000uusdc (default none)")
 	_ = cmd.MarkFlagRequired(flagEthKey)
 	flags.AddQueryFlagsToCmd(cmd)
 	f.String(flags.FlagChainID, "", "the chain the signature is bound to (default: client.toml's chain-id)")

@@ -10,38 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"cosmossdk.io/math"
-
-	sdk "github.com/cosmos/cosmos-sdk/types"
-	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
-
 	"github.com/idlegpu/idlegpu/x/auction/types"
-	"github.com/idlegpu/idlegpu/x/client/precheck"
 )
-
-// ParsePrice reads a price per GPU-hour: base units ("1500000uusdc") or a
-// display unit from the chain's denom metadata ("1.5usdc"), either with an
-// optional "/gpu-h" suffix. A fraction of a base unit is refused.
-func ParsePrice(s string, metas []banktypes.Metadata) (sdk.Coin, error) {
-	s = strings.TrimSuffix(strings.TrimSpace(s), "/gpu-h")
-	dec, err := precheck.Amount(s)
-	if err != nil {
-		return sdk.Coin{}, err
-	}
-	base, exp := dec.Denom, uint32(0)
-	for _, m := range metas {
-		for _, u := range m.DenomUnits {
-			if u.Denom == dec.Denom {
-				base, exp = m.Base, u.Exponent
-			}
-		}
-	}
-	amount := dec.Amount.Mul(math.LegacyNewDecFromInt(math.NewIntWithDecimal(1, int(exp))))
-	if !amount.IsInteger() {
-		return sdk.Coin{}, &precheck.ValueError{Value: s, Problem: "is a fraction of a " + base}
-	}
-	return sdk.NewCoin(base, amount.TruncateInt()), nil
-}
 
 // ParseMemoryMiB reads a memory size: MiB by default, or with a unit MiB,
 // GiB (binary) or MB, GB (decimal). An "80GB" card reports about 81559 MiB,

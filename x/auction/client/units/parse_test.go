@@ -5,31 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/idlegpu/idlegpu/app"
 	"github.com/idlegpu/idlegpu/x/auction/client/units"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 )
-
-func TestParsePrice(t *testing.T) {
-	metas := app.DenomMetadata()
-	for in, want := range map[string]string{
-		"1.5usdc/gpu-h":    "1500000uusdc",
-		"1.5usdc":          "1500000uusdc",
-		"1500000uusdc":     "1500000uusdc",
-		"0.000001usdc":     "1uusdc",
-		"2gpu/gpu-h":       "2000000ugpu",
-		"7uatom":           "7uatom", // no metadata: taken as base units
-		" 0.25usdc/gpu-h ": "250000uusdc",
-	} { //detlint:allow independent cases
-		c, err := units.ParsePrice(in, metas)
-		require.NoError(t, err, in)
-		require.Equal(t, want, c.String(), in)
-	}
-	for _, bad := range []string{"0.0000001usdc", "1.5uusdc", "usdc", ""} {
-		_, err := units.ParsePrice(bad, metas)
-		require.Error(t, err, bad)
-	}
-}
 
 func TestParseMemoryAndImage(t *testing.T) {
 	for in, want := range map[string]uint64{"81559": 81559, "80GB": 76294, "80GiB": 81920, "512MiB": 512, "1000MB": 954} { //detlint:allow independent cases

@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -11,7 +12,10 @@ import (
 	"github.com/cosmos/cosmos-sdk/client"
 	"github.com/cosmos/cosmos-sdk/client/flags"
 	"github.com/cosmos/cosmos-sdk/client/tx"
+	sdk "github.com/cosmos/cosmos-sdk/types"
 
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	"github.com/idlegpu/idlegpu/x/bridge/types"
 	"github.com/idlegpu/idlegpu/x/client/precheck"
 )
@@ -42,8 +46,9 @@ func WithdrawToEvmCmd() *cobra.Command {
 		Long: `Burns <amount> of the bridged denom from --from and adds it to <0x-recipient>'s
 cumulative payout on the EVM side. The next payout root (every payout_epoch_blocks)
 includes it; once validators sign it and a relayer carries it to the vault, anyone
-can claim it for the recipient (idlegpu-bridge claim <0x-recipient>).`,
-		Example:     `idlegpud tx bridge withdraw-to-evm 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed 25000000uusdc --from provider`,
+can claim it for the recipient (idlegpu-bridge claim <0x-recipient>). An amount in
+another denom or below the chain's min_withdrawal is refused before anything is signed.`,
+		Example:     `idlegpud tx bridge withdraw-to-evm 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed 25usdc --from provider`,
 		Args:        cobra.ExactArgs(2),
 		Annotations: map[string]string{EVMArgsAnnotation: "true"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,9 +60,20 @@ can claim it for the recipient (idlegpu-bridge claim <0x-recipient>).`,
 			if err != nil {
 				return err
 			}
-			amount, err := precheck.Coin(args[1])
+			// Read like every amount: "250usdc", "250 USDC" or "250000000uusdc".
+			metas, err := precheck.DenomMetadata(cmd.Context(), clientCtx)
+			if err != nil {
+				return err
+			}
+			amount, err := units.ParseCoin(args[1], metas, chaincfg.USDCDenom)
 			if err != nil {
 				return fmt.Errorf("amount: %w", err)
+			}
+			if precheck.Online(clientCtx) {
+				display := chainDisplay(cmd.Context(), clientCtx)
+				if err := precheck.Withdrawal(cmd.Context(), clientCtx, amount, display); err != nil {
+					return fmt.Errorf("amount: %w", err)
+				}
 			}
 			msg := &types.MsgWithdrawToEvm{Sender: clientCtx.GetFromAddress().String(), EvmRecipient: recipient.Hex(), Amount: amount}
 			return tx.GenerateOrBroadcastTxCLI(clientCtx, cmd.Flags(), msg)
@@ -65,4 +81,18 @@ can claim it for the recipient (idlegpu-bridge claim <0x-recipient>).`,
 	}
 	flags.AddTxFlagsToCmd(cmd)
 	return cmd
+}
+
+// chainDisplay writes coins in their display unit from the chain's denom
+// metadata ("0.999999 USDC"), read once and only when an amount is written;
+// a denom without metadata, or a node that does not answer, leaves base units.
+func chainDisplay(ctx context.Context, clientCtx client.Context) func(sdk.Coin) string {
+	var u *units.Units
+	return func(c sdk.Coin) string {
+		if u == nil {
+			metas, _ := precheck.DenomMetadata(ctx, clientCtx)
+			u = units.NewUnits(metas)
+		}
+		return u.Coin(c)
+	}
 }

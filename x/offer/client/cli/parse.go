@@ -5,21 +5,8 @@ import (
 	"strings"
 	"time"
 
-	sdk "github.com/cosmos/cosmos-sdk/types"
-
-	"github.com/idlegpu/idlegpu/x/client/precheck"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 )
-
-// ParsePrice reads a price per GPU-hour in base units, e.g. 2000000uusdc.
-// A fraction of a base unit is refused rather than silently truncated.
-func ParsePrice(s string) (*sdk.Coin, error) {
-	c, err := precheck.Coin(s)
-	if err != nil {
-		return nil, err
-	}
-	return &c, nil
-}
 
 // ParseLanes reads a comma-separated lane list into a mask.
 func ParseLanes(s string) (uint32, error) {

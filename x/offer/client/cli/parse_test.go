@@ -11,14 +11,6 @@ import (
 )
 
 func TestParseFlags(t *testing.T) {
-	p, err := cli.ParsePrice("2000000uusdc")
-	require.NoError(t, err)
-	require.Equal(t, "2000000uusdc", p.String())
-	for _, bad := range []string{"1.5uusdc", "uusdc", ""} {
-		_, err = cli.ParsePrice(bad)
-		require.Error(t, err, bad)
-	}
-
 	lanes, err := cli.ParseLanes("on-demand, PREEMPTIBLE,reserved")
 	require.NoError(t, err)
 	require.Equal(t, types.AllLanes, lanes)

@@ -13,7 +13,9 @@ import (
 	"github.com/cosmos/cosmos-sdk/client/flags"
 	"github.com/cosmos/cosmos-sdk/client/tx"
 	sdk "github.com/cosmos/cosmos-sdk/types"
+	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
 	"github.com/idlegpu/idlegpu/x/client/precheck"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 )
@@ -32,8 +34,9 @@ func NewTxCmd() *cobra.Command {
 }
 
 const termsHelp = `Terms:
-  --price-on-demand COIN     price per GPU-hour on ON_DEMAND and RESERVED (e.g. 2000000uusdc)
-  --price-preemptible COIN   price per GPU-hour on PREEMPTIBLE
+  --price-on-demand PRICE    price per GPU-hour on ON_DEMAND and RESERVED, in the chain's
+                             display units or base units (2usdc/gpu-h, 2 USDC, 2000000uusdc)
+  --price-preemptible PRICE  price per GPU-hour on PREEMPTIBLE
   --lanes LIST               on-demand,preemptible,reserved (default: the lanes priced;
                              reserved sells at the on-demand price and must be named)
   --workloads LIST           inference,training,batch,render (default: all)
@@ -53,16 +56,20 @@ func CreateOfferCmd() *cobra.Command {
 		Use:   "create-offer <gpu-uuid>...",
 		Short: "Offer registered GPUs of one model on the market (operator or agent)",
 		Long:  "Offer some of a provider's registered GPUs, all of one model and in no other offer.\nThe provider's stake must cover every GPU it offers.\n\n" + termsHelp,
-		Example: `idlegpud tx offer create-offer GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab --price-on-demand 2000000uusdc \
-  --price-preemptible 900000uusdc --window 2026-12-01T00:00:00Z/2026-12-31T00:00:00Z --max-duration 72h --from operator`,
+		Example: `idlegpud tx offer create-offer GPU-5f1c6c2a-9b8e-4c3d-a1f0-0123456789ab --price-on-demand 2usdc/gpu-h \
+  --price-preemptible 0.9usdc/gpu-h --window 2026-12-01T00:00:00Z/2026-12-31T00:00:00Z --max-duration 72h --from operator`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			clientCtx, err := client.GetClientTxContext(cmd)
 			if err != nil {
 				return err
 			}
+			metas, err := precheck.DenomMetadata(cmd.Context(), clientCtx)
+			if err != nil {
+				return err
+			}
 			var terms types.OfferTerms
-			if err := applyTermFlags(cmd, &terms, true); err != nil {
+			if err := applyTermFlags(cmd, &terms, true, metas); err != nil {
 				return err
 			}
 			if err := checkPriceDenoms(cmd, clientCtx, terms); err != nil {
@@ -93,7 +100,7 @@ func UpdateOfferCmd() *cobra.Command {
 		Short: "Change an offer's terms, or pause or reopen it (operator or agent)",
 		Long: "Change an offer. The current terms are read from the chain and only the flags given\n" +
 			"replace them; --clear-windows, --clear-images and --max-duration 0 remove limits.\n\n" + termsHelp,
-		Example: `idlegpud tx offer update-offer 7 --price-on-demand 1800000uusdc --from agent
+		Example: `idlegpud tx offer update-offer 7 --price-on-demand 1.8usdc/gpu-h --from agent
 idlegpud tx offer update-offer 7 --pause --from operator`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -113,7 +120,11 @@ idlegpud tx offer update-offer 7 --pause --from operator`,
 			// The chain refuses ended windows; drop those that ended (or end
 			// within a minute, before the tx could land) instead of failing.
 			terms.Windows = openWindows(terms.Windows, time.Now().Add(time.Minute))
-			if err := applyTermFlags(cmd, &terms, false); err != nil {
+			metas, err := precheck.DenomMetadata(cmd.Context(), clientCtx)
+			if err != nil {
+				return err
+			}
+			if err := applyTermFlags(cmd, &terms, false, metas); err != nil {
 				return err
 			}
 			if err := checkPriceDenoms(cmd, clientCtx, terms); err != nil {
@@ -165,8 +176,8 @@ const (
 
 func addTermFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.String(flagPriceOnDemand, "", "price per GPU-hour on ON_DEMAND and RESERVED, e.g. 2000000uusdc")
-	f.String(flagPricePreemptible, "", "price per GPU-hour on PREEMPTIBLE, e.g. 900000uusdc")
+	f.String(flagPriceOnDemand, "", "price per GPU-hour on ON_DEMAND and RESERVED, e.g. 2usdc/gpu-h or 2000000uusdc")
+	f.String(flagPricePreemptible, "", "price per GPU-hour on PREEMPTIBLE, e.g. 0.9usdc/gpu-h or 900000uusdc")
 	f.String(flagLanes, "", "lanes sold: on-demand,preemptible,reserved (default: the lanes priced)")
 	f.String(flagWorkloads, "", "workloads taken: inference,training,batch,render (default: all)")
 	f.StringArray(flagWindow, nil, "availability window START/END in RFC 3339, repeatable")
@@ -181,7 +192,8 @@ func addTermFlags(cmd *cobra.Command) {
 
 // applyTermFlags writes the flags the user set into terms. On create every
 // term starts empty, so unset lanes and workloads take their defaults.
-func applyTermFlags(cmd *cobra.Command, t *types.OfferTerms, create bool) error {
+// Prices are read against metas as post-job reads its --max-price.
+func applyTermFlags(cmd *cobra.Command, t *types.OfferTerms, create bool, metas []banktypes.Metadata) error {
 	f := cmd.Flags()
 	for _, p := range []struct {
 		flag string
@@ -191,11 +203,11 @@ func applyTermFlags(cmd *cobra.Command, t *types.OfferTerms, create bool) error 
 			continue
 		}
 		s, _ := f.GetString(p.flag)
-		c, err := ParsePrice(s)
+		c, err := units.ParsePrice(s, metas)
 		if err != nil {
 			return fmt.Errorf("--%s: %w", p.flag, err)
 		}
-		*p.dst = c
+		*p.dst = &c
 	}
 	if f.Changed(flagLanes) {
 		s, _ := f.GetString(flagLanes)

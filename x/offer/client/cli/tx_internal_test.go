@@ -4,8 +4,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
+	sdkmath "cosmossdk.io/math"
+
+	sdk "github.com/cosmos/cosmos-sdk/types"
+
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	"github.com/idlegpu/idlegpu/x/offer/types"
 )
 
@@ -20,8 +26,7 @@ func TestOpenWindowsDropsEndedOnes(t *testing.T) {
 }
 
 func TestPricedLanes(t *testing.T) {
-	p, err := ParsePrice("5uusdc")
-	require.NoError(t, err)
+	p := &sdk.Coin{Denom: "uusdc", Amount: sdkmath.NewInt(5)}
 	require.Equal(t, uint32(types.LANE_ON_DEMAND), pricedLanes(types.OfferTerms{PriceOnDemand: p}, 0))
 	require.Equal(t, types.AllLanes, pricedLanes(types.OfferTerms{PriceOnDemand: p, PricePreemptible: p}, uint32(types.LANE_RESERVED)))
 }
@@ -32,7 +37,7 @@ func TestTermFlagsSetImagePrefixesAndResources(t *testing.T) {
 		"--image-prefix", "docker.io/library/", "--cpu-cores-per-gpu", "16", "--memory-mib-per-gpu", "131072", "--disk-gib-per-gpu", "500",
 		"--egress-mbps-per-gpu", "1000"}))
 	var terms types.OfferTerms
-	require.NoError(t, applyTermFlags(cmd, &terms, true))
+	require.NoError(t, applyTermFlags(cmd, &terms, true, chaincfg.DenomMetadata()))
 	require.Equal(t, []string{"ghcr.io/acme/", "docker.io/library/"}, terms.ImagePrefixes)
 	require.Equal(t, uint32(16), terms.CpuCoresPerGpu)
 	require.Equal(t, uint64(131072), terms.MemoryMibPerGpu)
@@ -41,7 +46,7 @@ func TestTermFlagsSetImagePrefixesAndResources(t *testing.T) {
 
 	cmd = UpdateOfferCmd()
 	require.NoError(t, cmd.Flags().Parse([]string{"--image-prefix", "", "--disk-gib-per-gpu", "0"}))
-	require.NoError(t, applyTermFlags(cmd, &terms, false))
+	require.NoError(t, applyTermFlags(cmd, &terms, false, chaincfg.DenomMetadata()))
 	require.Nil(t, terms.ImagePrefixes, "an empty prefix clears the list")
 	require.Zero(t, terms.DiskGibPerGpu)
 	require.Equal(t, uint32(16), terms.CpuCoresPerGpu, "what is not named is kept")
@@ -49,6 +54,35 @@ func TestTermFlagsSetImagePrefixesAndResources(t *testing.T) {
 
 	cmd = UpdateOfferCmd()
 	require.NoError(t, cmd.Flags().Parse([]string{"--egress-mbps-per-gpu", "0"}))
-	require.NoError(t, applyTermFlags(cmd, &terms, false))
+	require.NoError(t, applyTermFlags(cmd, &terms, false, chaincfg.DenomMetadata()))
 	require.Zero(t, terms.EgressMbpsPerGpu, "0 takes the network away")
+}
+
+// TestTermFlagsReadPricesLikePostJob: an offer's prices read as a job's
+// --max-price does, so a provider and a renter comparing prices write
+// them alike; a bare number is refused, not taken as base units.
+func TestTermFlagsReadPricesLikePostJob(t *testing.T) {
+	for _, v := range []string{"2usdc/gpu-h", "2 USDC", "2000000uusdc", "2000000uusdc/gpu-h"} {
+		for _, flag := range []string{flagPriceOnDemand, flagPricePreemptible} {
+			var terms types.OfferTerms
+			require.NoError(t, applyTermFlags(parsedOffer(t, CreateOfferCmd(), "--"+flag, v), &terms, true, chaincfg.DenomMetadata()), v)
+			price := terms.PriceOnDemand
+			if flag == flagPricePreemptible {
+				price = terms.PricePreemptible
+			}
+			require.Equal(t, "2000000uusdc", price.String(), "--%s %s", flag, v)
+		}
+	}
+	var terms types.OfferTerms
+	err := applyTermFlags(parsedOffer(t, UpdateOfferCmd(), "--price-on-demand", "2000000"), &terms, false, chaincfg.DenomMetadata())
+	require.EqualError(t, err, `--price-on-demand: "2000000" has no denom: add one, e.g. 2usdc or 2000000uusdc`)
+	err = applyTermFlags(parsedOffer(t, UpdateOfferCmd(), "--price-preemptible", "0.0000001usdc"), &terms, false, chaincfg.DenomMetadata())
+	require.EqualError(t, err, `--price-preemptible: "0.0000001usdc" is a fraction of a base unit: usdc has 6 decimals, the smallest step is 0.000001usdc (1uusdc)`)
+}
+
+// parsedOffer is cmd with args parsed, as cobra parses them before RunE.
+func parsedOffer(t *testing.T, cmd *cobra.Command, args ...string) *cobra.Command {
+	t.Helper()
+	require.NoError(t, cmd.Flags().Parse(args))
+	return cmd
 }
