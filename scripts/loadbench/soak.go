@@ -34,8 +34,9 @@ type soakSample struct {
 	Goroutines      []int
 	P50, P99        time.Duration // block intervals in the window
 	Blocks          int
-	// Backlog is the ended epochs not yet sent: a window's proofs are built
-	// at its start, so a steady backlog is about one window of epochs.
+	// Backlog is the ended epochs not yet sent when the window's txs were
+	// signed (while the window before was sent), so a steady backlog is
+	// about two windows of epochs.
 	// Waiting counts the leases whose next epoch had no block in its
 	// window, until the chain excuses it at its due time.
 	Backlog, Waiting int
@@ -82,7 +83,12 @@ func (s *mixSource) After(ctx context.Context, r StepResult) error {
 	return s.proofs.m.resync(ctx)
 }
 
-// soak runs windows of o.soakWindow until o.soak has passed.
+// soak runs windows of o.soakWindow until o.soak has passed, back to back:
+// each window's txs are signed while the one before is sent, and its
+// commits are collected while the next one is sent, so the node sees one
+// steady stream. (Signing a window between windows, then draining it, left
+// a gap and a burst of CPU on the machine the nodes share once a window:
+// that window's one long block was the tool's, not the node's.)
 func soak(ctx context.Context, o options, nodes []benchNode, node *rpchttp.HTTP, poller *Poller, m *market) (*soakResult, error) {
 	// Every lease ends an epoch each epoch_seconds: offer proofs at half as
 	// much again, so the backlog the setup left drains; once it has, the
@@ -92,45 +98,114 @@ func soak(ctx context.Context, o options, nodes []benchNode, node *rpchttp.HTTP,
 	res := &soakResult{window: o.soakWindow, epochSec: epoch, bidRate: o.soakBids, proofTxs: proofsPerSec / proofsPerTx}
 	src := &mixSource{proofs: &proofSource{m: m}, bids: &bidSource{m: m}, proofTx: res.proofTxs / o.soakBids}
 	rate := res.proofTxs + o.soakBids
+	n := int(rate * o.soakWindow.Seconds())
 	logf("soak: %s in windows of %s: up to %.0f proofs/s (%.1f tx/s) and %.0f bids/s", o.soak, o.soakWindow, proofsPerSec, res.proofTxs, o.soakBids)
-	start := time.Now()
-	for time.Since(start) < o.soak {
-		from := time.Now()
-		r, err := runStep(ctx, node, poller, src, rate, o.soakWindow)
-		if err != nil {
-			return res, fmt.Errorf("soak at %s: %w", time.Since(start).Round(time.Second), err)
-		}
-		s := soakSample{At: time.Since(start), Step: r, Backlog: m.backlog()}
-		for _, p := range m.providers {
-			for _, l := range p.leases {
-				if l.waiting {
-					s.Waiting++
+
+	// Only the preparing goroutine touches m: it resyncs after a failed
+	// window, signs the next one and reads the backlog.
+	type prepared struct {
+		lanes            [][]Tx
+		backlog, waiting int
+		err              error
+	}
+	prepare := func(failed *StepResult) <-chan prepared {
+		ch := make(chan prepared, 1)
+		go func() {
+			var p prepared
+			if failed != nil {
+				if p.err = src.After(ctx, *failed); p.err != nil {
+					ch <- p
+					return
 				}
 			}
+			p.lanes, p.err = src.Step(ctx, n)
+			p.backlog = m.backlog()
+			for _, pr := range m.providers {
+				for _, l := range pr.leases {
+					if l.waiting {
+						p.waiting++
+					}
+				}
+			}
+			ch <- p
+		}()
+		return ch
+	}
+	type collected struct {
+		r   StepResult
+		err error
+	}
+	var (
+		next      = prepare(nil)
+		failed    *StepResult      // a collected window that failed, for the next prepare to resync after
+		pending   <-chan collected // the previous window's commits
+		pendingAt soakSample
+	)
+	finish := func() error { // records the previous window once its commits are in
+		if pending == nil {
+			return nil
 		}
-		for _, n := range nodes {
-			rss, err := rssMiB(n.pid)
+		c := <-pending
+		pending = nil
+		if c.err != nil {
+			return c.err
+		}
+		s := pendingAt
+		s.Step = c.r
+		res.samples = append(res.samples, s)
+		logf("soak %s: committed %.1f tx/s (%.0f units/s), p95 %v; RSS %s MiB, data %s MiB, %s goroutines; blocks p50 %v p99 %v; backlog %d, waiting %d",
+			s.At.Round(time.Second), c.r.TxPerSec, c.r.UnitsPerSec, c.r.P95.Round(time.Millisecond), each(s.RSSMiB), each(s.DiskMiB), each(s.Goroutines),
+			s.P50.Round(time.Millisecond), s.P99.Round(time.Millisecond), s.Backlog, s.Waiting)
+		if c.r.FirstFail != "" {
+			logf("soak %s: first failed tx: %s", s.At.Round(time.Second), c.r.FirstFail)
+		}
+		if c.r.Accepted != c.r.Txs || c.r.Failed > 0 || c.r.Lost > 0 {
+			failed = &c.r
+		}
+		return nil
+	}
+	start := time.Now()
+	for time.Since(start) < o.soak {
+		p := <-next
+		if p.err != nil {
+			return res, fmt.Errorf("soak at %s: %w", time.Since(start).Round(time.Second), p.err)
+		}
+		next = prepare(failed)
+		failed = nil
+		from := time.Now()
+		r, sent := sendStep(ctx, node, poller, p.lanes, n, rate)
+		s := soakSample{At: time.Since(start), Backlog: p.backlog, Waiting: p.waiting}
+		for _, nd := range nodes {
+			rss, err := rssMiB(nd.pid)
 			if err != nil {
 				return res, err
 			}
-			disk, err := dirMiB(filepath.Join(n.home, "data"))
+			disk, err := dirMiB(filepath.Join(nd.home, "data"))
 			if err != nil {
 				return res, err
 			}
-			g, err := goroutines(ctx, n.pprof)
+			g, err := goroutines(ctx, nd.pprof)
 			if err != nil {
 				return res, err
 			}
 			s.RSSMiB, s.DiskMiB, s.Goroutines = append(s.RSSMiB, rss), append(s.DiskMiB, disk), append(s.Goroutines, g)
 		}
 		s.P50, s.P99, s.Blocks = blockIntervals(poller.Blocks(), from)
-		res.samples = append(res.samples, s)
-		logf("soak %s: committed %.1f tx/s (%.0f units/s), p95 %v; RSS %s MiB, data %s MiB, %s goroutines; blocks p50 %v p99 %v; backlog %d, waiting %d",
-			s.At.Round(time.Second), r.TxPerSec, r.UnitsPerSec, r.P95.Round(time.Millisecond), each(s.RSSMiB), each(s.DiskMiB), each(s.Goroutines),
-			s.P50.Round(time.Millisecond), s.P99.Round(time.Millisecond), s.Backlog, s.Waiting)
-		if r.FirstFail != "" {
-			logf("soak %s: first failed tx: %s", s.At.Round(time.Second), r.FirstFail)
+		if err := finish(); err != nil {
+			return res, err
 		}
+		ch := make(chan collected, 1)
+		go func() {
+			c, err := collectStep(ctx, poller, r, sent, o.soakWindow)
+			ch <- collected{c, err}
+		}()
+		pending, pendingAt = ch, s
+	}
+	if err := finish(); err != nil {
+		return res, err
+	}
+	if p := <-next; p.err != nil { // m is quiet from here
+		return res, p.err
 	}
 	sq := settlementtypes.NewQueryClient(m.c.q)
 	for _, p := range m.providers {

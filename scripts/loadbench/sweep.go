@@ -63,13 +63,30 @@ type sentTx struct {
 // runStep offers txs at rate for d: tx i of the step (lanes interleaved)
 // is sent at start + i/rate, each lane by its own goroutine, with
 // broadcast_tx_sync (the mempool's answer comes back). It then waits for
-// every accepted tx to be committed.
+// every accepted tx to be committed, and for the mempool to empty.
 func runStep(ctx context.Context, node *rpchttp.HTTP, poller *Poller, src Source, rate float64, d time.Duration) (StepResult, error) {
 	n := int(rate * d.Seconds())
 	lanes, err := src.Step(ctx, n)
 	if err != nil {
 		return StepResult{}, err
 	}
+	res, sent := sendStep(ctx, node, poller, lanes, n, rate)
+	if res, err = collectStep(ctx, poller, res, sent, d); err != nil {
+		return res, err
+	}
+	// The next step starts on an empty mempool.
+	for t := time.Now(); time.Since(t) < time.Minute; time.Sleep(250 * time.Millisecond) {
+		u, err := node.NumUnconfirmedTxs(ctx)
+		if err == nil && u.Total == 0 {
+			break
+		}
+	}
+	return res, src.After(ctx, res)
+}
+
+// sendStep sends a step's signed txs on their schedule (n were asked of the
+// source) and returns what the mempool took.
+func sendStep(ctx context.Context, node *rpchttp.HTTP, poller *Poller, lanes [][]Tx, n int, rate float64) (StepResult, []sentTx) {
 	res := StepResult{Offered: rate, Refusals: map[string]int{}}
 	// Interleave the lanes into one schedule.
 	when := make([][]time.Duration, len(lanes))
@@ -129,7 +146,12 @@ func runStep(ctx context.Context, node *rpchttp.HTTP, poller *Poller, src Source
 	sendEnd := time.Now()
 	res.Accepted = len(sent)
 	res.Sent = float64(len(sent)) / sendEnd.Sub(start).Seconds()
+	return res, sent
+}
 
+// collectStep waits (at most d, or 30 s) for a step's accepted txs to be
+// committed and reads their results and latencies.
+func collectStep(ctx context.Context, poller *Poller, res StepResult, sent []sentTx, d time.Duration) (StepResult, error) {
 	deadline := time.NewTimer(max(30*time.Second, d))
 	defer deadline.Stop()
 	type committed struct {
@@ -196,14 +218,7 @@ wait:
 		slices.Sort(lat)
 		res.P50, res.P95 = lat[len(lat)*50/100], lat[min(len(lat)-1, len(lat)*95/100)]
 	}
-	// The next step starts on an empty mempool.
-	for t := time.Now(); time.Since(t) < time.Minute; time.Sleep(250 * time.Millisecond) {
-		u, err := node.NumUnconfirmedTxs(ctx)
-		if err == nil && u.Total == 0 {
-			break
-		}
-	}
-	return res, src.After(ctx, res)
+	return res, nil
 }
 
 // sweepCfg is one sweep: a source offered at doubling rates.
