@@ -8,12 +8,21 @@
 #   CHAIN_ID   chain id               (default: idlegpu-local)
 #   NODE_SETUP_ONLY=1  prepare NODE_HOME (keys, genesis) and exit without
 #              starting: tests and demos edit the genesis, then start it
-# Arguments are passed to `idlegpud start` (e.g. --rpc.laddr to move ports).
+#   NODE_RPC_PORT, NODE_P2P_PORT, NODE_GRPC_PORT, NODE_API_PORT, NODE_PPROF_PORT
+#              move the node's ports (defaults 26657, 26656, 9090, 1317,
+#              6060), e.g. to run beside another node; client.toml follows
+#              the RPC port, so `idlegpud --home <home> …` finds the node
+# Other arguments are passed to `idlegpud start`.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 bin=${IDLEGPUD:-$PWD/build/idlegpud}
 chain_id=${CHAIN_ID:-idlegpu-local}
+rpc_port=${NODE_RPC_PORT:-26657}
+p2p_port=${NODE_P2P_PORT:-26656}
+grpc_port=${NODE_GRPC_PORT:-9090}
+api_port=${NODE_API_PORT:-1317}
+pprof_port=${NODE_PPROF_PORT:-6060}
 [ -x "$bin" ] || { echo "node: $bin not built: run 'make build'" >&2; exit 1; }
 
 if [ -n "${NODE_HOME:-}" ]; then
@@ -64,6 +73,9 @@ if [ ! -f "$home/config/genesis.json" ]; then
   d genesis validate >/dev/null
 fi
 
+# Every run: the client talks to the RPC port this run uses.
+sed -i "s|^node = .*|node = \"tcp://127.0.0.1:$rpc_port\"|" "$home/config/client.toml"
+
 alice=$(d keys show alice -a --keyring-backend test)
 if [ "${NODE_SETUP_ONLY:-0}" = 1 ]; then
   [ "$keep" = 1 ] || { echo "node: NODE_SETUP_ONLY needs NODE_HOME" >&2; exit 1; }
@@ -74,7 +86,7 @@ cat <<MSG
 idlegpu local node
   home      $home$( [ "$keep" = 1 ] || echo " (removed on exit)" )
   chain id  $chain_id
-  rpc       http://127.0.0.1:26657   api http://127.0.0.1:1317   grpc 127.0.0.1:9090 (defaults)
+  rpc       http://127.0.0.1:$rpc_port   api http://127.0.0.1:$api_port   grpc 127.0.0.1:$grpc_port   p2p $p2p_port
   alice     $alice (1,000,000 gpu and 1,000,000 usdc, key in the test keyring)
 
 In another shell:
@@ -85,7 +97,10 @@ Ctrl-C stops the node.
 MSG
 
 # Not exec: the EXIT trap must run after the node stops to remove the home.
-"$bin" start --home "$home" --api.enable "$@" &
+"$bin" start --home "$home" --api.enable \
+  --rpc.laddr "tcp://127.0.0.1:$rpc_port" --p2p.laddr "tcp://0.0.0.0:$p2p_port" \
+  --grpc.address "127.0.0.1:$grpc_port" --api.address "tcp://127.0.0.1:$api_port" \
+  --rpc.pprof_laddr "127.0.0.1:$pprof_port" "$@" &
 pid=$!
 interrupted=0
 trap 'interrupted=1; kill -INT "$pid" 2>/dev/null || true' INT TERM

@@ -136,7 +136,9 @@ func TestMakeNode(t *testing.T) {
 
 	t.Run("the funded test key can send", func(t *testing.T) {
 		to := "idle1qyqszqgpqyqszqgpqyqszqgpqyqszqgpvl2mga" // bytes 0x01×20
-		out := n.cli("tx", "bank", "send", "alice", to, "4242ugpu", "--fees", "500ugpu", "--yes", "-o", "json")
+		// An explicit gas: a simulated one prints its estimate on stderr,
+		// which n.cli's combined output would mix into the JSON.
+		out := n.cli("tx", "bank", "send", "alice", to, "4242ugpu", "--gas", "200000", "--fees", "500ugpu", "--yes", "-o", "json")
 		var res struct {
 			Code   uint32 `json:"code"`
 			TxHash string `json:"txhash"`
@@ -262,22 +264,25 @@ func TestMakeNode(t *testing.T) {
 		_, err = exec.Command(idlegpud, "q", "settlement", "audit-samples", "1", "--home", n.Home, "--node", n.RPC).CombinedOutput()
 		require.Error(t, err)
 		// Held out of the market until its verdict: an offer of it is
-		// refused in its block.
-		var sent struct {
-			TxHash string `json:"txhash"`
-		}
-		require.NoError(t, json.Unmarshal(n.cli("tx", "offer", "create-offer", gpu, "--price-on-demand", "2000000uusdc",
-			"--from", "alice", "--gas", "400000", "--fees", "1000ugpu", "--yes", "-o", "json"), &sent))
+		// refused in its block (explicit gas, so no simulation refuses it
+		// first), and the command says so: the tx as committed on stdout,
+		// the chain's code and log on stderr, exit status 1.
+		offer := exec.Command(idlegpud, "tx", "offer", "create-offer", gpu, "--price-on-demand", "2000000uusdc",
+			"--from", "alice", "--gas", "400000", "--fees", "1000ugpu", "--yes", "-o", "json", "--home", n.Home, "--node", n.RPC)
+		var stderr strings.Builder
+		offer.Stderr = &stderr
+		stdout, err := offer.Output()
+		require.Error(t, err, "exit status")
 		var inc struct {
+			TxHash string `json:"txhash"`
+			Height string `json:"height"`
 			Code   uint32 `json:"code"`
 			RawLog string `json:"raw_log"`
 		}
-		harness.WaitFor(t, 30*time.Second, "the offer's tx", func() bool {
-			out, err := exec.Command(idlegpud, "q", "tx", sent.TxHash, "-o", "json", "--home", n.Home, "--node", n.RPC).Output()
-			return err == nil && json.Unmarshal(out, &inc) == nil
-		})
+		require.NoError(t, json.Unmarshal(stdout, &inc), "%s", stdout)
 		require.EqualValues(t, 30, inc.Code, inc.RawLog)
 		require.Contains(t, inc.RawLog, "gpu held out of the market")
+		require.Equal(t, fmt.Sprintf("Error: tx %s failed in block %s with code 30 (offer): %s\n", inc.TxHash, inc.Height, inc.RawLog), stderr.String())
 	})
 
 	t.Run("a renter with only an Ethereum key posts and cancels a job by signature; alice relays both for fees", func(t *testing.T) {
@@ -303,10 +308,13 @@ func TestMakeNode(t *testing.T) {
 		signed := stdout("tx", "auction", "sign-job", "--eth-key", keyFile, "--chain-id", n.ChainID,
 			"--gpus", "1", "--duration", "1h", "--max-price", "1usdc/gpu-h", "--bid-window", "50", "--workload", "training",
 			"--image", "ghcr.io/acme/eval@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-			"--manifest", manifest, "--max-relayer-fee", "50000")
+			"--manifest", manifest, "--max-relayer-fee", "0.05usdc",
+			// No provider may serve SILVER here (alice is new, at 90 %): the
+			// job is posted to be cancelled, so the market check is skipped.
+			"--skip-market-check")
 		bidFile := filepath.Join(dir, "bid.json")
 		require.NoError(t, os.WriteFile(bidFile, signed, 0o600))
-		n.tx("auction", "submit-signed-job", bidFile, "--relayer-fee", "50000")
+		n.tx("auction", "submit-signed-job", bidFile, "--relayer-fee", "50000uusdc")
 		jobs := compact(t, n.cli("q", "auction", "renter-jobs", wallet, "-o", "json"))
 		require.Contains(t, jobs, `"renter":"`+wallet+`"`)
 		require.Contains(t, jobs, `"status":"JOB_STATUS_OPEN"`)
@@ -324,7 +332,7 @@ func TestMakeNode(t *testing.T) {
 			"--max-relayer-fee", "20000uusdc")
 		cancelFile := filepath.Join(dir, "cancel.json")
 		require.NoError(t, os.WriteFile(cancelFile, cancel, 0o600))
-		n.tx("auction", "submit-signed", cancelFile, "--relayer-fee", "20000")
+		n.tx("auction", "submit-signed", cancelFile, "--relayer-fee", "0.02usdc")
 		require.Contains(t, compact(t, n.cli("q", "auction", "job", list.Jobs[0].ID, "-o", "json")), `"status":"JOB_STATUS_CANCELLED"`)
 		require.Contains(t, compact(t, n.cli("q", "bank", "balance", wallet, "uusdc", "-o", "json")), `"amount":"9930000"`, "the deposit back, two fees paid")
 	})

@@ -31,6 +31,7 @@ const (
 	maxPrice    = 1_200_000
 	askA        = 900_000   // provider A's preemptible floor, uusdc per GPU-hour
 	askB        = 1_000_000 // provider B's
+	onDemandAsk = 2_000_000 // both providers' on-demand floor, uusdc per GPU-hour
 	demoImage   = "registry.example/idlegpu/demo-train@sha256:3b1c9f0d2a4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8"
 	stepTimeout = 90 * time.Second
 )
@@ -112,6 +113,9 @@ func run(d *harness.Program, root string, bins harness.Binaries, bin string) (st
 	m, _ := json.Marshal(map[string]any{"command": []string{"sh", "-c",
 		`echo "training on GPUs $CUDA_VISIBLE_DEVICES (lease $IDLEGPU_LEASE_ID)"; i=0; while :; do i=$((i+1)); echo "step $i: loss $((1000/(i+1)))e-3"; sleep 5; done`, "idlegpu-demo-job"}})
 	must(os.WriteFile(manifest, m, 0o600))
+	silverRefused := refusedSilver(c, renter, manifest)
+	say("a SILVER job at %s/GPU-h is refused before anything is signed: the on-demand offers fit, but new providers start below SILVER's floor — %q", usdc(onDemandAsk), silverRefused)
+
 	post := c.Tx("alice", "auction", "post-job", "--gpus", strconv.Itoa(jobGPUs), "--model", model, "--min-memory", "80GB",
 		"--region", "eu", "--tier", "bronze", "--duration", fmt.Sprintf("%ds", jobSeconds), "--max-price", usdcFlag(maxPrice),
 		"--bid-window", "0", "--image", demoImage, "--manifest", manifest, "--workload", "training")
@@ -130,6 +134,7 @@ func run(d *harness.Program, root string, bins harness.Binaries, bin string) (st
 	checks := []check{
 		{"provider A's GPUs audited before the offer", 4, passedA}, {"provider B's GPUs audited before the offer", 2, passedB},
 		{"provider A's offer after its audits", 1, boolInt(beforeA)}, {"provider B's offer after its audits", 1, boolInt(beforeB)},
+		{"SILVER job refused by the market check, nothing sent", 1, boolInt(silverRefused != "")},
 		{"lease created in the post's block", postTime.UnixNano(), l.CreatedAt.UnixNano()},
 		{"winner", 1, boolInt(l.Provider == a.Addr)},
 		{"clearing price (second price)", wantPrice, l.Price.Int()},
@@ -236,7 +241,7 @@ type check struct {
 // through `idlegpu-agent register`, and starts `idlegpu-agent run`.
 func newProvider(d *harness.Program, c *harness.Chain, bins harness.Binaries, name string, gpus int, seed int64, ask int64) *harness.Agent {
 	a := harness.NewAgent(d, c, bins, harness.AgentOptions{GPUs: gpus, Seed: seed, Edit: func(cfg *config.Config) {
-		cfg.Policy.Prices = []config.Price{{Model: model, OnDemand: "2000000uusdc", Preemptible: fmt.Sprintf("%duusdc", ask)}}
+		cfg.Policy.Prices = []config.Price{{Model: model, OnDemand: fmt.Sprintf("%duusdc", onDemandAsk), Preemptible: fmt.Sprintf("%duusdc", ask)}}
 		cfg.Rewards.ClaimEvery = "10s"
 	}})
 	c.Tx("alice", "bank", "send", "alice", a.Addr, "1000000000ugpu")
@@ -437,4 +442,27 @@ func must(err error) {
 func fatal(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "demo: "+format+"\n", args...)
 	os.Exit(1)
+}
+
+// refusedSilver posts a SILVER job that the on-demand offers fit and
+// returns the first line of post-job's refusal: both providers are new,
+// at x/provider's initial reliability, below SILVER's floor, so the job
+// could never clear. The renter's balances and the job count must not
+// move: the check runs before anything is signed.
+func refusedSilver(c *harness.Chain, renter, manifest string) string {
+	before, beforeFee := c.Balance(renter, "uusdc"), c.Balance(renter, "ugpu")
+	out, err := c.TryCLI("tx", "auction", "post-job", "--gpus", strconv.Itoa(jobGPUs), "--model", model, "--tier", "silver",
+		"--duration", fmt.Sprintf("%ds", jobSeconds), "--max-price", usdcFlag(onDemandAsk), "--bid-window", "0",
+		"--image", demoImage, "--manifest", manifest, "--workload", "training", "--from", "alice", "--fees", "1000ugpu", "--yes")
+	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	var jobs struct {
+		Jobs []json.RawMessage `json:"jobs"`
+	}
+	c.Query(&jobs, "auction", "renter-jobs", renter)
+	want := "may serve silver now: silver needs 95.00 % reliability and the best of them has 90.00 %"
+	if err == nil || !strings.Contains(first, want) || len(jobs.Jobs) != 0 ||
+		c.Balance(renter, "uusdc") != before || c.Balance(renter, "ugpu") != beforeFee {
+		fatal("post-job --tier silver: want a refusal containing %q, no job and unchanged balances; got err %v, %d job(s), output %s", want, err, len(jobs.Jobs), out)
+	}
+	return strings.TrimPrefix(first, "Error: ")
 }

@@ -12,13 +12,11 @@ import (
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
-// serves is the tier eligibility rule (docs/design.md#clearing): a provider
-// may bid on, and be matched to, a job of tier when it is ACTIVE with a
-// positive reliability at least the tier's floor. reliability is 0 for a
-// provider that is not ACTIVE (activeReliability). Bids are checked when
-// placed and again at clearing, since reliability and status move between.
+// serves is types.Serves, the tier eligibility rule. Bids are checked
+// when placed and again at clearing, since reliability and status move
+// between.
 func serves(params types.Params, tier types.Tier, reliability uint32) bool {
-	return reliability > 0 && reliability >= params.MinReliability(tier)
+	return types.Serves(params, tier, reliability)
 }
 
 // eligible returns the provider's reliability when it may serve tier: it is

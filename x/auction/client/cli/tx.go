@@ -65,6 +65,12 @@ The manifest file (command, env, secrets) stays on this machine: only its
 sha256 goes on chain. Send it to the winning provider's agent once the lease
 exists: idlegpud lease send-manifest <lease-id> <manifest.json> --from renter.
 
+Before anything is signed, the job is checked against the market: when no
+standing offer fits it, or none of the fitting offers' providers may serve
+its tier (SILVER needs 95 % reliability by default and a new provider starts
+at 90 %), post-job says so and sends nothing (--skip-market-check posts
+anyway).
+
 Prices take the chain's display units (1.5usdc/gpu-h) or base units
 (1500000uusdc). Memory takes MiB or units: an "80GB" card reports about
 81559 MiB, so --min-memory 80GB takes it and 80GiB (81920 MiB) does not.`,
@@ -169,7 +175,13 @@ func specFromFlags(cmd *cobra.Command, clientCtx client.Context) (types.JobSpec,
 	if !precheck.Online(clientCtx) {
 		return spec, nil
 	}
-	return spec, checkSpec(ctx, clientCtx, spec, *params)
+	if err := checkSpec(ctx, clientCtx, spec, *params); err != nil {
+		return spec, err
+	}
+	if skip, _ := f.GetBool(flagSkipMarketCheck); skip {
+		return spec, nil
+	}
+	return spec, checkMarket(ctx, clientCtx, spec, *params)
 }
 
 // checkSpec refuses, before the deposit is signed away, a job the chain
@@ -222,6 +234,7 @@ func addSpecFlags(cmd *cobra.Command) {
 	f.Uint64(flagMinHostMem, 0, "least host memory per GPU in MiB an offer must give (0: any)")
 	f.Uint64(flagMinDisk, 0, "least scratch disk per GPU in GiB an offer must give (0: any)")
 	f.Uint32(flagMinEgress, 0, "least internet egress per GPU in Mbit/s an offer must give (0: the job needs no network and runs with none)")
+	f.Bool(flagSkipMarketCheck, false, "post even when no standing offer of a provider that may serve the tier fits the job now")
 	for _, req := range []string{flagDuration, flagMaxPrice, flagImage, flagManifest} {
 		_ = cmd.MarkFlagRequired(req)
 	}
