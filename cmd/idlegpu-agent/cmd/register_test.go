@@ -315,11 +315,11 @@ func (s *RegisterSuite) TestRunRefusesAPriceInAnUnknownDenom() {
 	path := filepath.Join(home, "agent.toml")
 	b, err := os.ReadFile(path)
 	s.Require().NoError(err)
-	text := strings.Replace(string(b), "on_demand = '2000000uusdc'", "on_demand = '2 USDC'", 1)
+	text := strings.Replace(string(b), "on_demand = '2000000uusdc'", "on_demand = '2 USD'", 1)
 	s.Require().NoError(os.WriteFile(path, []byte(text), 0o600))
-	line := 1 + strings.Count(text[:strings.Index(text, "on_demand = '2 USDC'")], "\n")
+	line := 1 + strings.Count(text[:strings.Index(text, "on_demand = '2 USD'")], "\n")
 	_, err = run(s.T(), "", "run", "--home", home)
-	s.Require().EqualError(err, fmt.Sprintf(`%s:%d: policy.prices[0].on_demand = "2 USDC": USDC is not a currency of this chain (its currencies: ugpu or gpu, uusdc or usdc)`, path, line))
+	s.Require().EqualError(err, fmt.Sprintf(`%s:%d: policy.prices[0].on_demand = "2 USD": USD is not a currency of this chain (its currencies: ugpu or gpu, uusdc or usdc)`, path, line))
 }
 
 // TestDoctor: on a registered provider whose endpoint serves the pinned
