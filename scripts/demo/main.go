@@ -459,7 +459,7 @@ func refusedSilver(c *harness.Chain, renter, manifest string) string {
 		Jobs []json.RawMessage `json:"jobs"`
 	}
 	c.Query(&jobs, "auction", "renter-jobs", renter)
-	want := "may serve silver now: silver needs 95.00 % reliability and the best of them has 90.00 %"
+	want := "may serve silver now: silver needs 95 % reliability and the best of them has 90 %"
 	if err == nil || !strings.Contains(first, want) || len(jobs.Jobs) != 0 ||
 		c.Balance(renter, "uusdc") != before || c.Balance(renter, "ugpu") != beforeFee {
 		fatal("post-job --tier silver: want a refusal containing %q, no job and unchanged balances; got err %v, %d job(s), output %s", want, err, len(jobs.Jobs), out)

@@ -10,6 +10,7 @@ import (
 
 	gogogrpc "github.com/cosmos/gogoproto/grpc"
 
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
 	"github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
@@ -88,11 +89,8 @@ func Verdict(spec types.JobSpec, params types.Params, offers []offertypes.Candid
 		return fmt.Errorf("%d offer(s) fit this job, but none of their providers is ACTIVE now: it would expire unfilled", len(offers))
 	case eligibleFree == 0:
 		return fmt.Errorf("%d offer(s) fit this job, but no provider of them may serve %s now: %s needs %s reliability and the best of them has %s (a new provider starts at x/provider's initial_reliability_bps and rises with proven epochs): post it as bronze (preemptible, any reliability)",
-			len(offers), tier, tier, bps(params.MinReliability(spec.Tier)), bps(best))
+			len(offers), tier, tier, units.Bps(params.MinReliability(spec.Tier)), units.Bps(best))
 	default:
 		return fmt.Errorf("the offers that fit this job from providers that may serve %s have %d free GPU(s) together, it needs %d: it would expire unfilled (post fewer GPUs)", tier, eligibleFree, spec.GpuCount)
 	}
 }
-
-// bps prints basis points as a percentage: 9500 → "95.00 %".
-func bps(v uint32) string { return fmt.Sprintf("%d.%02d %%", v/100, v%100) }

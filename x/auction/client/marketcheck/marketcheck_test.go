@@ -38,12 +38,12 @@ func TestVerdict(t *testing.T) {
 		err         string
 	}{
 		{"silver on a market of newcomers", job(types.TIER_SILVER, 2, false), []offertypes.CandidateInfo{offer("a", 4), offer("b", 2)}, true, newcomers,
-			"2 offer(s) fit this job, but no provider of them may serve silver now: silver needs 95.00 % reliability and the best of them has 90.00 % (a new provider starts at x/provider's initial_reliability_bps and rises with proven epochs): post it as bronze (preemptible, any reliability)"},
+			"2 offer(s) fit this job, but no provider of them may serve silver now: silver needs 95 % reliability and the best of them has 90 % (a new provider starts at x/provider's initial_reliability_bps and rises with proven epochs): post it as bronze (preemptible, any reliability)"},
 		{"bronze takes the same newcomers", job(types.TIER_BRONZE, 2, false), []offertypes.CandidateInfo{offer("a", 4)}, true, newcomers, ""},
 		{"silver with one provider at the floor exactly", job(types.TIER_SILVER, 2, false), []offertypes.CandidateInfo{offer("a", 4), offer("b", 2)}, true,
 			map[string]uint32{"a": 9000, "b": 9500}, ""},
 		{"gold needs 99 %", job(types.TIER_GOLD, 1, false), []offertypes.CandidateInfo{offer("a", 1)}, true, map[string]uint32{"a": 9899},
-			"1 offer(s) fit this job, but no provider of them may serve gold now: gold needs 99.00 % reliability and the best of them has 98.99 % (a new provider starts at x/provider's initial_reliability_bps and rises with proven epochs): post it as bronze (preemptible, any reliability)"},
+			"1 offer(s) fit this job, but no provider of them may serve gold now: gold needs 99 % reliability and the best of them has 98.99 % (a new provider starts at x/provider's initial_reliability_bps and rises with proven epochs): post it as bronze (preemptible, any reliability)"},
 		{"a provider that is not ACTIVE serves nothing, not even bronze", job(types.TIER_BRONZE, 1, false), []offertypes.CandidateInfo{offer("a", 1)}, true, map[string]uint32{"a": 0},
 			"1 offer(s) fit this job, but none of their providers is ACTIVE now: it would expire unfilled"},
 		{"nothing fits", job(types.TIER_SILVER, 1, false), nil, true, nil,
