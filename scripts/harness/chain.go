@@ -49,8 +49,11 @@ func NewChain(t T, bin Binaries, root string, edits GenesisEdits, passes ...Pass
 func NewChainBridged(t T, bin Binaries, root string, edits GenesisEdits, bridged map[string]int64, passes ...Pass) *Chain {
 	t.Helper()
 	home := t.TempDir()
+	ports := FreePorts(t, 5)
 	setup := exec.Command(filepath.Join(root, "scripts", "node.sh"))
-	setup.Env = append(os.Environ(), "IDLEGPUD="+bin.Idlegpud, "NODE_HOME="+home, "NODE_SETUP_ONLY=1")
+	// client.toml in the home points at the node's RPC port, as make node's.
+	setup.Env = append(os.Environ(), "IDLEGPUD="+bin.Idlegpud, "NODE_HOME="+home, "NODE_SETUP_ONLY=1",
+		fmt.Sprintf("NODE_RPC_PORT=%d", ports[0]))
 	out, err := setup.CombinedOutput()
 	noError(t, err, "node.sh: %s", out)
 
@@ -62,7 +65,7 @@ func NewChainBridged(t T, bin Binaries, root string, edits GenesisEdits, bridged
 		grantPasses(t, filepath.Join(home, "config", "genesis.json"), passes)
 	}
 
-	c := &Chain{t: t, bin: bin, Home: home, ChainID: "idlegpu-local", ports: FreePorts(t, 5)}
+	c := &Chain{t: t, bin: bin, Home: home, ChainID: "idlegpu-local", ports: ports}
 	c.RPC = fmt.Sprintf("tcp://127.0.0.1:%d", c.ports[0])
 	c.Start()
 	t.Cleanup(func() {

@@ -18,6 +18,8 @@ import (
 
 	"github.com/idlegpu/idlegpu/chainclient"
 	"github.com/idlegpu/idlegpu/endpoint"
+	"github.com/idlegpu/idlegpu/x/auction/client/units"
+	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
@@ -69,7 +71,7 @@ idlegpu-agent register --dry-run  # prints what it would send`,
 	f.StringVar(&o.region, flagRegion, "", "provider region continent[-country[-site]], e.g. eu-de-fra1 (required when registering)")
 	f.StringVar(&o.endpoint, flagEndpoint, "", "renter-facing URL of this agent, e.g. https://host:9180 (required when registering)")
 	f.StringVar(&o.certHash, flagCertHash, "", "SHA-256 of the endpoint's TLS certificate, 64 hex digits (default for an https endpoint: the pin of endpoint.tls_cert)")
-	f.StringVar(&o.bond, flagBond, "", "stake the provider should have bonded, e.g. 400000000ugpu; the difference is bonded (operator only)")
+	f.StringVar(&o.bond, flagBond, "", "stake the provider should have bonded, e.g. 400gpu or 400000000ugpu; the difference is bonded (operator only)")
 	f.BoolVar(&o.dryRun, flagDryRun, false, "print the messages as JSON and send nothing")
 	return cmd
 }
@@ -217,7 +219,10 @@ func planRegistration(ctx context.Context, q providertypes.QueryClient, signer s
 		stake = r.current.Stake.Amount
 	}
 	if o.bond != "" {
-		want, err := sdk.ParseCoinNormalized(o.bond)
+		// Read as every amount is ("200gpu", "200 GPU" or "200000000ugpu"),
+		// in the units of the chain's genesis metadata, which nothing on
+		// chain changes.
+		want, err := units.ParseCoin(o.bond, chaincfg.DenomMetadata(), denom)
 		if err != nil {
 			return r, fmt.Errorf("--%s: %w", flagBond, err)
 		}

@@ -177,7 +177,7 @@ func (s *RegisterSuite) chainGPUs(addr sdk.AccAddress) []providertypes.GPUInfo {
 
 // TestOperatorRegistersOnce: a fresh operator key registers the provider,
 // bonds and registers both GPUs in one tx; a second run sends nothing; a
-// higher --bond bonds only the difference.
+// higher --bond (in display units) bonds only the difference.
 func (s *RegisterSuite) TestOperatorRegistersOnce() {
 	home, op := s.agentHome("", 11)
 	s.fund(op)
@@ -206,7 +206,7 @@ func (s *RegisterSuite) TestOperatorRegistersOnce() {
 	s.Require().Contains(again, "status ACTIVE, stake 250000000ugpu, 2 GPUs registered")
 	s.Require().Equal(uint64(1), s.sequence(op), "nothing sent")
 
-	more, err := run(s.T(), "", "register", "--home", home, "--bond", "300000000ugpu")
+	more, err := run(s.T(), "", "register", "--home", home, "--bond", "300 GPU")
 	s.Require().NoError(err)
 	s.Require().Contains(more, "bonded 50000000ugpu\ntx ")
 	s.Require().NotContains(more, "registered provider")

@@ -92,6 +92,7 @@ func NewRootCmd() *cobra.Command {
 	}
 	markEVMSide(rootCmd)
 	addStateChecks(rootCmd)
+	humanBankAmounts(rootCmd)
 	wrapTxCommands(rootCmd)
 	return rootCmd
 }
