@@ -130,9 +130,10 @@ func TestJourneysHaveBlocks(t *testing.T) {
 
 // TestRenterJourney runs every tested block of docs/renters.md, in order,
 // against a development chain where one provider's agent (simulated GPUs)
-// offers, then checks the story the guide tells happened on chain: the job
-// cleared, its lease started and was proven, and everything not paid to
-// the provider came back to the renter.
+// offers: a renter by CLI and a renter with an Ethereum wallet. Then it
+// checks the story the guide tells happened on chain: each job cleared, its
+// lease started and was proven, and everything not paid to the provider
+// (or to the relayer) came back to its renter.
 func TestRenterJourney(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a chain and an agent (minutes)")
@@ -168,7 +169,24 @@ func TestRenterJourney(t *testing.T) {
 	l := c.WaitLease(1, "LEASE_STATUS_CLOSED", 90*time.Second)
 	require.False(t, l.Start.IsZero(), "the lease started")
 	require.Positive(t, l.Paid.Int(), "the provider was paid for proven time")
-	require.Equal(t, int64(50_000_000)-l.Paid.Int(), c.Balance(renter, "uusdc"), "the renter's 50 USDC less exactly what was paid")
+
+	// The wallet's job (lease 2), signed with an Ethereum key and relayed
+	// by the renter's key, closed by a signed close: the wallet's 5 USDC
+	// less exactly what the provider was paid and the two relayer fees,
+	// which the relayer received.
+	w := c.WaitLease(2, "LEASE_STATUS_CLOSED", 90*time.Second)
+	require.False(t, w.Start.IsZero(), "the wallet's lease started")
+	var wl struct {
+		Lease struct {
+			Renter string `json:"renter"`
+		} `json:"lease"`
+	}
+	c.Query(&wl, "auction", "lease", "2")
+	require.NotEqual(t, renter, wl.Lease.Renter)
+	const relayerFees = 50_000 + 20_000
+	require.Equal(t, int64(5_000_000)-w.Paid.Int()-relayerFees, c.Balance(wl.Lease.Renter, "uusdc"))
+	require.Equal(t, int64(50_000_000)-l.Paid.Int()+relayerFees, c.Balance(renter, "uusdc"),
+		"the renter's 50 USDC less exactly what was paid, plus the fees it earned relaying the wallet's bids")
 }
 
 // TestProviderJourney runs every tested block of docs/providers.md, in
