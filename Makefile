@@ -192,6 +192,7 @@ include contracts/contracts.mk
 include scripts/demo-evm.mk
 include deploy/image.mk
 include deploy/helm.mk
+include scripts/testnet.mk
 
 .PHONY: clean
 clean: ## remove build outputs

@@ -34,17 +34,20 @@ port() { # port I K: node I's K-th port
 home() { echo "$dir/node$1"; }
 d() { local i=$1; shift; "$bin" --home "$(home "$i")" "$@"; }
 
+# The genesis ceremony is testnet.sh's (tn_homes, tn_gentxs); the
+# localnet adds alice, the development genesis and loopback settings.
+# shellcheck source=scripts/testnet.sh
+source "$PWD/scripts/testnet.sh"
+tn_bin=$bin tn_dir=$dir tn_n=$n tn_chain=$chain_id tn_backend=test
+
 init() {
   [ -f "$(home 0)/config/genesis.json" ] && return 0
+  tn_homes
   for ((i = 0; i < n; i++)); do
-    d "$i" init "validator$i" --chain-id "$chain_id" >/dev/null 2>&1
-    sed -i -e "s/^chain-id = .*/chain-id = \"$chain_id\"/" -e 's/^keyring-backend = .*/keyring-backend = "test"/' \
-      -e "s|^node = .*|node = \"tcp://127.0.0.1:$(port "$i" 1)\"|" "$(home "$i")/config/client.toml"
+    sed -i -e "s|^node = .*|node = \"tcp://127.0.0.1:$(port "$i" 1)\"|" "$(home "$i")/config/client.toml"
     # Four nodes on one IP: CometBFT refuses that unless told.
     sed -i -e 's/^allow_duplicate_ip = .*/allow_duplicate_ip = true/' -e 's/^addr_book_strict = .*/addr_book_strict = false/' \
       "$(home "$i")/config/config.toml"
-    d "$i" keys add "validator$i" --keyring-backend test >/dev/null 2>&1
-    d 0 genesis add-genesis-account "$(d "$i" keys show "validator$i" -a --keyring-backend test)" 1000000000000ugpu >/dev/null
   done
   d 0 keys add alice --keyring-backend test >/dev/null 2>&1
   local alice
@@ -59,15 +62,7 @@ init() {
     "$(home 0)/config/genesis.json"
   # A development chain: simulated GPUs allowed, audited on the CPU.
   d 0 genesis development
-  mkdir -p "$(home 0)/config/gentx"
-  for ((i = 0; i < n; i++)); do
-    [ "$i" = 0 ] || cp "$(home 0)/config/genesis.json" "$(home "$i")/config/genesis.json"
-    d "$i" genesis gentx "validator$i" 100000000000ugpu --chain-id "$chain_id" --keyring-backend test \
-      --output-document "$(home 0)/config/gentx/validator$i.json" >/dev/null 2>&1
-  done
-  d 0 genesis collect-gentxs >/dev/null 2>&1
-  d 0 genesis validate >/dev/null
-  for ((i = 1; i < n; i++)); do cp "$(home 0)/config/genesis.json" "$(home "$i")/config/genesis.json"; done
+  tn_gentxs
   echo "localnet: homes in $dir"
 }
 

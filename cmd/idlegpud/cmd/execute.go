@@ -61,6 +61,7 @@ func Execute(rootCmd *cobra.Command, args []string) int {
 	if cmd == nil {
 		cmd = rootCmd
 	}
+	err = passphraseHint(cmd, err)
 	w := rootCmd.ErrOrStderr()
 	fmt.Fprintln(w, "Error: "+Message(cmd, err))
 	var ue usageError

@@ -76,6 +76,9 @@ func NewRootCmd() *cobra.Command {
 			if ctx, err = keyringInDirFlag(ctx, cmd.Flags()); err != nil {
 				return err
 			}
+			if ctx, err = keyringPassphraseFile(ctx, cmd.Flags()); err != nil {
+				return err
+			}
 			if err := client.SetCmdClientContextHandler(ctx, cmd); err != nil {
 				return err
 			}
@@ -85,6 +88,7 @@ func NewRootCmd() *cobra.Command {
 	}
 
 	initRootCmd(rootCmd, clientCtx.TxConfig, app.GenesisBasics(basicManager))
+	addKeyringPassphraseFlag(rootCmd)
 
 	autoCliOpts.AddressCodec = evmOrBech32{autoCliOpts.AddressCodec}
 	if err := enhanceRootCommand(rootCmd, autoCliOpts); err != nil {
