@@ -190,6 +190,7 @@ proto-lint: proto-tools ## buf lint of our protos
 
 include contracts/contracts.mk
 include scripts/demo-evm.mk
+include deploy/release.mk
 include deploy/image.mk
 include deploy/helm.mk
 include scripts/testnet.mk
