@@ -4,9 +4,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/idlegpu/idlegpu/x/auction/client/units"
-	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
 // humanBankAmounts makes the SDK's hand-written `tx bank send` and
@@ -37,12 +34,13 @@ func humanBankAmounts(root *cobra.Command) {
 }
 
 // baseUnits reads a comma-separated list of amounts and writes it in base
-// units, as the SDK's coin parser reads them.
+// units, as the SDK's coin parser reads them; each amount is read as
+// autocli's coin arguments are (parseCoin).
 func baseUnits(s string) (string, error) {
 	parts := strings.Split(s, ",")
 	out := make([]string, 0, len(parts))
 	for _, p := range parts {
-		coin, err := units.ParseCoin(strings.TrimSpace(p), chaincfg.DenomMetadata(), chaincfg.BondDenom)
+		coin, err := parseCoin(strings.TrimSpace(p), false)
 		if err != nil {
 			return "", err
 		}
