@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -66,31 +65,18 @@ func runJourney(t *testing.T, blocks []guides.Block, c *harness.Chain, extra ...
 	work := t.TempDir()
 	home = t.TempDir()
 	require.NoError(t, os.Symlink(filepath.Join(root, "docs"), filepath.Join(work, "docs")))
-	script := filepath.Join(t.TempDir(), "journey.sh")
-	require.NoError(t, os.WriteFile(script, []byte(guides.Script(blocks)), 0o600))
-
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", script)
-	// The guides start programs in the background (the provider's agent):
-	// they end with the journey's process group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	t.Cleanup(func() {
-		if cmd.Process != nil {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		}
-	})
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(),
-		"HOME="+home,
-		"PATH="+filepath.Dir(bins.Idlegpud)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"NODE="+c.RPC, "CHAIN_ID="+c.ChainID, "NODE_HOME="+c.Home, "IMAGE="+image)
-	cmd.Env = append(cmd.Env, extra...)
-	b, err := cmd.CombinedOutput()
+	env := append([]string{
+		"HOME=" + home,
+		"PATH=" + filepath.Dir(bins.Idlegpud) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"NODE=" + c.RPC, "CHAIN_ID=" + c.ChainID, "NODE_HOME=" + c.Home, "IMAGE=" + image}, extra...)
+	out, stop, err := guides.Run(ctx, blocks, work, env)
+	t.Cleanup(stop)
 	if err != nil {
-		t.Fatalf("the guide's block at %s failed (%v); output (tail):\n%s", guides.FailedBlock(string(b)), err, harness.Tail(string(b), 40))
+		t.Fatalf("%v; output (tail):\n%s", err, harness.Tail(out, 40))
 	}
-	return string(b), home
+	return out, home
 }
 
 // keyAddress is the address of a test-keyring key a journey made under
@@ -108,6 +94,8 @@ func TestJourneysHaveBlocks(t *testing.T) {
 	for name, files := range map[string][]string{
 		"renter":   {"docs/renters.md"},
 		"provider": {"docs/providers.md"},
+		// Run by scripts/networktest, which has a network to join.
+		"validator": {"docs/operators.md"},
 	} {
 		for i := range files {
 			files[i] = filepath.Join(root, files[i])
@@ -123,7 +111,7 @@ func TestJourneysHaveBlocks(t *testing.T) {
 		blocks, err := guides.Parse(f, src)
 		require.NoError(t, err)
 		for _, b := range blocks {
-			require.Contains(t, []string{"renter", "provider"}, b.Journey, "%s:%d", b.File, b.Line)
+			require.Contains(t, []string{"renter", "provider", "validator"}, b.Journey, "%s:%d", b.File, b.Line)
 		}
 	}
 }

@@ -1,112 +1,111 @@
 package networktest_test
 
 import (
+	"context"
 	"encoding/json"
-	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idlegpu/idlegpu/scripts/guides"
 	"github.com/idlegpu/idlegpu/scripts/harness"
 )
 
-// joinTestnet walks a new validator in as docs/operators.md does: a home
-// with the network's genesis and a persistent peer, an operator key in a
-// file keyring unlocked by a passphrase file (stdin closed throughout),
-// funds from the faucet in node0's keyring, the node synced, then
-// create-validator from a JSON file; the chain bonds it and it signs.
-// Its node listens on ports base..base+4.
-func joinTestnet(t *testing.T, bin string, node0 *harness.Chain, dir string, base int, faucetPass string) {
-	home := filepath.Join(dir, "joiner")
-	run(t, nil, bin, "init", "joiner", "--chain-id", testnetChainID, "--home", home)
+// The ports a home made by `idlegpud init` listens on, which the validator
+// guide's node and bridge keep: p2p, RPC, gRPC, pprof, the orchestrator's
+// metrics. The test cannot move them without changing the guide's words.
+var guidePorts = []int{26656, 26657, 9090, 6060, 9470}
+
+// joinAsTheGuideSays runs every tested block of docs/operators.md's "Join a
+// network as a validator" in one bash, exactly as written, in the directory
+// `make testnet` wrote (node0's home and passphrase, and the network's
+// genesis.json as its operators publish it): a home with that genesis and
+// node0 as its peer, an operator key in a file keyring unlocked by a
+// passphrase file (stdin closed), funds from the faucet, the node started
+// and synced, create-validator, the bridge's registration and its
+// orchestrator running. Then the chain must show what the guide promises:
+// the new validator bonded with its stake and signing, its orchestrator
+// registered and working its rounds.
+func joinAsTheGuideSays(t *testing.T, bin string, node0 *harness.Chain, dir string) {
+	for _, p := range guidePorts {
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		require.NoError(t, err, "the validator guide's node and bridge listen on %v: port %d is taken here", guidePorts, p)
+		_ = l.Close()
+	}
+	blocks, err := guides.Journey("validator", filepath.Join(root, "docs", "operators.md"))
+	require.NoError(t, err)
 	genesis, err := os.ReadFile(filepath.Join(node0.Home, "config", "genesis.json"))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(home, "config", "genesis.json"), genesis, 0o600))
-	rpc := fmt.Sprintf("tcp://127.0.0.1:%d", base+1)
-	edit(t, filepath.Join(home, "config", "client.toml"), map[string]string{
-		"chain-id": `"` + testnetChainID + `"`, "keyring-backend": `"file"`, "node": `"` + rpc + `"`})
-	// Five nodes on one address: CometBFT refuses that unless told.
-	edit(t, filepath.Join(home, "config", "config.toml"), map[string]string{"allow_duplicate_ip": "true", "addr_book_strict": "false"})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "genesis.json"), genesis, 0o644))
 
-	pass := filepath.Join(dir, "joiner.keyring-passphrase")
-	require.NoError(t, os.WriteFile(pass, []byte("a passphrase for the joiner\n"), 0o600))
-	run(t, nil, bin, "keys", "add", "joiner", "--home", home, "--keyring-passphrase-file", pass)
-	addr := strings.TrimSpace(run(t, []string{"IDLEGPUD_KEYRING_PASSPHRASE_FILE=" + pass}, bin, "keys", "show", "joiner", "-a", "--home", home))
-
-	node0.Tx("faucet", "bank", "send", "faucet", addr, "20000000000ugpu", "--keyring-passphrase-file", faucetPass)
-
-	peer := strings.TrimSpace(run(t, nil, bin, "comet", "show-node-id", "--home", node0.Home))
-	p2p0 := peerAddress(t, node0.Home)
-	joiner := harness.Connect(t, harness.Binaries{Idlegpud: bin}, home, rpc, testnetChainID)
-	joiner.Node = harness.Start(t, bin, "start", "--home", home, "--log_no_color",
-		"--p2p.laddr", fmt.Sprintf("tcp://127.0.0.1:%d", base), "--rpc.laddr", rpc,
-		"--grpc.address", fmt.Sprintf("127.0.0.1:%d", base+2), "--api.address", fmt.Sprintf("tcp://127.0.0.1:%d", base+3),
-		"--rpc.pprof_laddr", fmt.Sprintf("127.0.0.1:%d", base+4), "--p2p.persistent_peers", peer+"@"+p2p0)
+	id := strings.TrimSpace(run(t, nil, bin, "comet", "show-node-id", "--home", node0.Home))
+	mine := t.TempDir()
+	home, bridge := filepath.Join(mine, "idlegpud"), filepath.Join(mine, "idlegpu-bridge")
+	require.NoError(t, os.Mkdir(bridge, 0o700))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, stop, err := guides.Run(ctx, blocks, dir, []string{
+		"HOME=" + t.TempDir(),
+		"PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"CHAIN_ID=" + testnetChainID, "H=" + home, "PASS=" + filepath.Join(mine, "operator.keyring-passphrase"),
+		"B=" + bridge, "BPASS=" + filepath.Join(mine, "bridge.keyring-passphrase"),
+		"PEERS=" + id + "@" + peerAddress(t, node0.Home),
+	})
 	t.Cleanup(func() {
-		joiner.Node.Stop(t, syscall.SIGTERM)
+		stop()
 		if t.Failed() {
-			t.Logf("joiner log (tail):\n%s", harness.Tail(joiner.Node.Output(), 20))
+			for _, log := range []string{filepath.Join(home, "idlegpud.log"), filepath.Join(bridge, "orchestrate.log")} {
+				b, _ := os.ReadFile(log)
+				t.Logf("%s (tail):\n%s", log, harness.Tail(string(b), 20))
+			}
 		}
 	})
-	joiner.WaitHeight(node0.Height(), 90*time.Second)
-	require.Equal(t, int64(20000000000), joiner.Balance(addr, "ugpu"), "the synced node sees the faucet's funds")
-
-	// create-validator takes the validator's settings as a JSON file.
-	pubkey := strings.TrimSpace(run(t, nil, bin, "comet", "show-validator", "--home", home))
-	validator := filepath.Join(dir, "validator.json")
-	require.NoError(t, os.WriteFile(validator, []byte(`{
-  "pubkey": `+pubkey+`,
-  "amount": "10000000000ugpu",
-  "moniker": "joiner",
-  "commission-rate": "0.10",
-  "commission-max-rate": "0.20",
-  "commission-max-change-rate": "0.01",
-  "min-self-delegation": "1"
-}`), 0o600))
-	joiner.Tx("joiner", "staking", "create-validator", validator, "--keyring-passphrase-file", pass)
+	require.NoError(t, err, "output (tail):\n%s", harness.Tail(out, 40))
+	require.Contains(t, out, `"catching_up": false`, "the guide waited for its node to catch up")
 
 	var vals struct {
 		Validators []struct {
-			Description struct {
+			OperatorAddress string `json:"operator_address"`
+			Description     struct {
 				Moniker string `json:"moniker"`
 			} `json:"description"`
 			Status string `json:"status"`
+			Tokens string `json:"tokens"`
 		} `json:"validators"`
 	}
-	harness.WaitFor(t, 30*time.Second, "the joiner bonded", func() bool {
-		joiner.Query(&vals, "staking", "validators")
-		for _, v := range vals.Validators {
-			if v.Description.Moniker == "joiner" {
-				return v.Status == "BOND_STATUS_BONDED"
-			}
+	node0.Query(&vals, "staking", "validators")
+	found := false
+	for _, v := range vals.Validators {
+		if v.Description.Moniker == "my-validator" {
+			found = true
+			require.Equal(t, "BOND_STATUS_BONDED", v.Status)
+			require.Equal(t, "10000000000", v.Tokens, "the self-delegation validator.json names")
 		}
-		return false
-	})
-	waitSigners(t, node0, 4, 60*time.Second)
-}
-
-// edit sets TOML keys (each present once in the file) to raw values.
-func edit(t *testing.T, path string, set map[string]string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	lines := strings.Split(string(b), "\n")
-	for key, val := range set {
-		found := 0
-		for i, l := range lines {
-			if strings.HasPrefix(l, key+" =") {
-				lines[i] = key + " = " + val
-				found++
-			}
-		}
-		require.Equal(t, 1, found, "%s in %s", key, path)
 	}
-	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o600))
+	require.True(t, found, "no validator my-validator on chain: %+v", vals.Validators)
+	waitSigners(t, node0, 4, 60*time.Second)
+
+	// The orchestrator is registered and its rounds run; they stop where
+	// the guide says, at the vault this network has not named.
+	harness.WaitFor(t, 60*time.Second, "the orchestrator's rounds stopping at the unset vault", func() bool {
+		res, err := http.Get("http://127.0.0.1:9470/metrics")
+		if err != nil {
+			return false
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return regexp.MustCompile(`(?m)^idlegpu_bridge_[a-z]+_errors_total\{step="params"\} [1-9]`).Match(b)
+	})
+	t.Logf("the validator guide ran: %d blocks", len(blocks))
 }
 
 // peerAddress is the host:port a home's node listens on for peers.
