@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,6 +95,11 @@ const jobColumns = `id, renter, models, regions, tier, preemptible, gpu_count, d
 	status, created_height, created_time, clearing_price, lease_ids, candidates, cleared_height, cleared_time, ended_height,
 	ended_time, refunded, submitter, relayer_fee, relayer_fee_denom`
 
+// storable: ids are stored as SQL integers (int64). An id above that was
+// never indexed (the chain counts from 1), so asking for one finds nothing
+// rather than failing in the driver.
+func storable(id uint64) bool { return id <= math.MaxInt64 }
+
 type scanner interface{ Scan(dest ...any) error }
 
 func scanJob(r scanner) (Job, error) {
@@ -114,6 +120,9 @@ func scanJob(r scanner) (Job, error) {
 
 // Job returns one job, ErrNotFound if the index has none with id.
 func (d *DB) Job(ctx context.Context, id uint64) (Job, error) {
+	if !storable(id) {
+		return Job{}, fmt.Errorf("job %d: %w", id, ErrNotFound)
+	}
 	j, err := scanJob(d.sql.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Job{}, fmt.Errorf("job %d: %w", id, ErrNotFound)
@@ -148,6 +157,9 @@ func scanLease(r scanner) (Lease, error) {
 
 // Lease returns one lease, ErrNotFound if the index has none with id.
 func (d *DB) Lease(ctx context.Context, id uint64) (Lease, error) {
+	if !storable(id) {
+		return Lease{}, fmt.Errorf("lease %d: %w", id, ErrNotFound)
+	}
 	l, err := scanLease(d.sql.QueryRowContext(ctx, `SELECT `+leaseColumns+` FROM leases WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Lease{}, fmt.Errorf("lease %d: %w", id, ErrNotFound)
@@ -158,6 +170,23 @@ func (d *DB) Lease(ctx context.Context, id uint64) (Lease, error) {
 // Leases returns the leases f selects, newest first.
 func (d *DB) Leases(ctx context.Context, f LeaseFilter) ([]Lease, error) {
 	limit, offset := page(f.Limit, f.Offset)
+	where, args := leaseWhere(f)
+	q := `SELECT ` + leaseColumns + ` FROM leases` + where + ` ORDER BY id DESC LIMIT ? OFFSET ?`
+	return queryRows(ctx, d.sql, func(r *sql.Rows) (Lease, error) { return scanLease(r) }, q, append(args, limit, offset)...)
+}
+
+// CountLeases is how many leases f selects, ignoring its page (Before,
+// Limit, Offset): the total a paged list shows.
+func (d *DB) CountLeases(ctx context.Context, f LeaseFilter) (int64, error) {
+	f.Before = 0
+	where, args := leaseWhere(f)
+	var n int64
+	err := d.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM leases`+where, args...).Scan(&n)
+	return n, err
+}
+
+// leaseWhere is f's WHERE clause (with its leading space) and arguments.
+func leaseWhere(f LeaseFilter) (string, []any) {
 	var where []string
 	var args []any
 	if f.Renter != "" {
@@ -169,16 +198,20 @@ func (d *DB) Leases(ctx context.Context, f LeaseFilter) ([]Lease, error) {
 	if f.Ended != nil {
 		where, args = append(where, "ended = ?"), append(args, *f.Ended)
 	}
-	q := `SELECT ` + leaseColumns + ` FROM leases`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, " AND ")
+	if f.Before != 0 {
+		where, args = append(where, "id < ?"), append(args, min(f.Before, math.MaxInt64))
 	}
-	q += ` ORDER BY id DESC LIMIT ? OFFSET ?`
-	return queryRows(ctx, d.sql, func(r *sql.Rows) (Lease, error) { return scanLease(r) }, q, append(args, limit, offset)...)
+	if len(where) == 0 {
+		return "", nil
+	}
+	return ` WHERE ` + strings.Join(where, " AND "), args
 }
 
 // LeasesOfJob returns a job's leases in id order.
 func (d *DB) LeasesOfJob(ctx context.Context, jobID uint64) ([]Lease, error) {
+	if !storable(jobID) {
+		return nil, nil
+	}
 	return queryRows(ctx, d.sql, func(r *sql.Rows) (Lease, error) { return scanLease(r) },
 		`SELECT `+leaseColumns+` FROM leases WHERE job_id = ? ORDER BY id`, jobID)
 }
@@ -186,6 +219,9 @@ func (d *DB) LeasesOfJob(ctx context.Context, jobID uint64) ([]Lease, error) {
 // Epochs returns a lease's settled epochs in order, each with the per-GPU
 // summaries of its proof.
 func (d *DB) Epochs(ctx context.Context, leaseID uint64, limit, offset int) ([]Epoch, error) {
+	if !storable(leaseID) {
+		return nil, nil
+	}
 	limit, offset = page(limit, offset)
 	eps, err := queryRows(ctx, d.sql, func(r *sql.Rows) (Epoch, error) {
 		var e Epoch

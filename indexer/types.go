@@ -86,7 +86,10 @@ type LeaseFilter struct {
 	Renter   string
 	Provider string
 	// Ended, when set, keeps only ended (true) or live (false) leases.
-	Ended         *bool
+	Ended *bool
+	// Before, when set, keeps only leases with a smaller id: the cursor of
+	// a list paged newest first, stable while new leases are indexed.
+	Before        uint64
 	Limit, Offset int
 }
 

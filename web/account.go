@@ -10,7 +10,7 @@ import (
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
-// parseAccount reads an account as people paste it: bech32 (idlegpu1…), or
+// parseAccount reads an account as people paste it: bech32 (idle1…), or
 // a wallet's 0x address, whose account is the same 20 bytes. It returns the
 // bech32 form, or a bad-request error.
 func parseAccount(s string) (string, error) {

@@ -198,7 +198,14 @@ func (s *Server) forwardEndpoint(r *http.Request) (any, error) {
 		if json.Unmarshal(b, &e) == nil && e.Error != "" {
 			text = e.Error
 		}
-		return nil, apiErr(http.StatusBadGateway, "the provider's endpoint answered %s: %s", strconv.Itoa(res.StatusCode), text)
+		// The provider's refusal (401 for a signature it does not accept,
+		// 404, 409, …) is the caller's to read as such; only the provider's
+		// own failure is a bad gateway.
+		code := http.StatusBadGateway
+		if res.StatusCode/100 == 4 {
+			code = res.StatusCode
+		}
+		return nil, apiErr(code, "the provider's endpoint answered %s: %s", strconv.Itoa(res.StatusCode), text)
 	}
 	switch c.Action {
 	case "manifest":

@@ -48,11 +48,19 @@ type fixture struct {
 	providers []string
 	renters   []string
 	leases    int
+	// head is what the server reads as the node's newest block.
+	head func(context.Context) (Head, error)
 }
 
 func onDemandPrice(i int) int64 { return 1_000_000 + int64(i)*10_000 }
 
 func newFixture(tb testing.TB, providers, offersEach, leases int) *fixture {
+	tb.Helper()
+	return newFixtureJobs(tb, providers, offersEach, leases, 1)
+}
+
+// newFixtureJobs is newFixture with jobs open jobs of renter 0 on chain.
+func newFixtureJobs(tb testing.TB, providers, offersEach, leases, jobs int) *fixture {
 	tb.Helper()
 	mc := apptesting.NewMarketChain(tb, providers+2, apptesting.MarketFunds())
 	m := apptesting.Market{TB: tb, App: mc.App, Ctx: mc.Ctx}
@@ -85,7 +93,9 @@ func newFixture(tb testing.TB, providers, offersEach, leases int) *fixture {
 	// jobs and leases are known only to it (as on a pruned node).
 	spec := apptesting.TrainingJob(1, 2_000_000)
 	spec.DurationSeconds = 3600
-	m.PostJob(f.renters[0], spec)
+	for range jobs {
+		m.PostJob(f.renters[0], spec)
+	}
 	// Commit the block and query it as a node's gRPC does: a read-only
 	// branch of the committed version (not the writing block's cache).
 	mc.Ctx.MultiStore().(storetypes.CacheMultiStore).Write()
@@ -101,7 +111,14 @@ func newFixture(tb testing.TB, providers, offersEach, leases int) *fixture {
 	f.db = db
 	f.seedIndex(tb, leases)
 
-	f.srv, err = New(context.Background(), Config{ChainID: apptesting.ChainID, RelayerFee: sdkmath.NewInt(50_000)}, conn, db, nil)
+	// The node's head: the chain at the index's newest block, just made,
+	// unless a test says otherwise.
+	f.head = func(ctx context.Context) (Head, error) {
+		h, err := db.Cursor(ctx)
+		return Head{Height: h, Time: time.Now()}, err
+	}
+	f.srv, err = New(context.Background(), Config{ChainID: apptesting.ChainID, RelayerFee: sdkmath.NewInt(50_000),
+		Head: func(ctx context.Context) (Head, error) { return f.head(ctx) }}, conn, db, nil)
 	require.NoError(tb, err)
 	return f
 }
@@ -123,37 +140,45 @@ func (f *fixture) seedIndex(tb testing.TB, leases int) {
 		var events []proto.Message
 		var proofs []settlementtypes.ExecutionProof
 		for i := first; i < min(first+perBlock, leases); i++ {
-			id := uint64(i + 1)
-			p := i % len(f.providers)
-			provider, renter := f.providers[p], f.renters[i%len(f.renters)]
-			model := fixtureModels[p%len(fixtureModels)].name
-			price := sdk.NewInt64Coin("uusdc", onDemandPrice(p))
-			uuid := apptesting.GPUUUID(1_000_000 + i)
-			escrow := auctiontypes.Deposit(price, 1, 3600)
-			paid := auctiontypes.Due(price, 1, 3600)
-			fee := sdk.NewCoin("uusdc", paid.Amount.QuoRaw(50))
-			offer := offertypes.Offer{Id: 1_000_000 + id, Provider: provider, GpuUuids: []string{uuid}, Model: model, MemoryMib: 81559,
-				Region: fixtureRegions[p%len(fixtureRegions)], Terms: apptesting.Terms(onDemandPrice(p)), Status: offertypes.OFFER_STATUS_OPEN}
-			job := auctiontypes.Job{Id: id, Renter: renter, Deposit: escrow, Status: auctiontypes.JOB_STATUS_OPEN, CreatedAt: b.Time,
-				Spec: auctiontypes.JobSpec{GpuCount: 1, Models: []string{model}, Tier: auctiontypes.TIER_SILVER, DurationSeconds: 3600, MaxPrice: price,
-					Image: apptesting.Image, ImageDigest: apptesting.ImageDigest, ManifestHash: apptesting.ManifestHash, Workload: offertypes.WORKLOAD_TRAINING}}
-			lease := auctiontypes.Lease{Id: id, JobId: id, Renter: renter, Provider: provider, OfferId: offer.Id, GpuUuids: []string{uuid},
-				Price: price, Tier: auctiontypes.TIER_SILVER, DurationSeconds: 3600, Escrow: escrow, Paid: sdk.NewInt64Coin("uusdc", 0),
-				Status: auctiontypes.LEASE_STATUS_PENDING, CreatedAt: b.Time}
-			events = append(events,
-				&offertypes.EventOfferCreated{Offer: offer},
-				&auctiontypes.EventJobPosted{Job: job},
-				&auctiontypes.EventJobCleared{JobId: id, ClearingPrice: price, LeaseIds: []uint64{id}, Candidates: 3, Leases: []auctiontypes.Lease{lease}},
-				&auctiontypes.EventLeaseStarted{LeaseId: id, Provider: provider},
-				&settlementtypes.EventProofAccepted{LeaseId: id, Epoch: 0, Provider: provider, Paid: paid, Fee: fee, SamplesRoot: []byte{1, 2, 3}},
-				&auctiontypes.EventLeaseEnded{LeaseId: id, Status: auctiontypes.LEASE_STATUS_COMPLETED, Reason: "ran to its end", Paid: paid,
-					JobId: id, JobStatus: auctiontypes.JOB_STATUS_COMPLETED},
-				&providertypes.EventReputationChanged{Provider: provider, Reputation: providertypes.Reputation{ReliabilityBps: 9000 + uint32(i%900), ProvenEpochs: uint64(i/len(f.providers) + 1)}},
-			)
-			proofs = append(proofs, settlementtypes.ExecutionProof{LeaseId: id, Epoch: 0,
-				Gpus: []settlementtypes.GPUSummary{{Uuid: uuid, Samples: 60, UtilAvgBps: 9500, UtilMinBps: 9000, MemUsedMaxMib: 70_000, EnergyMj: 2_000_000_000, PowerAvgMw: 550_000}}})
+			ev, proof := f.endedLease(i, f.renters[i%len(f.renters)], b.Time)
+			events = append(events, ev...)
+			proofs = append(proofs, proof)
 		}
 		b.Txs = []indexer.TxData{{Hash: fmt.Sprintf("%064X", height), Msgs: []proto.Message{&settlementtypes.MsgSubmitProofs{Proofs: proofs}}, Events: events}}
 		require.NoError(tb, f.db.IndexBlock(ctx, b))
 	}
+}
+
+// endedLease is the events of the index's i-th lease (id i+1) of renter,
+// from its offer to its end, at time at, and its epoch's proof.
+func (f *fixture) endedLease(i int, renter string, at time.Time) ([]proto.Message, settlementtypes.ExecutionProof) {
+	id := uint64(i + 1)
+	p := i % len(f.providers)
+	provider := f.providers[p]
+	model := fixtureModels[p%len(fixtureModels)].name
+	price := sdk.NewInt64Coin("uusdc", onDemandPrice(p))
+	uuid := apptesting.GPUUUID(1_000_000 + i)
+	escrow := auctiontypes.Deposit(price, 1, 3600)
+	paid := auctiontypes.Due(price, 1, 3600)
+	fee := sdk.NewCoin("uusdc", paid.Amount.QuoRaw(50))
+	offer := offertypes.Offer{Id: 1_000_000 + id, Provider: provider, GpuUuids: []string{uuid}, Model: model, MemoryMib: 81559,
+		Region: fixtureRegions[p%len(fixtureRegions)], Terms: apptesting.Terms(onDemandPrice(p)), Status: offertypes.OFFER_STATUS_OPEN}
+	job := auctiontypes.Job{Id: id, Renter: renter, Deposit: escrow, Status: auctiontypes.JOB_STATUS_OPEN, CreatedAt: at,
+		Spec: auctiontypes.JobSpec{GpuCount: 1, Models: []string{model}, Tier: auctiontypes.TIER_SILVER, DurationSeconds: 3600, MaxPrice: price,
+			Image: apptesting.Image, ImageDigest: apptesting.ImageDigest, ManifestHash: apptesting.ManifestHash, Workload: offertypes.WORKLOAD_TRAINING}}
+	lease := auctiontypes.Lease{Id: id, JobId: id, Renter: renter, Provider: provider, OfferId: offer.Id, GpuUuids: []string{uuid},
+		Price: price, Tier: auctiontypes.TIER_SILVER, DurationSeconds: 3600, Escrow: escrow, Paid: sdk.NewInt64Coin("uusdc", 0),
+		Status: auctiontypes.LEASE_STATUS_PENDING, CreatedAt: at}
+	events := []proto.Message{
+		&offertypes.EventOfferCreated{Offer: offer},
+		&auctiontypes.EventJobPosted{Job: job},
+		&auctiontypes.EventJobCleared{JobId: id, ClearingPrice: price, LeaseIds: []uint64{id}, Candidates: 3, Leases: []auctiontypes.Lease{lease}},
+		&auctiontypes.EventLeaseStarted{LeaseId: id, Provider: provider},
+		&settlementtypes.EventProofAccepted{LeaseId: id, Epoch: 0, Provider: provider, Paid: paid, Fee: fee, SamplesRoot: []byte{1, 2, 3}},
+		&auctiontypes.EventLeaseEnded{LeaseId: id, Status: auctiontypes.LEASE_STATUS_COMPLETED, Reason: "ran to its end", Paid: paid,
+			JobId: id, JobStatus: auctiontypes.JOB_STATUS_COMPLETED},
+		&providertypes.EventReputationChanged{Provider: provider, Reputation: providertypes.Reputation{ReliabilityBps: 9000 + uint32(i%900), ProvenEpochs: uint64(i/len(f.providers) + 1)}},
+	}
+	return events, settlementtypes.ExecutionProof{LeaseId: id, Epoch: 0,
+		Gpus: []settlementtypes.GPUSummary{{Uuid: uuid, Samples: 60, UtilAvgBps: 9500, UtilMinBps: 9000, MemUsedMaxMib: 70_000, EnergyMj: 2_000_000_000, PowerAvgMw: 550_000}}}
 }

@@ -7,9 +7,10 @@ import (
 	"strconv"
 
 	sdkmath "cosmossdk.io/math"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
-	"github.com/cosmos/cosmos-sdk/types/query"
 
 	"github.com/idlegpu/idlegpu/indexer"
 
@@ -29,6 +30,8 @@ type jobsData struct {
 	// Ended are the renter's ended leases from the index (the chain
 	// prunes them).
 	Ended []indexer.Lease
+	// Each list's page.
+	JobsPage, LeasesPage, EndedPage Page
 }
 
 // jobsPage: a renter's jobs and leases, newest first. Without ?renter the
@@ -46,20 +49,29 @@ func (s *Server) jobsPage(r *http.Request) (string, any, error) {
 	d.Renter, d.EVM = renter, evmAddress(renter)
 	ctx := r.Context()
 	q := auctiontypes.NewQueryClient(s.conn)
-	jobs, err := q.RenterJobs(ctx, &auctiontypes.QueryRenterJobsRequest{Renter: renter, Pagination: &query.PageRequest{Limit: listLimit, Reverse: true}})
+	jobsReq, err := nodePageRequest(r, "jobs")
 	if err != nil {
 		return "", nil, err
 	}
-	leases, err := q.RenterLeases(ctx, &auctiontypes.QueryRenterLeasesRequest{Renter: renter, Pagination: &query.PageRequest{Limit: listLimit, Reverse: true}})
+	leasesReq, err := nodePageRequest(r, "leases")
+	if err != nil {
+		return "", nil, err
+	}
+	jobs, err := q.RenterJobs(ctx, &auctiontypes.QueryRenterJobsRequest{Renter: renter, Pagination: jobsReq})
+	if err != nil {
+		return "", nil, err
+	}
+	leases, err := q.RenterLeases(ctx, &auctiontypes.QueryRenterLeasesRequest{Renter: renter, Pagination: leasesReq})
 	if err != nil {
 		return "", nil, err
 	}
 	d.Leases = leases.Leases
-	if d.Jobs, err = s.jobRows(ctx, renter, jobs.Jobs, leases.Leases); err != nil {
+	d.JobsPage = nodePage(r, "jobs", jobs.Pagination, len(jobs.Jobs))
+	d.LeasesPage = nodePage(r, "leases", leases.Pagination, len(leases.Leases))
+	if d.Jobs, err = s.jobRows(ctx, jobs.Jobs, leases.Leases); err != nil {
 		return "", nil, err
 	}
-	ended := true
-	if d.Ended, err = s.db.Leases(ctx, indexer.LeaseFilter{Renter: renter, Ended: &ended, Limit: listLimit}); err != nil {
+	if d.Ended, d.EndedPage, err = s.endedLeases(r, "ended", indexer.LeaseFilter{Renter: renter}); err != nil {
 		return "", nil, err
 	}
 	return "jobs", d, nil
@@ -73,14 +85,19 @@ type jobRow struct {
 	Refunded *sdk.Coin
 }
 
-func (s *Server) jobRows(ctx context.Context, renter string, jobs []auctiontypes.Job, leases []auctiontypes.Lease) ([]jobRow, error) {
-	indexed, err := s.db.JobsOfRenter(ctx, renter, listLimit, 0)
-	if err != nil {
-		return nil, err
-	}
-	refunded := make(map[uint64]sdk.Coin, len(indexed))
-	for _, j := range indexed {
-		refunded[j.ID] = coin(j.Refunded, j.Denom)
+func (s *Server) jobRows(ctx context.Context, jobs []auctiontypes.Job, leases []auctiontypes.Lease) ([]jobRow, error) {
+	// The page's jobs as indexed, one by id: a page of the node's list is
+	// not a page of the index's.
+	refunded := make(map[uint64]sdk.Coin, len(jobs))
+	for _, j := range jobs {
+		ij, err := s.db.Job(ctx, j.Id)
+		if errors.Is(err, indexer.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		refunded[ij.ID] = coin(ij.Refunded, ij.Denom)
 	}
 	rows := make([]jobRow, len(jobs))
 	for i, j := range jobs {
@@ -130,11 +147,12 @@ func (s *Server) jobPage(r *http.Request) (string, any, error) {
 	}
 	d := jobData{Title: "Job " + strconv.FormatUint(id, 10), Job: job, EVM: evmAddress(job.Renter)}
 	if job.Status == auctiontypes.JOB_STATUS_OPEN {
-		bids, err := q.JobBids(ctx, &auctiontypes.QueryJobBidsRequest{JobId: id})
-		if err != nil {
+		// Bids are the node's alone; without it the banner says why none show.
+		if bids, err := q.JobBids(ctx, &auctiontypes.QueryJobBidsRequest{JobId: id}); err == nil {
+			d.Bids = bids.Bids
+		} else if status.Code(err) != codes.Unavailable && !errors.Is(err, context.DeadlineExceeded) {
 			return "", nil, err
 		}
-		d.Bids = bids.Bids
 	}
 	for _, lid := range job.LeaseIds {
 		l, err := s.leaseOrIndexed(ctx, lid)

@@ -62,6 +62,8 @@ type providerData struct {
 	Slashes          []indexer.Slash
 	Claims           []indexer.Claim
 	Ended            []indexer.Lease
+	// Each paged list's page.
+	GPUsPage, OffersPage, LeasesPage, AuditsPage, EndedPage Page
 }
 
 // earningsWindow is how far back the earnings chart reaches.
@@ -81,39 +83,45 @@ func (s *Server) providerPage(r *http.Request) (string, any, error) {
 		return "", nil, err
 	}
 	d := providerData{Title: "Provider " + p.Provider.Moniker, P: p.Provider, Rep: p.Reputation}
-	page := &query.PageRequest{Limit: listLimit}
-	gpus, err := pq.ProviderGPUs(ctx, &providertypes.QueryProviderGPUsRequest{Provider: addr, Pagination: page})
+	pages := map[string]*query.PageRequest{}
+	for _, list := range []string{"gpus", "offers", "leases", "audits"} {
+		if pages[list], err = nodePageRequest(r, list); err != nil {
+			return "", nil, err
+		}
+	}
+	gpus, err := pq.ProviderGPUs(ctx, &providertypes.QueryProviderGPUsRequest{Provider: addr, Pagination: pages["gpus"]})
 	if err != nil {
 		return "", nil, err
 	}
-	d.GPUs = gpus.Gpus
-	ub, err := pq.Unbondings(ctx, &providertypes.QueryUnbondingsRequest{Provider: addr, Pagination: page})
+	d.GPUs, d.GPUsPage = gpus.Gpus, nodePage(r, "gpus", gpus.Pagination, len(gpus.Gpus))
+	// Unbondings are few (one per unbond, each ends in the unbonding time).
+	ub, err := pq.Unbondings(ctx, &providertypes.QueryUnbondingsRequest{Provider: addr, Pagination: &query.PageRequest{Limit: listLimit}})
 	if err != nil {
 		return "", nil, err
 	}
 	d.Unbondings = ub.Unbondings
 	oq := offertypes.NewQueryClient(s.conn)
-	offers, err := oq.ProviderOffers(ctx, &offertypes.QueryProviderOffersRequest{Provider: addr, Pagination: page})
+	offers, err := oq.ProviderOffers(ctx, &offertypes.QueryProviderOffersRequest{Provider: addr, Pagination: pages["offers"]})
 	if err != nil {
 		return "", nil, err
 	}
-	d.Offers = offers.Offers
+	d.Offers, d.OffersPage = offers.Offers, nodePage(r, "offers", offers.Pagination, len(offers.Offers))
 	if fr, err := oq.FillRate(ctx, &offertypes.QueryFillRateRequest{Provider: addr}); err == nil {
 		d.FillBps, d.CanWork = fr.FillRateBps, fr.ProviderCanTakeWork
 	}
 	leases, err := auctiontypes.NewQueryClient(s.conn).ProviderLeases(ctx, &auctiontypes.QueryProviderLeasesRequest{
-		Provider: addr, Pagination: &query.PageRequest{Limit: listLimit, Reverse: true},
+		Provider: addr, Pagination: pages["leases"],
 	})
 	if err != nil {
 		return "", nil, err
 	}
-	d.Leases = leases.Leases
+	d.Leases, d.LeasesPage = leases.Leases, nodePage(r, "leases", leases.Pagination, len(leases.Leases))
 	sq := settlementtypes.NewQueryClient(s.conn)
-	audits, err := sq.Audits(ctx, &settlementtypes.QueryAuditsRequest{Provider: addr, Pagination: &query.PageRequest{Limit: listLimit, Reverse: true}})
+	audits, err := sq.Audits(ctx, &settlementtypes.QueryAuditsRequest{Provider: addr, Pagination: pages["audits"]})
 	if err != nil {
 		return "", nil, err
 	}
-	d.Audits = audits.Audits
+	d.Audits, d.AuditsPage = audits.Audits, nodePage(r, "audits", audits.Pagination, len(audits.Audits))
 	rw, err := sq.Rewards(ctx, &settlementtypes.QueryRewardsRequest{Provider: addr})
 	if err != nil {
 		return "", nil, err
@@ -137,8 +145,7 @@ func (s *Server) providerPage(r *http.Request) (string, any, error) {
 	if d.Claims, err = s.db.Claims(ctx, addr, listLimit, 0); err != nil {
 		return "", nil, err
 	}
-	ended := true
-	if d.Ended, err = s.db.Leases(ctx, indexer.LeaseFilter{Provider: addr, Ended: &ended, Limit: listLimit}); err != nil {
+	if d.Ended, d.EndedPage, err = s.endedLeases(r, "ended", indexer.LeaseFilter{Provider: addr}); err != nil {
 		return "", nil, err
 	}
 	return "provider", d, nil

@@ -20,6 +20,14 @@ func (f *fixture) get(t testing.TB, path string) (int, string) {
 	return rec.Code, string(body)
 }
 
+// do serves one request and returns the response.
+func (f *fixture) do(t testing.TB, path string) *http.Response {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	f.srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return rec.Result()
+}
+
 // TestPages renders every page over the real app's state (6 providers × 10
 // offers) and an index of 50 ended leases, and checks the figures each page
 // must show.
@@ -74,6 +82,9 @@ func TestPageErrors(t *testing.T) {
 		{"/jobs?renter=0x12", http.StatusBadRequest, "is not a 20-byte 0x address"},
 		{"/providers/nobody", http.StatusBadRequest, "neither an idle"},
 		{"/post?preview=1&gpus=0", http.StatusOK, "GPUs: want a whole number, at least 1"},
+		// An exponent is not a price: blamed on the price, not on the fee.
+		{"/post?preview=1&gpus=2&duration=2h&max_price=1e309usdc/gpu-h&tier=silver&workload=batch&manifest=x&max_relayer_fee=0.05&image=" + imageRef,
+			http.StatusOK, "maximum price &#34;1e309usdc/gpu-h&#34;: &#34;e309usdc&#34; is not a denom of this chain"},
 	} {
 		code, body := f.get(t, tc.path)
 		require.Equal(t, tc.code, code, "%s: %s", tc.path, snippet(body))

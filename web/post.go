@@ -101,6 +101,12 @@ func (s *Server) parse(f jobForm, params auctiontypes.Params) (escrowPreview, er
 	if spec.MaxPrice, err = units.ParsePrice(strings.ToLower(price), s.units.Metadata()); err != nil {
 		return p, badRequest("%v", err)
 	}
+	// The parser takes a denom it does not know as a base denom; the app
+	// prices only in the chain's named denoms, so "1e309usdc" is refused
+	// here as a price, not later as a relayer fee in "e309usdc".
+	if s.units.Display(spec.MaxPrice.Denom) == spec.MaxPrice.Denom {
+		return p, badRequest("maximum price %q: %q is not a denom of this chain; e.g. 1.5usdc/gpu-h", f.MaxPrice, spec.MaxPrice.Denom)
+	}
 	if spec.Image, spec.ImageDigest, err = units.ParseImage(strings.TrimSpace(f.Image)); err != nil {
 		return p, badRequest("%v", err)
 	}

@@ -15,8 +15,11 @@ import (
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 )
 
-// A job or lease the node no longer answers for (a pruned node, or a chain
-// that prunes ended records) is shown from the index, which keeps them.
+// A job or lease the node does not answer for is shown from the index,
+// which keeps them: the node pruned it (NotFound), or it cannot be reached
+// or fails (the layout's banner then says the node is down, and the page
+// shows what the index last saw). Only when the index has none either is
+// the node's error the page's.
 
 // jobOrIndexed is the chain's job, else the index's.
 func (s *Server) jobOrIndexed(ctx context.Context, id uint64) (auctiontypes.Job, error) {
@@ -24,11 +27,8 @@ func (s *Server) jobOrIndexed(ctx context.Context, id uint64) (auctiontypes.Job,
 	if err == nil {
 		return res.Job, nil
 	}
-	if status.Code(err) != codes.NotFound {
-		return auctiontypes.Job{}, err
-	}
 	j, ierr := s.db.Job(ctx, id)
-	if errors.Is(ierr, indexer.ErrNotFound) {
+	if errors.Is(ierr, indexer.ErrNotFound) || (ierr != nil && status.Code(err) != codes.NotFound) {
 		return auctiontypes.Job{}, err
 	}
 	if ierr != nil {
@@ -52,11 +52,8 @@ func (s *Server) leaseOrIndexed(ctx context.Context, id uint64) (auctiontypes.Le
 	if err == nil {
 		return res.Lease, nil
 	}
-	if status.Code(err) != codes.NotFound {
-		return auctiontypes.Lease{}, err
-	}
 	l, ierr := s.db.Lease(ctx, id)
-	if errors.Is(ierr, indexer.ErrNotFound) {
+	if errors.Is(ierr, indexer.ErrNotFound) || (ierr != nil && status.Code(err) != codes.NotFound) {
 		return auctiontypes.Lease{}, err
 	}
 	if ierr != nil {

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	sdkmath "cosmossdk.io/math"
@@ -43,6 +44,12 @@ type Config struct {
 	RelayerFee sdkmath.Int
 	// Log receives request errors and relayed messages.
 	Log *slog.Logger
+	// Head reads the node's newest block (default: NodeHead over the
+	// server's connection).
+	Head func(context.Context) (Head, error)
+	// MaxLag is how old the node's newest block, and the index behind it,
+	// may be before pages say so and /healthz fails (default DefaultMaxLag).
+	MaxLag time.Duration
 }
 
 // Server serves the app. It is safe for concurrent use.
@@ -54,6 +61,7 @@ type Server struct {
 	units   *units.Units
 	pages   map[string]*template.Template
 	market  *marketCache
+	head    *headCache
 	mux     *http.ServeMux
 }
 
@@ -67,6 +75,12 @@ func New(ctx context.Context, cfg Config, conn grpc.ClientConnInterface, db *ind
 	if cfg.RelayerFee.IsNil() {
 		cfg.RelayerFee = sdkmath.ZeroInt()
 	}
+	if cfg.Head == nil {
+		cfg.Head = NodeHead(conn)
+	}
+	if cfg.MaxLag <= 0 {
+		cfg.MaxLag = DefaultMaxLag
+	}
 	metas, err := banktypes.NewQueryClient(conn).DenomsMetadata(ctx, &banktypes.QueryDenomsMetadataRequest{})
 	if err != nil {
 		return nil, fmt.Errorf("reading the chain's denom metadata: %w", err)
@@ -74,6 +88,7 @@ func New(ctx context.Context, cfg Config, conn grpc.ClientConnInterface, db *ind
 	s := &Server{
 		cfg: cfg, conn: conn, db: db, relayer: relayer,
 		units: units.NewUnits(metas.Metadatas),
+		head:  &headCache{read: cfg.Head, now: time.Now},
 	}
 	s.market = &marketCache{conn: conn, now: time.Now, log: func(err error) { cfg.Log.Warn("reading the market", "err", err) }}
 	// The first read of every offer is done now, not by the first visitor.
@@ -93,7 +108,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 func (s *Server) routes() {
 	static, _ := fs.Sub(staticFS, "static")
 	m := http.NewServeMux()
-	m.Handle("GET /static/", cacheForever(http.StripPrefix("/static/", http.FileServerFS(static))))
+	m.Handle("GET /static/", cacheForever(noListing(http.StripPrefix("/static/", http.FileServerFS(static)))))
 	m.HandleFunc("GET /{$}", s.page(s.marketPage))
 	m.HandleFunc("GET /jobs", s.page(s.jobsPage))
 	m.HandleFunc("GET /jobs/{id}", s.page(s.jobPage))
@@ -114,7 +129,22 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/endpoint/prepare", s.api(s.prepareEndpoint))
 	m.HandleFunc("POST /api/endpoint/forward", s.api(s.forwardEndpoint))
 	m.HandleFunc("GET /healthz", s.healthz)
+	// Anything else is a page of ours saying so, not the mux's plain text.
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.errorPage(w, r, fmt.Errorf("no page %s: %w", r.URL.Path, errNotFound))
+	})
 	s.mux = m
+}
+
+// noListing: the static directory is not a page; only its files are served.
+func noListing(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // cacheForever: static assets are embedded, so they change only with the
@@ -164,7 +194,10 @@ func (s *Server) render(w http.ResponseWriter, code int, name string, data any) 
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'")
+	// No other site may frame the app (a framed wallet button could be
+	// clicked through an overlay).
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)
 	if err := t.ExecuteTemplate(w, "layout", data); err != nil {
 		s.cfg.Log.Error("render", "page", name, "err", err)
@@ -183,6 +216,7 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 		code = http.StatusBadRequest
 	case status.Code(err) == codes.Unavailable || errors.Is(err, context.DeadlineExceeded):
 		code = http.StatusBadGateway
+		err = fmt.Errorf("this page needs the node's current state, and %s", nodeError(err))
 	}
 	if code >= 500 {
 		s.cfg.Log.Error("page", "path", r.URL.Path, "err", err)
@@ -190,11 +224,14 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 	s.render(w, code, "error", map[string]any{"Title": http.StatusText(code), "Code": code, "Message": err.Error()})
 }
 
-func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	h, err := s.db.Cursor(r.Context())
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
-		return
+// nodeError says in words why the node did not answer, without the gRPC
+// transport's internals.
+func nodeError(err error) string {
+	switch {
+	case status.Code(err) == codes.Unavailable:
+		return "the node cannot be reached (it may be stopped or restarting)"
+	case errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded:
+		return "the node did not answer in time"
 	}
-	fmt.Fprintf(w, "ok indexed=%d\n", h)
+	return "the node failed: " + status.Convert(err).Message()
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -42,4 +43,19 @@ func Short(s string) string {
 // Enum turns "LEASE_STATUS_ACTIVE" into "active".
 func Enum(s, prefix string) string {
 	return strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(s, prefix), "_", " "))
+}
+
+// Ago writes an age in its largest units, for "… ago": "4 s", "3 min 20 s",
+// "2 h 5 min", "3 d 4 h". A negative age (a clock ahead of ours) is "0 s".
+func Ago(d time.Duration) string {
+	s := int64(max(d, 0) / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s < 3600:
+		return fmt.Sprintf("%d min %d s", s/60, s%60)
+	case s < 86400:
+		return fmt.Sprintf("%d h %d min", s/3600, s%3600/60)
+	}
+	return fmt.Sprintf("%d d %d h", s/86400, s%86400/3600)
 }

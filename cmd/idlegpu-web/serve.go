@@ -33,6 +33,7 @@ const (
 	flagGasPrices      = "gas-prices"
 	flagRelayerFee     = "relayer-fee"
 	flagLogLevel       = "log-level"
+	flagMaxLag         = "max-lag"
 )
 
 func newRootCmd() *cobra.Command {
@@ -108,6 +109,7 @@ and asks --relayer-fee of each, never more than the signer allowed.`,
 	f.String(flagKeyringBackend, "file", "file, os or test")
 	f.String(flagGasPrices, "0.0025ugpu", "gas price the relayer pays")
 	f.String(flagRelayerFee, "0", "fee asked per relayed message, base units of the job's price denom")
+	f.Duration(flagMaxLag, web.DefaultMaxLag, "how old the node's newest block, and the index behind it, may be before every page says so and /healthz answers 503")
 	_ = cmd.MarkFlagRequired(flagChainID)
 	return cmd
 }
@@ -120,6 +122,10 @@ func runServe(cmd *cobra.Command, _ []string) error {
 	grpcAddr, _ := f.GetString(flagGRPC)
 	chainID, _ := f.GetString(flagChainID)
 	listen, _ := f.GetString(flagListen)
+	maxLag, _ := f.GetDuration(flagMaxLag)
+	if maxLag <= 0 {
+		return fmt.Errorf("--%s %s: want a positive duration", flagMaxLag, maxLag)
+	}
 	feeStr, _ := f.GetString(flagRelayerFee)
 	fee, ok := sdkmath.NewIntFromString(feeStr)
 	if !ok || fee.IsNegative() {
@@ -159,7 +165,7 @@ func runServe(cmd *cobra.Command, _ []string) error {
 	var srv *web.Server
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		srv, err = web.New(cctx, web.Config{ChainID: chainID, RelayerFee: fee, Log: log.With("part", "web")}, conn, db, relayer)
+		srv, err = web.New(cctx, web.Config{ChainID: chainID, RelayerFee: fee, MaxLag: maxLag, Log: log.With("part", "web")}, conn, db, relayer)
 		cancel()
 		if err == nil {
 			break
