@@ -124,7 +124,14 @@ func (s *Server) earningsChart(es []indexer.Earning) (template.HTML, map[string]
 	for _, d := range denoms {
 		series = append(series, *byDenom[d])
 	}
-	return chart.Columns(chart.ColumnOpts{Title: "Net earnings per day (after the protocol's take)", YFormat: trimFloat}, series...), totals
+	// The axis names its unit when there is one denom; with several, each
+	// series (and the legend) is named by its symbol.
+	unit := ""
+	if len(denoms) == 1 {
+		unit = " " + s.units.Symbol(denoms[0])
+	}
+	format := func(v float64) string { return trimFloat(v) + unit }
+	return chart.Columns(chart.ColumnOpts{Title: "Net earnings per day (after the protocol's take)", YFormat: format}, series...), totals
 }
 
 // earnedText writes per-denom totals.

@@ -273,3 +273,17 @@ func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// SetViewport lays the tab out at width × height CSS pixels, as a phone
+// (390 wide) or a desktop window would, with the mobile viewport meta tag
+// honoured below 700 px; the page is laid out again at once.
+func (p *Page) SetViewport(width, height int64) {
+	p.t.Helper()
+	var opts []chromedp.EmulateViewportOption
+	if width < 700 {
+		opts = append(opts, chromedp.EmulateMobile)
+	}
+	if err := p.do(chromedp.EmulateViewport(width, height, opts...)); err != nil {
+		p.fail(fmt.Sprintf("SetViewport(%d, %d)", width, height), err)
+	}
+}

@@ -1,0 +1,84 @@
+package web
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idlegpu/idlegpu/scripts/browsertest"
+)
+
+// layout is what the browser measured of one page at one width.
+type layout struct {
+	ScrollWidth int `json:"scrollWidth"`
+	InnerWidth  int `json:"innerWidth"`
+	// ChartText is the smallest chart text as drawn, in CSS pixels (the
+	// font size times the chart's scale); 0 without a chart.
+	ChartText float64 `json:"chartText"`
+	Charts    int     `json:"charts"`
+}
+
+const measureLayout = `(() => {
+  const d = document.documentElement;
+  let min = 0, charts = 0;
+  for (const svg of document.querySelectorAll('svg.ch')) {
+    const vb = svg.viewBox.baseVal, w = svg.getBoundingClientRect().width;
+    if (!vb || !vb.width || !w) continue;
+    charts++;
+    for (const t of svg.querySelectorAll('text')) {
+      const px = parseFloat(getComputedStyle(t).fontSize) * w / vb.width;
+      if (px > 0 && (min === 0 || px < min)) min = px;
+    }
+  }
+  return {scrollWidth: d.scrollWidth, innerWidth: window.innerWidth, chartText: min, charts};
+})()`
+
+// TestLayoutInTheBrowser lays every page out in headless Chromium at a
+// phone's width (390 px) and a desktop's (1400 px): the page never scrolls
+// sideways (wide tables scroll inside their own box), and chart text is
+// drawn at 9 px or more. Screenshots of each go to build/screenshots.
+func TestLayoutInTheBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := browsertest.Start(t)
+	f := newFixture(t, 6, 10, 50)
+	srv := httptest.NewServer(f.srv)
+	defer srv.Close()
+
+	pages := map[string]string{
+		"market":    "/",
+		"jobs":      "/jobs?renter=" + f.renters[0],
+		"job":       "/jobs/2",
+		"lease":     "/leases/2",
+		"providers": "/providers",
+		"provider":  "/providers/" + f.providers[0],
+		"network":   "/network",
+		"post":      "/post?preview=1&gpus=2&duration=2h&max_price=1.5usdc/gpu-h&tier=silver&workload=batch&manifest=x&max_relayer_fee=0.05&image=" + imageRef,
+		"withdraw":  "/withdraw?account=" + f.renters[0],
+		"notfound":  "/no-such-page",
+	}
+	p := b.NewPage(t, nil)
+	p.AllowErrors("404 Not Found: GET " + srv.URL + "/no-such-page")
+	for _, width := range []int64{390, 1400} {
+		p.SetViewport(width, 900)
+		for name, path := range pages {
+			p.Navigate(srv.URL + path)
+			p.WaitVisible("main")
+			var l layout
+			p.Eval(measureLayout, &l)
+			where := fmt.Sprintf("%s at %d px", path, width)
+			require.Equal(t, int(width), l.InnerWidth, where)
+			require.LessOrEqual(t, l.ScrollWidth, l.InnerWidth, "%s: the page scrolls sideways", where)
+			if l.Charts > 0 {
+				require.GreaterOrEqual(t, l.ChartText, 9.0, "%s: chart text drawn at %.1f px", where, l.ChartText)
+			}
+			if name == "provider" || name == "lease" || name == "market" {
+				require.Positive(t, l.Charts, "%s has charts", where)
+			}
+			p.Screenshot(fmt.Sprintf("layout-%s-%d", name, width))
+		}
+	}
+}
