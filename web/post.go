@@ -131,23 +131,32 @@ func (s *Server) parse(f jobForm, params auctiontypes.Params) (escrowPreview, er
 	if err := spec.Validate(params); err != nil {
 		return p, badRequest("%v", err)
 	}
-	fee := sdkmath.ZeroInt()
-	if v := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(f.MaxRelayerFee), " ", "")); v != "" && v != "0" {
-		// A bare number is in the price's display unit ("0.05" USDC).
-		if strings.Trim(v, "0123456789.") == "" {
-			v += s.units.Display(spec.MaxPrice.Denom)
-		}
-		c, err := units.ParsePrice(v, s.units.Metadata())
-		if err != nil || c.Denom != spec.MaxPrice.Denom {
-			return p, badRequest("relayer fee %q: an amount of %s, e.g. 0.05", f.MaxRelayerFee, s.units.Symbol(spec.MaxPrice.Denom))
-		}
-		fee = c.Amount
+	fee, err := s.feeCap(f.MaxRelayerFee, spec.MaxPrice.Denom)
+	if err != nil {
+		return p, err
 	}
 	p.Escrow = auctiontypes.Deposit(spec.MaxPrice, spec.GpuCount, spec.DurationSeconds)
 	p.MaxFee = sdk.NewCoin(spec.MaxPrice.Denom, fee)
 	p.Total = p.Escrow.Add(p.MaxFee)
 	p.GPUHours = strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", float64(spec.GpuCount)*float64(spec.DurationSeconds)/3600), "0"), ".")
 	return p, nil
+}
+
+// feeCap reads the most a signer lets the relayer take, in denom: a bare
+// number is in denom's display unit ("0.05" USDC); empty or "0" is zero.
+func (s *Server) feeCap(in, denom string) (sdkmath.Int, error) {
+	v := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(in), " ", ""))
+	if v == "" || v == "0" {
+		return sdkmath.ZeroInt(), nil
+	}
+	if strings.Trim(v, "0123456789.") == "" {
+		v += s.units.Display(denom)
+	}
+	c, err := units.ParsePrice(v, s.units.Metadata())
+	if err != nil || c.Denom != denom {
+		return sdkmath.Int{}, badRequest("relayer fee %q: an amount of %s, e.g. 0.05", in, s.units.Symbol(denom))
+	}
+	return c.Amount, nil
 }
 
 // newNonce is a random 63-bit bid nonce (bids are unordered).

@@ -165,6 +165,20 @@ func (s *Server) prepareJob(r *http.Request) (any, error) {
 // in the chain's payment denom.
 func (s *Server) actionFee(denom string) sdk.Coin { return sdk.NewCoin(denom, s.cfg.RelayerFee) }
 
+// signerFeeCap is the relayer fee a cancel or close is signed with: the
+// signer's own cap (max_relayer_fee) when given, else what this relayer
+// asks. The relayer takes the smaller of its fee and the cap.
+func (s *Server) signerFeeCap(r *http.Request, denom string) (sdk.Coin, error) {
+	if strings.TrimSpace(r.FormValue("max_relayer_fee")) == "" {
+		return s.actionFee(denom), nil
+	}
+	amt, err := s.feeCap(r.FormValue("max_relayer_fee"), denom)
+	if err != nil {
+		return sdk.Coin{}, err
+	}
+	return sdk.NewCoin(denom, amt), nil
+}
+
 // prepareCancel: a CancelJobAuth for the job's renter.
 func (s *Server) prepareCancel(r *http.Request) (any, error) {
 	ctx := r.Context()
@@ -187,9 +201,13 @@ func (s *Server) prepareCancel(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	maxFee, err := s.signerFeeCap(r, job.Job.Spec.MaxPrice.Denom)
+	if err != nil {
+		return nil, err
+	}
 	a := auctiontypes.CancelJobAuth{
 		Renter: renter, JobId: id, CosmosChainId: s.cfg.ChainID, Nonce: newNonce(),
-		Deadline: uint64(time.Now().Add(bidValidFor).Unix()), MaxRelayerFee: s.actionFee(job.Job.Spec.MaxPrice.Denom),
+		Deadline: uint64(time.Now().Add(bidValidFor).Unix()), MaxRelayerFee: maxFee,
 		EvmChainId: params.EvmChainId, VerifyingContract: params.VerifyingContract,
 	}
 	bz, err := codecJSON(&a)
@@ -217,6 +235,10 @@ func (s *Server) prepareClose(r *http.Request) (any, error) {
 	if l.Lease.Renter != renter {
 		return nil, apiErr(http.StatusForbidden, "lease %d is %s's; the connected wallet is %s", id, l.Lease.Renter, addr.Hex())
 	}
+	maxFee, err := s.signerFeeCap(r, l.Lease.Price.Denom)
+	if err != nil {
+		return nil, err
+	}
 	params, err := s.auctionParams(ctx)
 	if err != nil {
 		return nil, err
@@ -227,7 +249,7 @@ func (s *Server) prepareClose(r *http.Request) (any, error) {
 	}
 	a := auctiontypes.CloseLeaseAuth{
 		Renter: renter, LeaseId: id, Reason: reason, CosmosChainId: s.cfg.ChainID, Nonce: newNonce(),
-		Deadline: uint64(time.Now().Add(bidValidFor).Unix()), MaxRelayerFee: s.actionFee(l.Lease.Price.Denom),
+		Deadline: uint64(time.Now().Add(bidValidFor).Unix()), MaxRelayerFee: maxFee,
 		EvmChainId: params.EvmChainId, VerifyingContract: params.VerifyingContract,
 	}
 	bz, err := codecJSON(&a)

@@ -3,9 +3,12 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/stretchr/testify/require"
@@ -171,4 +174,46 @@ func TestSignedWithdrawRelay(t *testing.T) {
 	_, _, err = s.signedMsg(wallet.SignedJob{Withdraw: json.RawMessage(hexAmount)}, sig, "withdraw", submitter)
 	require.ErrorIs(t, err, auctiontypes.ErrInvalidSignedMsg)
 	require.EqualError(t, err, `withdraw.amount.amount: "0x2625a0" is not a canonical decimal integer: invalid signed message`)
+}
+
+// A renter cancelling from the job page sees the relayer's fee and may cap
+// it: the cancel it signs carries its cap, not the relayer's ask.
+func TestCancelFeeIsTheSignersCap(t *testing.T) {
+	f := newFixture(t, 1, 1, 0)
+	acc, err := sdk.AccAddressFromBech32(f.renters[0])
+	require.NoError(t, err)
+	wallet := "0x" + strings.ToUpper(common.Bytes2Hex(acc.Bytes()))
+
+	_, page := f.get(t, "/jobs/1")
+	require.Contains(t, page, `name="max_relayer_fee" value="0.05 USDC"`)
+	require.Contains(t, page, "the relayer asks 0.05 USDC and takes no more than the cap you sign")
+
+	for _, tc := range []struct{ cap, want, signed string }{
+		{"", "0.05 USDC", `"50000"`}, // no cap given: the relayer's ask
+		{"0.01", "0.01 USDC", `"10000"`},
+		{"0", "0.00 USDC", `"0"`},
+	} {
+		form := url.Values{"wallet": {wallet}, "job_id": {"1"}}
+		if tc.cap != "" {
+			form.Set("max_relayer_fee", tc.cap)
+		}
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "/api/prepare/cancel", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		f.srv.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		var p struct {
+			MaxFee string `json:"maxFee"`
+			Signed struct {
+				Cancel struct {
+					MaxRelayerFee struct {
+						Amount string `json:"amount"`
+					} `json:"max_relayer_fee"`
+				} `json:"cancel"`
+			} `json:"signed"`
+		}
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &p), rec.Body.String())
+		require.Equal(t, tc.want, p.MaxFee, tc.cap)
+		require.Equal(t, strings.Trim(tc.signed, `"`), p.Signed.Cancel.MaxRelayerFee.Amount, rec.Body.String())
+	}
 }

@@ -62,9 +62,19 @@ func (s *Server) funcs() template.FuncMap {
 		"unix":      func(sec int64) string { return When(time.Unix(sec, 0)) },
 		"chainID":   func() string { return s.cfg.ChainID },
 		"fresh":     s.freshness,
-		"ago":       Ago,
-		"since":     func(t time.Time) time.Duration { return s.head.now().Sub(t) },
-		"bondDenom": func() string { return chaincfg.BondDenom },
+		// relayerFee is what this app's relayer asks per message in denom.
+		"relayerFee": func(denom string) string { return u.Coin(s.actionFee(denom)) },
+		"ago":        Ago,
+		"since":      func(t time.Time) time.Duration { return s.head.now().Sub(t) },
+		"bondDenom":  func() string { return chaincfg.BondDenom },
+		// stake names the staking token as a token: "400.00 GPU" alone
+		// reads as four hundred graphics cards.
+		"stake": func(c sdk.Coin) string {
+			if c.Denom == chaincfg.BondDenom {
+				return u.Coin(c) + " tokens"
+			}
+			return u.Coin(c)
+		},
 		"join":      strings.Join,
 		"sub":       func(a, b int) int { return a - b },
 		"tiers":     func() []string { return []string{"gold", "silver", "bronze"} },

@@ -150,11 +150,12 @@ func Bps(bps uint32) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", float64(bps)/100), "0"), ".") + " %"
 }
 
-// MiB writes a memory size as the cards are sold: GB (decimal) above 1 GB.
+// MiB writes a memory size in binary units, as the driver reports it: GiB
+// from 1 GiB up. A card sold as "80GB" has 79.6 GiB (81,559 MiB), so asking
+// for 80GiB would exclude it; one unit everywhere keeps that visible.
 func MiB(mib uint64) string {
-	bytes := float64(mib) * (1 << 20)
-	if bytes >= 1e9 {
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", bytes/1e9), ".0") + " GB"
+	if mib >= 1024 {
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(mib)/1024), ".0") + " GiB"
 	}
 	return fmt.Sprintf("%d MiB", mib)
 }

@@ -37,7 +37,8 @@ func TestUnits(t *testing.T) {
 	require.Equal(t, "97.5 %", units.Bps(9750))
 	require.Equal(t, "90 %", units.Bps(9000))
 	require.Equal(t, "0.01 %", units.Bps(1))
-	require.Equal(t, "85.5 GB", units.MiB(81559))
+	require.Equal(t, "79.6 GiB", units.MiB(81559))
+	require.Equal(t, "80 GiB", units.MiB(81920))
 	require.Equal(t, "512 MiB", units.MiB(512))
 	for s, want := range map[uint64]string{40: "40s", 60: "1m", 90: "1m30s", 3600: "1h", 5400: "1h30m", 7200: "2h", 3601: "1h0m1s"} {
 		require.Equal(t, want, units.Seconds(s), "%d s", s)
