@@ -57,6 +57,23 @@ func TestPages(t *testing.T) {
 		// 2 GPUs × 2 h at most 1.5 USDC: 6 USDC escrow, 0.05 relayer cap.
 		{"/post?preview=1&gpus=2&duration=2h&max_price=1.5usdc/gpu-h&tier=silver&workload=batch&manifest=x&max_relayer_fee=0.05&image=" + imageRef,
 			[]string{"locks 6.00 USDC in escrow", "plus at most 0.05 USDC for the relayer: 6.05 USDC in all"}},
+		// Before signing, what the job would meet now. Bronze: provider 0's
+		// preemptible ask (0.50) wins and, under second price, is paid
+		// provider 1's 0.505; 2 h of one GPU cost 1.01 of the 3.00 escrow.
+		{preview("tier=bronze&gpus=1&max_price=1.5usdc/gpu-h"), []string{
+			`It would clear at <b>0.505 USDC/GPU-h</b>: <b>1.01 USDC</b> if it runs its whole duration, so 1.99 USDC of the escrow comes back.`,
+			`>provider 0</a></td><td class="n">1</td><td class="n">1</td><td class="n">0.50 USDC/GPU-h</td><td class="n">90 %</td>`,
+			`So the price can be above the cheapest ask (0.50 USDC/GPU-h)`}},
+		// Silver on a market of newcomers: the tier's floor, said before signing.
+		{preview("tier=silver&gpus=1&max_price=1.5usdc/gpu-h"), []string{
+			`It would not clear now: 60 offer(s) fit this job, but no provider of them may serve silver now: silver needs 95 % reliability and the best of them has 90 %`}},
+		// A price below every ask, a region nobody serves: each limit named.
+		{preview("tier=bronze&gpus=1&max_price=0.1usdc/gpu-h"), []string{
+			"price: 60 offer(s) fit at a higher price; the cheapest asks 0.50 USDC/GPU-h, you offer at most 0.10 USDC/GPU-h"}},
+		{preview("tier=bronze&gpus=1&max_price=1.5usdc/gpu-h&region=sa"), []string{
+			"region: 60 offer(s) fit outside [sa], in [eu-de-fra1 na-us-va1 as-jp-tyo1]"}},
+		{preview("tier=bronze&gpus=1&max_price=0.1usdc/gpu-h&region=sa"), []string{
+			"more than one limit: 60 offer(s) fit without your price, memory and region limits together; the cheapest asks 0.50 USDC/GPU-h"}},
 	} {
 		code, body := f.get(t, tc.path)
 		require.Equal(t, http.StatusOK, code, "%s: %s", tc.path, snippet(body))
@@ -64,6 +81,12 @@ func TestPages(t *testing.T) {
 			require.Contains(t, body, w, tc.path)
 		}
 	}
+}
+
+// preview is the post page's preview of a 2-hour batch job with the
+// given form fields.
+func preview(fields string) string {
+	return "/post?preview=1&duration=2h&workload=batch&manifest=x&max_relayer_fee=0.05&image=" + imageRef + "&" + fields
 }
 
 const imageRef = "ghcr.io/acme/train@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

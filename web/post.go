@@ -171,6 +171,7 @@ type postData struct {
 	Form       jobForm
 	Models     []string
 	Preview    *escrowPreview
+	Clearing   *clearingPreview
 	Problem    string
 	RelayerFee string
 	Relaying   bool
@@ -206,6 +207,9 @@ func (s *Server) postPage(r *http.Request) (string, any, error) {
 			d.Problem = err.Error()
 		} else {
 			d.Preview = &p
+			if d.Clearing, err = s.previewClearing(ctx, p.Spec, params.Params, p.Escrow); err != nil {
+				return "", nil, err
+			}
 		}
 	}
 	return "post", d, nil

@@ -27,33 +27,58 @@ const Limit = 100
 // with nothing to say why: a new provider starts below SILVER's floor, so
 // on a young market a SILVER job finds offers and no match.
 func Check(ctx context.Context, conn gogogrpc.ClientConn, spec types.JobSpec, params types.Params) error {
-	res, err := offertypes.NewQueryClient(conn).Candidates(ctx, &offertypes.QueryCandidatesRequest{
+	offers, err := Offers(ctx, conn, Request(spec))
+	if err != nil {
+		return err
+	}
+	reliability, err := Reliability(ctx, conn, offers)
+	if err != nil {
+		return err
+	}
+	return Verdict(spec, params, offers, len(offers) < Limit, reliability)
+}
+
+// Request is x/offer's Candidates request for a job's shape: every filter
+// clearing applies to standing offers, the Limit cheapest.
+func Request(spec types.JobSpec) *offertypes.QueryCandidatesRequest {
+	return &offertypes.QueryCandidatesRequest{
 		Lane: spec.Tier.Lane(), Models: spec.Models, MaxPrice: spec.MaxPrice, MinMemoryMib: spec.MinMemoryMib,
 		Regions: spec.Regions, Workload: spec.Workload, ImageDigest: spec.ImageDigest, Image: spec.Image,
 		GpuCount: spec.GpuCount, AllowSplit: spec.AllowSplit, DurationSeconds: spec.DurationSeconds,
 		MinCpuCoresPerGpu: spec.MinCpuCoresPerGpu, MinHostMemoryMibPerGpu: spec.MinHostMemoryMibPerGpu,
 		MinDiskGibPerGpu: spec.MinDiskGibPerGpu, MinEgressMbpsPerGpu: spec.MinEgressMbpsPerGpu,
 		Limit: Limit,
-	})
-	if err != nil {
-		return fmt.Errorf("reading the market's offers: %w", err)
 	}
+}
+
+// Offers are the standing offers req selects, cheapest first.
+func Offers(ctx context.Context, conn gogogrpc.ClientConn, req *offertypes.QueryCandidatesRequest) ([]offertypes.CandidateInfo, error) {
+	res, err := offertypes.NewQueryClient(conn).Candidates(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("reading the market's offers: %w", err)
+	}
+	return res.Candidates, nil
+}
+
+// Reliability is each offer's provider's reliability as clearing reads it:
+// its reputation's reliability when ACTIVE, 0 (serves nothing) otherwise.
+func Reliability(ctx context.Context, conn gogogrpc.ClientConn, offers []offertypes.CandidateInfo) (map[string]uint32, error) {
 	reliability := map[string]uint32{}
 	providers := providertypes.NewQueryClient(conn)
-	for _, c := range res.Candidates {
+	for _, c := range offers {
 		if _, ok := reliability[c.Provider]; ok {
 			continue
 		}
 		p, err := providers.Provider(ctx, &providertypes.QueryProviderRequest{Operator: c.Provider})
 		if err != nil {
-			return fmt.Errorf("reading provider %s: %w", c.Provider, err)
+			return nil, fmt.Errorf("reading provider %s: %w", c.Provider, err)
 		}
 		reliability[c.Provider] = 0 // not ACTIVE: serves nothing
 		if p.Provider.Status == providertypes.PROVIDER_STATUS_ACTIVE {
 			reliability[c.Provider] = p.Reputation.ReliabilityBps
 		}
 	}
-	return Verdict(spec, params, res.Candidates, len(res.Candidates) < Limit, reliability)
+	return reliability, nil
 }
 
 // Verdict judges the fitting offers: nil when enough GPUs of
