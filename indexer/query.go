@@ -417,3 +417,41 @@ func median(xs []int64) int64 {
 	}
 	return xs[n/2-1] + (xs[n/2]-xs[n/2-1])/2
 }
+
+// ProviderRecords returns every provider's latest indexed reliability and
+// its audits' outcomes, by operator: what a renter choosing among asks
+// weighs besides the price.
+func (d *DB) ProviderRecords(ctx context.Context) (map[string]ProviderRecord, error) {
+	out := map[string]ProviderRecord{}
+	rows, err := queryRows(ctx, d.sql, func(r *sql.Rows) (ProviderRecord, error) {
+		var p ProviderRecord
+		err := r.Scan(&p.Provider, &p.ReliabilityBps, &p.Proven)
+		return p, err
+	}, `SELECT r.provider, r.reliability_bps, r.proven FROM reputation r
+		JOIN (SELECT provider, MAX(height) AS height FROM reputation GROUP BY provider) latest
+		ON r.provider = latest.provider AND r.height = latest.height`)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range rows {
+		p.HasReputation = true
+		out[p.Provider] = p
+	}
+	audits, err := queryRows(ctx, d.sql, func(r *sql.Rows) (ProviderRecord, error) {
+		var p ProviderRecord
+		err := r.Scan(&p.Provider, &p.AuditsPassed, &p.AuditsFailed)
+		return p, err
+	}, `SELECT provider,
+		SUM(CASE WHEN status = 'correct' THEN 1 ELSE 0 END),
+		SUM(CASE WHEN status IN ('wrong', 'missed', 'bad_reveal') THEN 1 ELSE 0 END)
+		FROM audits GROUP BY provider`)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range audits {
+		p := out[a.Provider]
+		p.Provider, p.AuditsPassed, p.AuditsFailed = a.Provider, a.AuditsPassed, a.AuditsFailed
+		out[a.Provider] = p
+	}
+	return out, nil
+}

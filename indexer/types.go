@@ -246,3 +246,16 @@ type ModelStats struct {
 	GPUSeconds  int64
 	MedianPrice int64
 }
+
+// ProviderRecord is a provider's standing as indexed: its latest
+// reliability and how its GPUs' audits ended.
+type ProviderRecord struct {
+	Provider string
+	// HasReputation is false before any reputation change was indexed
+	// (a new provider at its initial reliability).
+	HasReputation  bool
+	ReliabilityBps uint32
+	Proven         uint64
+	// AuditsPassed ended CORRECT; AuditsFailed WRONG, MISSED or BAD_REVEAL.
+	AuditsPassed, AuditsFailed int64
+}

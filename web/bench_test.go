@@ -39,7 +39,7 @@ func BenchmarkPages(b *testing.B) {
 	}
 	b.Run("market-read", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := readMarket(b.Context(), f.srv.conn); err != nil {
+			if _, err := readMarket(b.Context(), f.srv.conn, f.db); err != nil {
 				b.Fatal(err)
 			}
 		}

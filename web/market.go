@@ -14,7 +14,9 @@ import (
 
 	"github.com/cosmos/cosmos-sdk/types/query"
 
+	"github.com/idlegpu/idlegpu/indexer"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
+	providertypes "github.com/idlegpu/idlegpu/x/provider/types"
 )
 
 // marketTTL is how long one read of every offer serves the market page: a
@@ -34,7 +36,9 @@ type Market struct {
 	ByModel  []Capacity
 	ByRegion []Capacity
 	ByLane   []Capacity
-	// Asks are the cheapest open offers per model and lane, cheapest first.
+	// Asks are every open offer's price on each lane it sells with a free
+	// GPU, cheapest first (by denom, then price, then offer id); the page
+	// filters, sorts and pages them (asks.go).
 	Asks []Ask
 }
 
@@ -71,11 +75,20 @@ type Ask struct {
 	Free     int
 	Price    sdkmath.Int
 	Denom    string
+	// The offer's limits: per GPU, the host's CPU cores, memory and disk
+	// and the egress it sells; the longest job it takes (0: any).
+	CPUPerGPU     uint32
+	RAMMiBPerGPU  uint64
+	DiskGiBPerGPU uint64
+	EgressMbps    uint32
+	MaxDuration   uint64
+	// From the provider's record: its name, its reliability (the index's
+	// latest, or the chain's initial one for a provider with no change yet)
+	// and how its GPUs' audits ended.
+	Name                       string
+	ReliabilityBps             uint32
+	AuditsPassed, AuditsFailed int64
 }
-
-// maxAsks is how many of the cheapest asks the depth table shows per model
-// and lane.
-const maxAsks = 10
 
 // marketCache keeps the latest Market. A request never waits for the node
 // once there is one: when it is older than marketTTL the request is served
@@ -88,6 +101,7 @@ type marketCache struct {
 	m          *Market
 	refreshing bool
 	conn       grpc.ClientConnInterface
+	db         *indexer.DB
 	now        func() time.Time
 	log        func(err error)
 }
@@ -109,7 +123,7 @@ func (c *marketCache) get(ctx context.Context) (*Market, error) {
 
 // read reads the market with c.mu held.
 func (c *marketCache) read(ctx context.Context) (*Market, error) {
-	m, err := readMarket(ctx, c.conn)
+	m, err := readMarket(ctx, c.conn, c.db)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +137,7 @@ func (c *marketCache) read(ctx context.Context) (*Market, error) {
 func (c *marketCache) refresh() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	m, err := readMarket(ctx, c.conn)
+	m, err := readMarket(ctx, c.conn, c.db)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.refreshing = false
@@ -138,8 +152,9 @@ func (c *marketCache) refresh() {
 }
 
 // readMarket pages through every open offer the node will match (its
-// provider can take work) and sums them.
-func readMarket(ctx context.Context, conn grpc.ClientConnInterface) (*Market, error) {
+// provider can take work), sums them, and names each ask's provider with
+// its record.
+func readMarket(ctx context.Context, conn grpc.ClientConnInterface, db *indexer.DB) (*Market, error) {
 	q := offertypes.NewQueryClient(conn)
 	var offers []offertypes.Offer
 	var key []byte
@@ -157,7 +172,57 @@ func readMarket(ctx context.Context, conn grpc.ClientConnInterface) (*Market, er
 		}
 		key = res.Pagination.NextKey
 	}
-	return summarise(offers), nil
+	m := summarise(offers)
+	if err := describeProviders(ctx, conn, db, m.Asks); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// describeProviders fills in each ask's provider name (x/provider, one
+// page of 1,000 providers per call) and record (the index, in one query;
+// a provider with no reputation change yet is at x/provider's initial
+// reliability).
+func describeProviders(ctx context.Context, conn grpc.ClientConnInterface, db *indexer.DB, asks []Ask) error {
+	if len(asks) == 0 {
+		return nil
+	}
+	pq := providertypes.NewQueryClient(conn)
+	params, err := pq.Params(ctx, &providertypes.QueryParamsRequest{})
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	var key []byte
+	for {
+		res, err := pq.Providers(ctx, &providertypes.QueryProvidersRequest{Pagination: &query.PageRequest{Key: key, Limit: offerPage}})
+		if err != nil {
+			return err
+		}
+		for _, p := range res.Providers {
+			names[p.Operator] = p.Moniker
+		}
+		if res.Pagination == nil || len(res.Pagination.NextKey) == 0 {
+			break
+		}
+		key = res.Pagination.NextKey
+	}
+	records, err := db.ProviderRecords(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range asks {
+		a := &asks[i]
+		a.Name = names[a.Provider]
+		a.ReliabilityBps = params.Params.InitialReliabilityBps
+		if r, ok := records[a.Provider]; ok {
+			if r.HasReputation {
+				a.ReliabilityBps = r.ReliabilityBps
+			}
+			a.AuditsPassed, a.AuditsFailed = r.AuditsPassed, r.AuditsFailed
+		}
+	}
+	return nil
 }
 
 // lanes in the order the page lists them.
@@ -228,6 +293,8 @@ func summarise(offers []offertypes.Offer) *Market {
 				asks[k] = append(asks[k], Ask{
 					OfferID: o.Id, Provider: o.Provider, Model: o.Model, Region: o.Region, Lane: name,
 					MemMiB: o.MemoryMib, Free: free, Price: *p, Denom: d.Denom,
+					CPUPerGPU: o.Terms.CpuCoresPerGpu, RAMMiBPerGPU: o.Terms.MemoryMibPerGpu, DiskGiBPerGPU: o.Terms.DiskGibPerGpu,
+					EgressMbps: o.Terms.EgressMbpsPerGpu, MaxDuration: o.Terms.MaxDurationSeconds,
 				})
 			}
 		}
@@ -235,21 +302,21 @@ func summarise(offers []offertypes.Offer) *Market {
 		add(byRegion, o.Region, o, cheapest)
 	}
 	m.ByModel, m.ByRegion, m.ByLane = sorted(byModel), sorted(byRegion), sorted(byLane)
-	keys := make([]string, 0, len(asks))
-	for k := range asks {
-		keys = append(keys, k)
+	for _, a := range asks {
+		m.Asks = append(m.Asks, a...)
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		a := asks[k]
-		slices.SortFunc(a, func(x, y Ask) int {
-			if c := x.Price.BigInt().Cmp(y.Price.BigInt()); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.OfferID, y.OfferID)
-		})
-		m.Asks = append(m.Asks, a[:min(len(a), maxAsks)]...)
-	}
+	slices.SortFunc(m.Asks, func(x, y Ask) int {
+		if c := cmp.Compare(x.Denom, y.Denom); c != 0 {
+			return c
+		}
+		if c := x.Price.BigInt().Cmp(y.Price.BigInt()); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.OfferID, y.OfferID); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Lane, y.Lane)
+	})
 	return m
 }
 

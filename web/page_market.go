@@ -15,6 +15,7 @@ type marketData struct {
 	CapacityBar template.HTML
 	PriceChart  template.HTML
 	Models      []string
+	Asks        asksView
 }
 
 // marketPage: capacity by model, region and lane, the cheapest asks, the
@@ -25,7 +26,7 @@ func (s *Server) marketPage(r *http.Request) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	d := marketData{Title: "Market", M: m, CapacityBar: capacityBars(m.ByModel)}
+	d := marketData{Title: "Market", M: m, CapacityBar: capacityBars(m.ByModel), Asks: s.asks(r, m)}
 	if d.PriceChart, d.Models, err = s.priceChart(r, time.Now().Add(-priceWindow)); err != nil {
 		return "", nil, err
 	}

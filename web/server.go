@@ -90,7 +90,7 @@ func New(ctx context.Context, cfg Config, conn grpc.ClientConnInterface, db *ind
 		units: units.NewUnits(metas.Metadatas),
 		head:  &headCache{read: cfg.Head, now: time.Now},
 	}
-	s.market = &marketCache{conn: conn, now: time.Now, log: func(err error) { cfg.Log.Warn("reading the market", "err", err) }}
+	s.market = &marketCache{conn: conn, db: db, now: time.Now, log: func(err error) { cfg.Log.Warn("reading the market", "err", err) }}
 	// The first read of every offer is done now, not by the first visitor.
 	if _, err := s.market.get(ctx); err != nil {
 		return nil, fmt.Errorf("reading the market: %w", err)

@@ -75,11 +75,17 @@ func (s *Server) funcs() template.FuncMap {
 			}
 			return u.Coin(c)
 		},
-		"join":      strings.Join,
-		"sub":       func(a, b int) int { return a - b },
-		"tiers":     func() []string { return []string{"gold", "silver", "bronze"} },
+		"join":  strings.Join,
+		"sub":   func(a, b int) int { return a - b },
+		"tiers": func() []string { return []string{"gold", "silver", "bronze"} },
+		"lanes": func() []string {
+			out := make([]string, len(lanes))
+			for i, l := range lanes {
+				out[i] = Enum(l.String(), "LANE_")
+			}
+			return out
+		},
 		"workloads": func() []string { return []string{"inference", "training", "batch", "render"} },
-		"maxAsks":   func() int { return maxAsks },
 		"fill": func(leased, gpus int) string {
 			if gpus == 0 {
 				return "—"
