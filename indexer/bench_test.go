@@ -9,6 +9,8 @@ import (
 	"github.com/cosmos/gogoproto/proto"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idlegpu/idlegpu/scripts/pgtest"
+
 	"github.com/idlegpu/idlegpu/indexer"
 	auctiontypes "github.com/idlegpu/idlegpu/x/auction/types"
 	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
@@ -52,7 +54,7 @@ func leaseBlocks(n, per int) []indexer.BlockData {
 // (posted, cleared, started, proven, paid, ended), 100 per block.
 func BenchmarkIndexEndedLeases(b *testing.B) {
 	ctx := context.Background()
-	db, err := indexer.Open(b.TempDir() + "/bench.db")
+	db, err := indexer.Open(pgtest.BenchTarget(b, b.TempDir()))
 	require.NoError(b, err)
 	defer db.Close()
 	blocks := leaseBlocks(b.N/100+1, 100)
@@ -79,7 +81,7 @@ func BenchmarkIndexEndedLeases(b *testing.B) {
 func BenchmarkIndexProofBlock(b *testing.B) {
 	const txs, perTx = 34, 100
 	ctx := context.Background()
-	db, err := indexer.Open(b.TempDir() + "/bench.db")
+	db, err := indexer.Open(pgtest.BenchTarget(b, b.TempDir()))
 	require.NoError(b, err)
 	defer db.Close()
 	block := func(h int64) indexer.BlockData {

@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -68,7 +67,7 @@ func (d *DB) IndexBlock(ctx context.Context, b BlockData) error {
 	}
 	defer func() { _ = tx.Rollback() }()
 	var cur int64
-	if err := tx.QueryRowContext(ctx, `SELECT height FROM cursor WHERE id = 1`).Scan(&cur); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT height FROM cursor WHERE id = 1`+d.sql.forUpdate()).Scan(&cur); err != nil {
 		return fmt.Errorf("index block %d: read cursor: %w", b.Height, err)
 	}
 	if b.Height <= cur {
@@ -92,7 +91,7 @@ func (d *DB) IndexBlock(ctx context.Context, b BlockData) error {
 // indexBlock writes the block's rows: its events in the order the chain
 // emitted them (BeginBlock, each successful tx, EndBlock), then the
 // per-block payout sums.
-func indexBlock(ctx context.Context, d *DB, tx *sql.Tx, b BlockData) error {
+func indexBlock(ctx context.Context, d *DB, tx *tx, b BlockData) error {
 	w := &writer{ctx: ctx, db: d, tx: tx, height: b.Height, time: b.Time.Unix(), payouts: map[payoutKey]*payout{}}
 	events := len(b.Begin) + len(b.End)
 	for _, t := range b.Txs {

@@ -6,14 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
 )
 
-// DB is the index database: an SQLite file in WAL mode.
+// DB is the index database: an SQLite file in WAL mode, or a PostgreSQL
+// database (dialect.go).
 type DB struct {
-	sql *sql.DB
+	sql *conn
 	// stmts caches the indexing statements, prepared once: parsing them
 	// anew for every row was half the cost of indexing a block.
 	stmtsMu sync.Mutex
@@ -24,9 +27,37 @@ type DB struct {
 // build than this one: its tables may mean something this code does not know.
 var ErrSchemaTooNew = errors.New("index: database schema is newer than this build")
 
-// Open opens (creating it if needed) the index database at path and brings
-// its schema up to date.
-func Open(path string) (*DB, error) {
+// IsPostgres reports whether target names a PostgreSQL database (a
+// postgres:// or postgresql:// URL) rather than an SQLite file.
+func IsPostgres(target string) bool {
+	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
+}
+
+// Open opens the index database target names and brings its schema up to
+// date: a PostgreSQL database for a postgres:// URL (its schema must be
+// this index's alone), else the SQLite file at that path, created if
+// needed.
+func Open(target string) (*DB, error) {
+	if IsPostgres(target) {
+		return openPostgres(target)
+	}
+	return openSQLite(target)
+}
+
+func openPostgres(dsn string) (*DB, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	d := &DB{sql: newConn(db, postgresDialect), stmts: map[string]*sql.Stmt{}}
+	if err := d.migrate(context.Background()); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("migrate index (postgres): %w", err)
+	}
+	return d, nil
+}
+
+func openSQLite(path string) (*DB, error) {
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "busy_timeout(10000)")
@@ -39,7 +70,7 @@ func Open(path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
-	d := &DB{sql: db, stmts: map[string]*sql.Stmt{}}
+	d := &DB{sql: newConn(db, sqliteDialect), stmts: map[string]*sql.Stmt{}}
 	if err := d.migrate(context.Background()); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("migrate index %s: %w", path, err)
@@ -75,7 +106,10 @@ func (d *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 
 // SQL returns the underlying database for callers that need a query this
 // package does not offer.
-func (d *DB) SQL() *sql.DB { return d.sql }
+func (d *DB) SQL() *sql.DB { return d.sql.DB }
+
+// Dialect is "sqlite" or "postgres".
+func (d *DB) Dialect() string { return d.sql.dialect.String() }
 
 // SchemaVersion is the schema version this build migrates to.
 func SchemaVersion() int { return len(migrations) }
@@ -92,9 +126,20 @@ func (d *DB) Cursor(ctx context.Context) (int64, error) {
 // migrate applies the steps not yet recorded in schema_migrations, each in
 // its own transaction with its record.
 func (d *DB) migrate(ctx context.Context) error {
-	if _, err := d.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := d.lockMigrations(ctx, tx); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY
 	)`); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
 		return err
 	}
 	var have int
@@ -118,6 +163,9 @@ func (d *DB) applyMigration(ctx context.Context, v int) error {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
+	if err := d.lockMigrations(ctx, tx); err != nil {
+		return err
+	}
 	// Checked again inside the write lock: another process may have
 	// applied it since we looked.
 	var done int
@@ -127,11 +175,30 @@ func (d *DB) applyMigration(ctx context.Context, v int) error {
 	if done > 0 {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, migrations[v-1]); err != nil {
+	step := migrations[v-1]
+	if d.sql.dialect == postgresDialect {
+		step = postgresDDL(step)
+	}
+	if _, err := tx.ExecContext(ctx, step); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version) VALUES (?)`, v); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// migrationLock is the PostgreSQL advisory lock migrations hold ("idx" in
+// ASCII, then the schema's first version).
+const migrationLock = 0x696478_01
+
+// lockMigrations serialises migrating processes until tx ends. SQLite's
+// BEGIN IMMEDIATE already holds the database; PostgreSQL must be told, or
+// two processes starting together both create the same tables.
+func (d *DB) lockMigrations(ctx context.Context, tx *tx) error {
+	if d.sql.dialect != postgresDialect {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(migrationLock))
+	return err
 }

@@ -17,10 +17,22 @@ import (
 func dump(t *testing.T, db *indexer.DB) string {
 	t.Helper()
 	ctx := context.Background()
-	tables := queryStrings(t, db.SQL(), `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	var tables []string
+	colsOf := func(table string) []string {
+		return queryStrings(t, db.SQL(), `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table)
+	}
+	if db.Dialect() == "sqlite" {
+		tables = queryStrings(t, db.SQL(), `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	} else {
+		tables = queryStrings(t, db.SQL(), `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`)
+		colsOf = func(table string) []string {
+			return queryStrings(t, db.SQL(), `SELECT column_name FROM information_schema.columns
+				WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`, table)
+		}
+	}
 	var b strings.Builder
 	for _, table := range tables {
-		cols := queryStrings(t, db.SQL(), `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table)
+		cols := colsOf(table)
 		fmt.Fprintf(&b, "== %s (%s)\n", table, strings.Join(cols, ", "))
 		rows, err := db.SQL().QueryContext(ctx, fmt.Sprintf(`SELECT * FROM %q ORDER BY %s`, table, strings.Join(quote(cols), ", ")))
 		require.NoError(t, err)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idlegpu/idlegpu/scripts/pgtest"
+
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/indexer"
 	"github.com/idlegpu/idlegpu/scripts/harness"
@@ -42,6 +44,7 @@ var buildDir string
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	pgtest.Stop()
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
 	}
@@ -73,7 +76,8 @@ func newIndexer(t *testing.T, db *indexer.DB, rpc string) *indexer.Indexer {
 // that restarts midway, with an indexer following it all along. Then the
 // chain is indexed again from genesis in one go (A), and in pieces with a
 // close and reopen of the database and a Run cancelled midway (B): all
-// three databases are equal, row for row, and hold what the chain reports.
+// three databases are equal, row for row, and hold what the chain reports;
+// so is a fourth on PostgreSQL (P), indexed from genesis.
 func TestReplayAndRestartGiveTheSameIndex(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a chain and an agent (minutes)")
@@ -146,6 +150,9 @@ func TestReplayAndRestartGiveTheSameIndex(t *testing.T) {
 	// A: from genesis in one go.
 	dbA := openDB(t)
 	require.NoError(t, newIndexer(t, dbA, c.RPC).SyncTo(ctx, h))
+	// P: the same into PostgreSQL.
+	dbP := openPostgres(t)
+	require.NoError(t, newIndexer(t, dbP, c.RPC).SyncTo(ctx, h))
 
 	// B: half, close, reopen, Run cancelled midway, then the rest.
 	pathB := filepath.Join(t.TempDir(), "b.db")
@@ -170,10 +177,11 @@ func TestReplayAndRestartGiveTheSameIndex(t *testing.T) {
 		require.NoError(t, err)
 		final = max(final, cur)
 	}
-	for _, db := range []*indexer.DB{dbA, dbB, dbC} {
+	for _, db := range []*indexer.DB{dbA, dbB, dbC, dbP} {
 		require.NoError(t, newIndexer(t, db, c.RPC).SyncTo(ctx, final))
 	}
 	want := dump(t, dbA)
+	require.Equal(t, want, dump(t, dbP), "the same chain indexed into PostgreSQL")
 	require.Equal(t, want, dump(t, dbB), "indexed in pieces with a reopen and a cancelled Run")
 	require.Equal(t, want, dump(t, dbC), "followed live through a node restart")
 	require.Equal(t, int(final), count(t, dbA, "blocks"))

@@ -10,6 +10,8 @@ import (
 	"github.com/cosmos/gogoproto/proto"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idlegpu/idlegpu/scripts/pgtest"
+
 	sdk "github.com/cosmos/cosmos-sdk/types"
 
 	"github.com/idlegpu/idlegpu/indexer"
@@ -34,10 +36,29 @@ func usdc(n int64) sdk.Coin { return sdk.NewInt64Coin("uusdc", n) }
 
 func openDB(t *testing.T) *indexer.DB {
 	t.Helper()
-	db, err := indexer.Open(filepath.Join(t.TempDir(), "index.db"))
+	return openTarget(t, filepath.Join(t.TempDir(), "index.db"))
+}
+
+// openPostgres opens the index on a new database of the test binary's
+// PostgreSQL cluster (scripts/pgtest).
+func openPostgres(t *testing.T) *indexer.DB {
+	t.Helper()
+	return openTarget(t, pgtest.DSN(t))
+}
+
+func openTarget(t *testing.T, target string) *indexer.DB {
+	t.Helper()
+	db, err := indexer.Open(target)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	return db
+}
+
+// onEachDatabase runs a test on the index over SQLite and over PostgreSQL:
+// the same migrations and queries must give the same rows on both.
+func onEachDatabase(t *testing.T, test func(t *testing.T, open func(*testing.T) *indexer.DB)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, openDB) })
+	t.Run("postgres", func(t *testing.T) { test(t, openPostgres) })
 }
 
 func gpuSummary(uuid string, util uint32) settlementtypes.GPUSummary {
@@ -132,7 +153,9 @@ func indexAll(t *testing.T, db *indexer.DB, blocks []indexer.BlockData) {
 	}
 }
 
-func TestIndexBlockRows(t *testing.T) {
+func TestIndexBlockRows(t *testing.T) { onEachDatabase(t, testIndexBlockRows) }
+
+func testIndexBlockRows(t *testing.T, openDB func(*testing.T) *indexer.DB) {
 	ctx := context.Background()
 	db := openDB(t)
 	indexAll(t, db, fixture())
@@ -231,6 +254,22 @@ func TestIndexBlockRows(t *testing.T) {
 			Slashed: 2_000_000, Burned: 2_000_000},
 	}, slashes)
 
+	// Counts, a job's leases and the providers' records.
+	n, err := db.CountLeases(ctx, indexer.LeaseFilter{Renter: renter, Before: 2, Limit: 1, Offset: 5})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n, "a count ignores the page")
+	n, err = db.CountLeases(ctx, indexer.LeaseFilter{Provider: provider, Ended: &live})
+	require.NoError(t, err)
+	require.Zero(t, n)
+	ofJob, err := db.LeasesOfJob(ctx, 1)
+	require.NoError(t, err)
+	require.Len(t, ofJob, 1)
+	require.EqualValues(t, 1, ofJob[0].ID)
+	records, err := db.ProviderRecords(ctx)
+	require.NoError(t, err)
+	require.Equal(t, indexer.ProviderRecord{Provider: provider, HasReputation: true, ReliabilityBps: 9_844, Proven: 1, AuditsPassed: 1},
+		records[provider], "the latest reputation (height 5) and the one CORRECT audit")
+
 	audits, err := db.Audits(ctx, provider, 0, 0)
 	require.NoError(t, err)
 	require.Equal(t, []indexer.Audit{{ID: 4, Provider: provider, Auditor: auditor, GPUUUID: "GPU-a", Workload: "idlegpu/memwalk/v1", WorkUnits: 10,
@@ -252,7 +291,9 @@ func TestIndexBlockRows(t *testing.T) {
 	require.EqualValues(t, 6, removed)
 }
 
-func TestIndexBlockRefusesAGap(t *testing.T) {
+func TestIndexBlockRefusesAGap(t *testing.T) { onEachDatabase(t, testIndexBlockRefusesAGap) }
+
+func testIndexBlockRefusesAGap(t *testing.T, openDB func(*testing.T) *indexer.DB) {
 	ctx := context.Background()
 	db := openDB(t)
 	blocks := fixture()
@@ -281,7 +322,9 @@ func TestIndexBlockRefusesAGap(t *testing.T) {
 	require.Equal(t, dump(t, whole), dump(t, db))
 }
 
-func TestIndexBlockIsAtomic(t *testing.T) {
+func TestIndexBlockIsAtomic(t *testing.T) { onEachDatabase(t, testIndexBlockIsAtomic) }
+
+func testIndexBlockIsAtomic(t *testing.T, openDB func(*testing.T) *indexer.DB) {
 	ctx := context.Background()
 	db := openDB(t)
 	blocks := fixture()
@@ -326,5 +369,42 @@ func TestOpenMigrates(t *testing.T) {
 	require.NoError(t, db.Close())
 
 	_, err = indexer.Open(path)
+	require.ErrorIs(t, err, indexer.ErrSchemaTooNew)
+}
+
+// On PostgreSQL as on SQLite: reopening applies no step twice and keeps the
+// rows, two processes opening a new database together both succeed, and a
+// database a newer build migrated is refused.
+func TestOpenMigratesPostgres(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			db, err := indexer.Open(dsn)
+			if err == nil {
+				err = db.Close()
+			}
+			errs <- err
+		}()
+	}
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+
+	db, err := indexer.Open(dsn)
+	require.NoError(t, err)
+	require.Equal(t, "postgres", db.Dialect())
+	indexAll(t, db, fixture()[:2])
+	require.NoError(t, db.Close())
+	db, err = indexer.Open(dsn)
+	require.NoError(t, err)
+	require.Equal(t, indexer.SchemaVersion(), count(t, db, "schema_migrations"))
+	cur, err := db.Cursor(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, cur)
+	_, err = db.SQL().Exec(`INSERT INTO schema_migrations (version) VALUES ($1)`, indexer.SchemaVersion()+1)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	_, err = indexer.Open(dsn)
 	require.ErrorIs(t, err, indexer.ErrSchemaTooNew)
 }

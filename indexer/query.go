@@ -62,7 +62,7 @@ func splitIDs(s string) ([]uint64, error) {
 }
 
 // queryRows runs a query and scans each row with scan.
-func queryRows[T any](ctx context.Context, db *sql.DB, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+func queryRows[T any](ctx context.Context, db *conn, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ import (
 type writer struct {
 	ctx    context.Context
 	db     *DB
-	tx     *sql.Tx
+	tx     *tx
 	height int64
 	time   int64
 	// idx numbers the block's events in order; it keys rows an event makes
@@ -46,8 +46,7 @@ func (w *writer) exec(query string, args ...any) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.tx.StmtContext(w.ctx, st).ExecContext(w.ctx, args...)
-	return err
+	return w.tx.stmtExec(w.ctx, st, args...)
 }
 
 // queryRow runs a cached one-row query in the block's transaction.
@@ -56,7 +55,7 @@ func (w *writer) queryRow(query string, args ...any) *sql.Row {
 	if err != nil {
 		return w.tx.QueryRowContext(w.ctx, query, args...) // reports the same error
 	}
-	return w.tx.StmtContext(w.ctx, st).QueryRowContext(w.ctx, args...)
+	return w.tx.stmtQueryRow(w.ctx, st, args...)
 }
 
 // amount is a coin's amount in micro-units; a nil coin amount is 0.
@@ -247,7 +246,7 @@ func (w *writer) jobCleared(e *auctiontypes.EventJobCleared) error {
 		}
 		if err := w.exec(`INSERT INTO models (model, clearings, first_height, last_height, last_denom, last_price)
 			VALUES (?, 1, ?, ?, ?, ?)
-			ON CONFLICT (model) DO UPDATE SET clearings = clearings + 1, last_height = excluded.last_height,
+			ON CONFLICT (model) DO UPDATE SET clearings = models.clearings + 1, last_height = excluded.last_height,
 				last_denom = excluded.last_denom, last_price = excluded.last_price`,
 			m, w.height, w.height, e.ClearingPrice.Denom, price); err != nil {
 			return err
@@ -374,9 +373,14 @@ func (w *writer) proofAccepted(e *settlementtypes.EventProofAccepted, proofs map
 	}
 	if p := proofs[epochKey{e.LeaseId, e.Epoch}]; p != nil {
 		for _, g := range p.Gpus {
-			if err := w.exec(`INSERT OR REPLACE INTO epoch_gpus (lease_id, epoch, gpu_uuid, samples, util_avg_bps, util_min_bps,
+			if err := w.exec(`INSERT INTO epoch_gpus (lease_id, epoch, gpu_uuid, samples, util_avg_bps, util_min_bps,
 				mem_used_max_mib, energy_mj, power_avg_mw, temp_max_c, sm_clock_avg_mhz, xid_errors)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (lease_id, epoch, gpu_uuid) DO UPDATE SET samples = excluded.samples,
+					util_avg_bps = excluded.util_avg_bps, util_min_bps = excluded.util_min_bps,
+					mem_used_max_mib = excluded.mem_used_max_mib, energy_mj = excluded.energy_mj,
+					power_avg_mw = excluded.power_avg_mw, temp_max_c = excluded.temp_max_c,
+					sm_clock_avg_mhz = excluded.sm_clock_avg_mhz, xid_errors = excluded.xid_errors`,
 				e.LeaseId, e.Epoch, g.Uuid, g.Samples, g.UtilAvgBps, g.UtilMinBps, g.MemUsedMaxMib, g.EnergyMj,
 				g.PowerAvgMw, g.TempMaxC, g.SmClockAvgMhz, g.XidErrors); err != nil {
 				return err

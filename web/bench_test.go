@@ -3,6 +3,8 @@ package web
 import (
 	"net/http"
 	"testing"
+
+	"github.com/idlegpu/idlegpu/scripts/pgtest"
 )
 
 // BenchmarkPages measures each page's server time (handler, gRPC reads of
@@ -13,8 +15,9 @@ import (
 // that read of all 10,000 offers, which only the server's start waits for.
 //
 //	go test ./web -run '^$' -bench BenchmarkPages -benchtime 20x
+//	IDLEGPU_BENCH_DB=postgres go test ./web -run '^$' -bench BenchmarkPages -benchtime 20x
 func BenchmarkPages(b *testing.B) {
-	f := newFixture(b, 50, 200, 100_000)
+	f := newFixtureOn(b, pgtest.BenchTarget(b, b.TempDir()), 50, 200, 100_000, 1)
 	p0, r0 := f.providers[0], f.renters[0]
 	pages := []struct{ name, path string }{
 		{"market", "/"},

@@ -62,6 +62,13 @@ func newFixture(tb testing.TB, providers, offersEach, leases int) *fixture {
 // newFixtureJobs is newFixture with jobs open jobs of renter 0 on chain.
 func newFixtureJobs(tb testing.TB, providers, offersEach, leases, jobs int) *fixture {
 	tb.Helper()
+	return newFixtureOn(tb, filepath.Join(tb.TempDir(), "index.db"), providers, offersEach, leases, jobs)
+}
+
+// newFixtureOn is the fixture with its index in the database target names
+// (an SQLite file, or a postgres:// URL).
+func newFixtureOn(tb testing.TB, target string, providers, offersEach, leases, jobs int) *fixture {
+	tb.Helper()
 	mc := apptesting.NewMarketChain(tb, providers+2, apptesting.MarketFunds())
 	m := apptesting.Market{TB: tb, App: mc.App, Ctx: mc.Ctx}
 	// The market takes USDC, as the node's development genesis sets it.
@@ -105,7 +112,7 @@ func newFixtureJobs(tb testing.TB, providers, offersEach, leases, jobs int) *fix
 	qctx := sdk.NewContext(qms, mc.Ctx.BlockHeader(), false, mc.App.Logger())
 	conn := &baseapp.QueryServiceTestHelper{GRPCQueryRouter: mc.App.GRPCQueryRouter(), Ctx: qctx}
 
-	db, err := indexer.Open(filepath.Join(tb.TempDir(), "index.db"))
+	db, err := indexer.Open(target)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { db.Close() })
 	f.db = db

@@ -4,10 +4,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/idlegpu/idlegpu/scripts/pgtest"
 )
 
 // get serves one request and returns its status and body.
@@ -31,8 +34,21 @@ func (f *fixture) do(t testing.TB, path string) *http.Response {
 // TestPages renders every page over the real app's state (6 providers × 10
 // offers) and an index of 50 ended leases, and checks the figures each page
 // must show.
-func TestPages(t *testing.T) {
-	f := newFixture(t, 6, 10, 50)
+func TestPages(t *testing.T) { checkPages(t, newFixture(t, 6, 10, 50)) }
+
+// TestPagesOnPostgres: the same pages and figures with the index on
+// PostgreSQL.
+func TestPagesOnPostgres(t *testing.T) {
+	checkPages(t, newFixtureOn(t, pgtest.DSN(t), 6, 10, 50, 1))
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Stop()
+	os.Exit(code)
+}
+
+func checkPages(t *testing.T, f *fixture) {
 	p0 := f.providers[0]
 	for _, tc := range []struct {
 		path string

@@ -13,6 +13,8 @@ import (
 	"github.com/cosmos/gogoproto/proto"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idlegpu/idlegpu/scripts/pgtest"
+
 	settlementtypes "github.com/idlegpu/idlegpu/x/settlement/types"
 
 	"github.com/idlegpu/idlegpu/indexer"
@@ -58,7 +60,11 @@ func nextLink(pager string) string {
 // many there are; paging one list keeps the others where they are, and
 // leases indexed between two pages do not shift the second.
 func TestJobsPaging(t *testing.T) {
-	f := newFixtureJobs(t, 2, 2, 130, 60)
+	t.Run("sqlite", func(t *testing.T) { checkJobsPaging(t, newFixtureJobs(t, 2, 2, 130, 60)) })
+	t.Run("postgres", func(t *testing.T) { checkJobsPaging(t, newFixtureOn(t, pgtest.DSN(t), 2, 2, 130, 60)) })
+}
+
+func checkJobsPaging(t *testing.T, f *fixture) {
 	renter := f.renters[0]
 	code, body := f.get(t, "/jobs?renter="+renter)
 	require.Equal(t, http.StatusOK, code, snippet(body))

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -57,7 +58,7 @@ func defaultHome() string {
 func addCommonFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.String(flagHome, defaultHome(), "directory of the app's database (index.db) unless --db says otherwise")
-	f.String(flagDB, "", "SQLite database file (default <home>/index.db)")
+	f.String(flagDB, "", "the index: an SQLite file (default <home>/index.db), or a PostgreSQL URL postgres://user@host:5432/db (a password is better in $"+envDB+" or ~/.pgpass than on the command line)")
 	f.String(flagNode, "tcp://127.0.0.1:26657", "CometBFT RPC of an idlegpu node: blocks are indexed from it")
 	f.String(flagLogLevel, "info", "debug, info, warn or error")
 }
@@ -71,10 +72,26 @@ func logger(cmd *cobra.Command) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 }
 
-// openDB opens (and migrates) the index database the flags name.
+// envDB names the index database when --db is not given: a PostgreSQL URL
+// with a password stays out of the process list.
+const envDB = "IDLEGPU_WEB_DB"
+
+// openDB opens (and migrates) the index database the flags name. It
+// returns the database's name for logs, without any password.
 func openDB(cmd *cobra.Command) (*indexer.DB, string, error) {
 	f := cmd.Flags()
 	path, _ := f.GetString(flagDB)
+	if path == "" {
+		path = os.Getenv(envDB)
+	}
+	if indexer.IsPostgres(path) {
+		u, err := url.Parse(path)
+		if err != nil {
+			return nil, "", fmt.Errorf("--%s: not a valid PostgreSQL URL", flagDB) // the URL may hold a password: not echoed
+		}
+		db, err := indexer.Open(path)
+		return db, u.Redacted(), err
+	}
 	if path == "" {
 		home, _ := f.GetString(flagHome)
 		if err := os.MkdirAll(home, 0o700); err != nil {
