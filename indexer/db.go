@@ -126,20 +126,12 @@ func (d *DB) Cursor(ctx context.Context) (int64, error) {
 // migrate applies the steps not yet recorded in schema_migrations, each in
 // its own transaction with its record.
 func (d *DB) migrate(ctx context.Context) error {
-	tx, err := d.sql.BeginTx(ctx, nil)
-	if err != nil {
+	if err := d.migrationTx(ctx, func(tx *tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY
+		)`)
 		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := d.lockMigrations(ctx, tx); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY
-	)`); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
+	}); err != nil {
 		return err
 	}
 	var have int
@@ -150,14 +142,16 @@ func (d *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("%w: database is at version %d, this build knows %d", ErrSchemaTooNew, have, len(migrations))
 	}
 	for v := have + 1; v <= len(migrations); v++ {
-		if err := d.applyMigration(ctx, v); err != nil {
+		if err := d.migrationTx(ctx, func(tx *tx) error { return d.applyMigration(ctx, tx, v) }); err != nil {
 			return fmt.Errorf("migration %d: %w", v, err)
 		}
 	}
 	return nil
 }
 
-func (d *DB) applyMigration(ctx context.Context, v int) error {
+// migrationTx runs f in a transaction that holds the migration lock, and
+// commits it when f succeeds.
+func (d *DB) migrationTx(ctx context.Context, f func(*tx) error) error {
 	tx, err := d.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -166,6 +160,13 @@ func (d *DB) applyMigration(ctx context.Context, v int) error {
 	if err := d.lockMigrations(ctx, tx); err != nil {
 		return err
 	}
+	if err := f(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (d *DB) applyMigration(ctx context.Context, tx *tx, v int) error {
 	// Checked again inside the write lock: another process may have
 	// applied it since we looked.
 	var done int
@@ -182,10 +183,8 @@ func (d *DB) applyMigration(ctx context.Context, v int) error {
 	if _, err := tx.ExecContext(ctx, step); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version) VALUES (?)`, v); err != nil {
-		return err
-	}
-	return tx.Commit()
+	_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version) VALUES (?)`, v)
+	return err
 }
 
 // migrationLock is the PostgreSQL advisory lock migrations hold ("idx" in

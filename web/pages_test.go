@@ -117,6 +117,12 @@ func TestPageErrors(t *testing.T) {
 		want string
 	}{
 		{"/jobs/99", http.StatusNotFound, "not found"},
+		// Ids past int64 are not in the index: not a driver error and a 500.
+		{"/jobs/18446744073709551615", http.StatusNotFound, "not found"},
+		{"/leases/9223372036854775808", http.StatusNotFound, "not found"},
+		// The static directory is not listed; its files are served.
+		{"/static/", http.StatusNotFound, "404 page not found"},
+		{"/static/app.css", http.StatusOK, ".banner"},
 		{"/leases/x", http.StatusBadRequest, `&#34;x&#34; is not an id`},
 		{"/jobs?renter=0x12", http.StatusBadRequest, "is not a 20-byte 0x address"},
 		{"/providers/nobody", http.StatusBadRequest, "neither an idle"},
