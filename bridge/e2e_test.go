@@ -49,8 +49,9 @@ const (
 // address, the renter takes its unspent balance back out by a signed
 // withdrawal that anyone relays for a fee, the validator signs the payout
 // root, the relayer proposes it (and is killed and restarted before
-// acceptance), accepts it after the timelock, and the provider and the
-// renter claim. Every balance on both chains is checked to the unit, and
+// acceptance), accepts it after the timelock, and the provider claims with
+// idlegpu-bridge and the renter with the calldata the web app's withdraw
+// page gives its wallet. Every balance on both chains is checked to the unit, and
 // printed as a table (make demo-evm shows it).
 func TestBridgeEndToEnd(t *testing.T) {
 	if testing.Short() {
@@ -264,9 +265,20 @@ func TestBridgeEndToEnd(t *testing.T) {
 	step("claimed: %s", strings.TrimSpace(claimed))
 	_, err = runBridgeErr(bridge, claimArgs...)
 	require.ErrorContains(t, err, "nothing to claim")
-	claimedRenter := runBridge(t, bridge, "claim", renter.Addr.Hex(), "--node", c.RPC, "--eth-rpc", g.URL, "--eth-key", relayer.File)
-	require.Contains(t, claimedRenter, fmt.Sprintf("paid %d to %s", renterOut, renter.Addr.Hex()))
-	step("claimed for the wallet renter: %s", strings.TrimSpace(claimedRenter))
+	// The wallet renter follows its withdrawal to the claim in the web
+	// app: the page names the root and the amount, and its wallet sends
+	// the page's calldata to the vault, which pays exactly what was withdrawn.
+	page, calldata := webClaim(t, ctx, c, renterAcct)
+	require.Contains(t, page, fmt.Sprintf("The newest ready payout root (epoch %d) holds", ready.Root.Epoch))
+	require.Contains(t, page, fmt.Sprintf(`<code id="claim-cumulative">%d</code>`, renterOut))
+	require.NotEmpty(t, calldata, "the page gives the claim's calldata")
+	g.send(renter, vaultC, calldata)
+	paidRenter, err := bind.Call(vaultC, &bind.CallOpts{Context: ctx}, vault.PackClaimed(renter.Addr), vault.UnpackClaimed)
+	require.NoError(t, err)
+	require.EqualValues(t, renterOut, paidRenter.Int64())
+	step("the wallet renter claimed %d with the web app's calldata", renterOut)
+	_, err = runBridgeErr(bridge, "claim", renter.Addr.Hex(), "--node", c.RPC, "--eth-rpc", g.URL, "--eth-key", relayer.File)
+	require.ErrorContains(t, err, "nothing to claim")
 
 	// The money table, both chains, to the unit.
 	rows := []struct {

@@ -28,6 +28,8 @@ type withdrawData struct {
 	// Balance and Withdrawn are the account's spendable balance of the
 	// bridged denom and everything ever withdrawn to its EVM address.
 	Balance, Withdrawn string
+	// Claim follows the withdrawals to the claim on the EVM chain.
+	Claim *withdrawClaim
 }
 
 func (s *Server) bridgeParams(ctx context.Context) (bridgetypes.Params, error) {
@@ -77,6 +79,11 @@ func (s *Server) withdrawPage(r *http.Request) (string, any, error) {
 			amt = sdkmath.ZeroInt()
 		}
 		d.Withdrawn = s.units.Amount(amt, p.Denom)
+		if amt.IsPositive() {
+			if d.Claim, err = s.claimFor(ctx, p, d.EVM, amt); err != nil {
+				return "", nil, err
+			}
+		}
 	}
 	return "withdraw", d, nil
 }

@@ -62,6 +62,7 @@ func (s *Server) funcs() template.FuncMap {
 		"unix":      func(sec int64) string { return When(time.Unix(sec, 0)) },
 		"chainID":   func() string { return s.cfg.ChainID },
 		"fresh":     s.freshness,
+		"proofList": proofList,
 		// relayerFee is what this app's relayer asks per message in denom.
 		"relayerFee": func(denom string) string { return u.Coin(s.actionFee(denom)) },
 		"ago":        Ago,
