@@ -152,7 +152,7 @@ func (s *Server) parseAskFilter(f askFilter) (askLimits, error) {
 }
 
 // matches reports whether an ask passes every limit set.
-func (l askLimits) matches(a Ask) bool {
+func (l askLimits) matches(a *Ask) bool {
 	switch {
 	case l.model != "" && a.Model != l.model,
 		l.region != "" && !strings.HasPrefix(a.Region, l.region),
@@ -170,7 +170,7 @@ func (l askLimits) matches(a Ask) bool {
 }
 
 // compare orders two asks by the chosen key, then by price and offer.
-func (l askLimits) compare(x, y Ask) int {
+func (l askLimits) compare(x, y *Ask) int {
 	var c int
 	switch l.sortKey {
 	case "effective":
@@ -218,15 +218,16 @@ func (s *Server) asks(r *http.Request, m *Market) asksView {
 		v.Problem = err.Error()
 		return v
 	}
-	var rows []Ask
-	for _, a := range m.Asks {
-		if l.matches(a) {
-			rows = append(rows, a)
+	// Pointers into the cached market (read only): a market of 10,000
+	// offers has 30,000 asks, which a request must not copy.
+	var rows []*Ask
+	for i := range m.Asks {
+		if l.matches(&m.Asks[i]) {
+			rows = append(rows, &m.Asks[i])
 		}
 	}
 	if l.sortKey != askSorts[0].Key {
-		rows = slices.Clone(rows)
-		slices.SortStableFunc(rows, l.compare)
+		slices.SortStableFunc(rows, func(x, y *Ask) int { return l.compare(x, y) })
 	}
 	// The table is a snapshot of the cached market, so an offset is a
 	// stable place in it for as long as the page is read.
@@ -236,7 +237,7 @@ func (s *Server) asks(r *http.Request, m *Market) asksView {
 	}
 	end := min(from-1+listLimit, len(rows))
 	for _, a := range rows[from-1 : end] {
-		row := askRow{Ask: a}
+		row := askRow{Ask: *a}
 		if l.hasJob {
 			t := auctiontypes.Due(sdk.NewCoin(a.Denom, a.Price), l.gpus, l.hours*3600)
 			row.Total, row.Short = &t, a.Free < int(l.gpus)
