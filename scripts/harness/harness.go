@@ -59,10 +59,13 @@ func FreePorts(t T, n int) []int {
 
 // Proc is a started binary whose output is kept.
 type Proc struct {
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	out  bytes.Buffer
-	done chan struct{}
+	cmd *exec.Cmd
+	// group: the process leads a process group of its own, and Stop
+	// signals the whole group (StartGroup).
+	group bool
+	mu    sync.Mutex
+	out   bytes.Buffer
+	done  chan struct{}
 }
 
 func (p *Proc) Write(b []byte) (int, error) {
@@ -88,16 +91,37 @@ func Start(t T, bin string, args ...string) *Proc {
 	return p
 }
 
+// StartGroup is Start for a program that runs another and forwards it
+// signals, such as cosmovisor running idlegpud: it leads a process group of
+// its own, and Stop signals the whole group, so the child stops even when
+// the parent's forwarding misses the signal.
+func StartGroup(t T, bin string, args ...string) *Proc {
+	t.Helper()
+	p := &Proc{cmd: exec.Command(bin, args...), done: make(chan struct{}), group: true}
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	noError(t, p.cmd.Start(), "start %s", bin)
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	return p
+}
+
 // Pid is the process's id (to sample its memory from /proc).
 func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 
 // Stop sends sig and waits for the process to end.
 func (p *Proc) Stop(t T, sig syscall.Signal) {
 	t.Helper()
-	_ = p.cmd.Process.Signal(sig)
+	if p.group {
+		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	} else {
+		_ = p.cmd.Process.Signal(sig)
+	}
 	select {
 	case <-p.done:
 	case <-time.After(30 * time.Second):
+		if p.group {
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		}
 		_ = p.cmd.Process.Kill()
 		fail(t, "process did not stop in 30s: %s", p.cmd.Path)
 	}

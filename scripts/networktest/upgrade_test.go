@@ -56,14 +56,17 @@ func TestCosmovisorUpgrade(t *testing.T) {
 	p := harness.FreePorts(t, 5)
 	rpc := fmt.Sprintf("tcp://127.0.0.1:%d", p[0])
 	c := harness.Connect(t, harness.Binaries{Idlegpud: current}, home, rpc, "idlegpu-local")
-	c.Node = harness.Start(t, cosmovisor, "run", "start", "--home", home, "--log_no_color", "--rpc.laddr", rpc,
+	// cosmovisor forwards SIGTERM to the node it runs; the cleanup signals
+	// both, so a node it restarted at the upgrade stops whatever the
+	// forwarding does (it once missed it, and the test hung 30 s).
+	c.Node = harness.StartGroup(t, cosmovisor, "run", "start", "--home", home, "--log_no_color", "--rpc.laddr", rpc,
 		"--p2p.laddr", fmt.Sprintf("tcp://127.0.0.1:%d", p[1]), "--grpc.address", fmt.Sprintf("127.0.0.1:%d", p[2]),
 		"--api.address", fmt.Sprintf("tcp://127.0.0.1:%d", p[3]), "--rpc.pprof_laddr", fmt.Sprintf("127.0.0.1:%d", p[4]))
 	t.Cleanup(func() {
-		c.Node.Stop(t, syscall.SIGTERM)
 		if t.Failed() {
 			t.Logf("cosmovisor and node log (tail):\n%s", harness.Tail(c.Node.Output(), 40))
 		}
+		c.Node.Stop(t, syscall.SIGTERM)
 	})
 	c.WaitHeight(3, 90*time.Second)
 
