@@ -84,7 +84,15 @@ func (p *Proc) Output() string {
 // Start runs bin with args in the background.
 func Start(t T, bin string, args ...string) *Proc {
 	t.Helper()
-	p := &Proc{cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	return start(t, false, bin, args...)
+}
+
+func start(t T, group bool, bin string, args ...string) *Proc {
+	t.Helper()
+	p := &Proc{cmd: exec.Command(bin, args...), done: make(chan struct{}), group: group}
+	if group {
+		p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	noError(t, p.cmd.Start(), "start %s", bin)
 	go func() { _ = p.cmd.Wait(); close(p.done) }()
@@ -97,12 +105,7 @@ func Start(t T, bin string, args ...string) *Proc {
 // the parent's forwarding misses the signal.
 func StartGroup(t T, bin string, args ...string) *Proc {
 	t.Helper()
-	p := &Proc{cmd: exec.Command(bin, args...), done: make(chan struct{}), group: true}
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p.cmd.Stdout, p.cmd.Stderr = p, p
-	noError(t, p.cmd.Start(), "start %s", bin)
-	go func() { _ = p.cmd.Wait(); close(p.done) }()
-	return p
+	return start(t, true, bin, args...)
 }
 
 // Pid is the process's id (to sample its memory from /proc).
