@@ -28,6 +28,12 @@ SIM_TESTS      := TestFullAppSimulation|TestAppImportExport|TestAppStateDetermin
 MARKET_SIM_FLAGS      ?= -MarketSeed=1 -MarketSeeds=3 -MarketBlocks=300
 MARKET_SIM_LONG_FLAGS ?= -MarketSeed=1 -MarketSeeds=20 -MarketBlocks=1000
 
+# Binaries name their source files by module path, not by this machine's
+# directories: a panic's stack reaches tx logs, and so the web app's errors.
+# Tests take the same flag, so make build and make test share one build cache.
+GOFLAGS += -trimpath
+export GOFLAGS
+
 # go-nvml's cgo build warns about NVML functions NVIDIA marked deprecated.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 

@@ -53,6 +53,9 @@ pkg_known() {
 }
 for p in "${programs[@]}"; do
 	[ -x "$build/$p" ] || fail "$build/$p not built: run 'make build'"
+	# A binary built without -trimpath prints this machine's directories in
+	# every panic stack, and those reach tx logs and the web app's errors.
+	if grep -qaF "$repo/" "$build/$p"; then fail "$build/$p names the build directory $repo: build it with -trimpath (make build does)"; fi
 	if pkg_known "$p"; then fail "package $p is installed here; the check would replace it"; fi
 	for what in "passwd $p" "group $p"; do
 		# shellcheck disable=SC2086 # "database key"
