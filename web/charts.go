@@ -18,7 +18,22 @@ func capacityBars(cs []Capacity) template.HTML {
 			{Name: "free", Value: float64(c.Free())},
 		}})
 	}
-	return chart.Bars(chart.BarOpts{Title: "GPUs by model: leased and free", Format: chartNumber}, bars...)
+	return reflow(func(w int) template.HTML {
+		return chart.Bars(chart.BarOpts{Title: "GPUs by model: leased and free", Format: chartNumber, Width: w}, bars...)
+	})
+}
+
+// narrowChart is the viewBox width of a chart drawn for a narrow box: a
+// phone's 390 px leaves a main column of about 360 px, so the chart's
+// 11-12 px text is drawn at its size instead of scaled down to 6 px.
+const narrowChart = 360
+
+// reflow draws a chart twice, at the default width and at narrowChart, so
+// that its ticks, labels and legend are laid out for the width it is shown
+// at; app.css shows the one that fits its box (a container query).
+func reflow(draw func(width int) template.HTML) template.HTML {
+	return template.HTML(`<div class="reflow"><div class="chart-wide">`) + draw(0) +
+		template.HTML(`</div><div class="chart-narrow">`) + draw(narrowChart) + template.HTML(`</div></div>`)
 }
 
 // pct formats a 0..100 value for chart axes.

@@ -48,9 +48,10 @@ func (s *Server) priceChart(r *http.Request, since time.Time) (template.HTML, []
 		}
 	}
 	sym := s.units.Symbol(denom)
-	return chart.Line(chart.LineOpts{Title: "Clearing price per GPU-hour by model", YFormat: func(v float64) string {
-		return trimFloat(v) + " " + sym + "/GPU-h"
-	}}, series...), names, nil
+	format := func(v float64) string { return trimFloat(v) + " " + sym + "/GPU-h" }
+	return reflow(func(w int) template.HTML {
+		return chart.Line(chart.LineOpts{Title: "Clearing price per GPU-hour by model", YFormat: format, Width: w}, series...)
+	}), names, nil
 }
 
 // epochCharts: per GPU, the proofs' utilisation, memory, power and energy
@@ -87,11 +88,17 @@ func leaseCharts(epochs []indexer.Epoch) epochCharts {
 		}
 		return out
 	}
+	line := func(title string, format func(float64) string, series []chart.Series) template.HTML {
+		return reflow(func(w int) template.HTML {
+			return chart.Line(chart.LineOpts{Title: title, YFormat: format, Width: w}, series...)
+		})
+	}
+	unit := func(u string) func(float64) string { return func(v float64) string { return trimFloat(v) + " " + u } }
 	return epochCharts{
-		Util:   chart.Line(chart.LineOpts{Title: "GPU utilisation per epoch (average)", YFormat: pct}, pick(0)...),
-		Mem:    chart.Line(chart.LineOpts{Title: "GPU memory used per epoch (peak)", YFormat: func(v float64) string { return trimFloat(v) + " GiB" }}, pick(1)...),
-		Power:  chart.Line(chart.LineOpts{Title: "GPU power per epoch (average)", YFormat: func(v float64) string { return trimFloat(v) + " W" }}, pick(2)...),
-		Energy: chart.Line(chart.LineOpts{Title: "GPU energy per epoch", YFormat: func(v float64) string { return trimFloat(v) + " Wh" }}, pick(3)...),
+		Util:   line("GPU utilisation per epoch (average)", pct, pick(0)),
+		Mem:    line("GPU memory used per epoch (peak)", unit("GiB"), pick(1)),
+		Power:  line("GPU power per epoch (average)", unit("W"), pick(2)),
+		Energy: line("GPU energy per epoch", unit("Wh"), pick(3)),
 	}
 }
 
@@ -101,7 +108,9 @@ func reliabilityChart(reps []indexer.Reputation) template.HTML {
 	for _, r := range reps {
 		ser.Points = append(ser.Points, chart.Point{X: r.Time, Y: float64(r.ReliabilityBps) / 100})
 	}
-	return chart.Line(chart.LineOpts{Title: "Reliability after each change", YFormat: pct, Step: true, YFromMin: true}, ser)
+	return reflow(func(w int) template.HTML {
+		return chart.Line(chart.LineOpts{Title: "Reliability after each change", YFormat: pct, Step: true, YFromMin: true, Width: w}, ser)
+	})
 }
 
 // earningsChart: net earnings per day, one series per denom.
@@ -131,7 +140,9 @@ func (s *Server) earningsChart(es []indexer.Earning) (template.HTML, map[string]
 		unit = " " + s.units.Symbol(denoms[0])
 	}
 	format := func(v float64) string { return trimFloat(v) + unit }
-	return chart.Columns(chart.ColumnOpts{Title: "Net earnings per day (after the protocol's take)", YFormat: format}, series...), totals
+	return reflow(func(w int) template.HTML {
+		return chart.Columns(chart.ColumnOpts{Title: "Net earnings per day (after the protocol's take)", YFormat: format, Width: w}, series...)
+	}), totals
 }
 
 // earnedText writes per-denom totals.

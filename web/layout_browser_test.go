@@ -17,12 +17,18 @@ type layout struct {
 	// ChartText is the smallest chart text as drawn, in CSS pixels (the
 	// font size times the chart's scale); 0 without a chart.
 	ChartText float64 `json:"chartText"`
-	Charts    int     `json:"charts"`
+	// ChartTextMax is the largest, so a chart drawn for a narrow box is
+	// not blown up in a wide one.
+	ChartTextMax float64 `json:"chartTextMax"`
+	Charts       int     `json:"charts"`
+	// ChartsScrolled counts charts wider than a box they sit in: a chart
+	// reflows to its box rather than scrolling inside it.
+	ChartsScrolled int `json:"chartsScrolled"`
 }
 
 const measureLayout = `(() => {
   const d = document.documentElement;
-  let min = 0, charts = 0;
+  let min = 0, max = 0, charts = 0, scrolled = 0;
   for (const svg of document.querySelectorAll('svg.ch')) {
     const vb = svg.viewBox.baseVal, w = svg.getBoundingClientRect().width;
     if (!vb || !vb.width || !w) continue;
@@ -30,15 +36,19 @@ const measureLayout = `(() => {
     for (const t of svg.querySelectorAll('text')) {
       const px = parseFloat(getComputedStyle(t).fontSize) * w / vb.width;
       if (px > 0 && (min === 0 || px < min)) min = px;
+      max = Math.max(max, px);
+    }
+    for (let a = svg.parentElement; a && a !== document.body; a = a.parentElement) {
+      if (a.scrollWidth > a.clientWidth + 1) { scrolled++; break; }
     }
   }
-  return {scrollWidth: d.scrollWidth, innerWidth: window.innerWidth, chartText: min, charts};
+  return {scrollWidth: d.scrollWidth, innerWidth: window.innerWidth, chartText: min, chartTextMax: max, charts, chartsScrolled: scrolled};
 })()`
 
 // TestLayoutInTheBrowser lays every page out in headless Chromium at a
 // phone's width (390 px) and a desktop's (1400 px): the page never scrolls
-// sideways (wide tables scroll inside their own box), and chart text is
-// drawn at 9 px or more. Screenshots of each go to build/screenshots.
+// sideways (wide tables scroll inside their own box), and charts reflow to
+// their box: none scrolls, and its text is drawn between 9 and 20 px. Screenshots of each go to build/screenshots.
 func TestLayoutInTheBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
@@ -74,6 +84,8 @@ func TestLayoutInTheBrowser(t *testing.T) {
 			require.LessOrEqual(t, l.ScrollWidth, l.InnerWidth, "%s: the page scrolls sideways", where)
 			if l.Charts > 0 {
 				require.GreaterOrEqual(t, l.ChartText, 9.0, "%s: chart text drawn at %.1f px", where, l.ChartText)
+				require.LessOrEqual(t, l.ChartTextMax, 20.0, "%s: chart text blown up to %.1f px", where, l.ChartTextMax)
+				require.Zero(t, l.ChartsScrolled, "%s: a chart scrolls inside its box instead of reflowing", where)
 			}
 			if name == "provider" || name == "lease" || name == "market" {
 				require.Positive(t, l.Charts, "%s has charts", where)
