@@ -66,8 +66,9 @@ func newFixtureJobs(tb testing.TB, providers, offersEach, leases, jobs int) *fix
 }
 
 // newFixtureOn is the fixture with its index in the database target names
-// (an SQLite file, or a postgres:// URL).
-func newFixtureOn(tb testing.TB, target string, providers, offersEach, leases, jobs int) *fixture {
+// (an SQLite file, or a postgres:// URL). Each setup runs on the market
+// after the fixture's own jobs and before the block is committed.
+func newFixtureOn(tb testing.TB, target string, providers, offersEach, leases, jobs int, setup ...func(apptesting.Market, *fixture)) *fixture {
 	tb.Helper()
 	mc := apptesting.NewMarketChain(tb, providers+2, apptesting.MarketFunds())
 	m := apptesting.Market{TB: tb, App: mc.App, Ctx: mc.Ctx}
@@ -102,6 +103,9 @@ func newFixtureOn(tb testing.TB, target string, providers, offersEach, leases, j
 	spec.DurationSeconds = 3600
 	for range jobs {
 		m.PostJob(f.renters[0], spec)
+	}
+	for _, set := range setup {
+		set(m, f)
 	}
 	// Commit the block and query it as a node's gRPC does: a read-only
 	// branch of the committed version (not the writing block's cache).

@@ -193,7 +193,10 @@ func (s *Server) leasePage(r *http.Request) (string, any, error) {
 		return "", nil, err
 	}
 	d := leaseData{Title: "Lease " + strconv.FormatUint(id, 10), Lease: lease, EVM: evmAddress(lease.Renter)}
-	if p, err := settlementtypes.NewQueryClient(s.conn).LeaseProgress(ctx, &settlementtypes.QueryLeaseProgressRequest{LeaseId: id}); err == nil {
+	// The node answers an empty record for a lease it holds no progress of
+	// (one it pruned, or known only to the index): that is no progress, not
+	// "0 proven, epoch 0s".
+	if p, err := settlementtypes.NewQueryClient(s.conn).LeaseProgress(ctx, &settlementtypes.QueryLeaseProgressRequest{LeaseId: id}); err == nil && p.Progress.EpochSeconds > 0 {
 		d.Progress = &p.Progress
 	}
 	if d.Epochs, err = s.db.Epochs(ctx, id, maxEpochs, 0); err != nil {
