@@ -267,16 +267,18 @@ func TestBridgeEndToEnd(t *testing.T) {
 	require.ErrorContains(t, err, "nothing to claim")
 	// The wallet renter follows its withdrawal to the claim in the web
 	// app: the page names the root and the amount, and its wallet sends
-	// the page's calldata to the vault, which pays exactly what was withdrawn.
-	page, calldata := webClaim(t, ctx, c, renterAcct)
+	// the page's claim from its button to the vault, which pays exactly what
+	// was withdrawn.
+	app := webApp(t, ctx, c)
+	page, calldata := webClaim(t, app, renterAcct)
 	require.Contains(t, page, fmt.Sprintf("The newest ready payout root (epoch %d) holds", ready.Root.Epoch))
 	require.Contains(t, page, fmt.Sprintf(`<code id="claim-cumulative">%d</code>`, renterOut))
 	require.NotEmpty(t, calldata, "the page gives the claim's calldata")
-	g.send(renter, vaultC, calldata)
+	claimInTheBrowser(t, g, app, renter, renterAcct, vaultC)
 	paidRenter, err := bind.Call(vaultC, &bind.CallOpts{Context: ctx}, vault.PackClaimed(renter.Addr), vault.UnpackClaimed)
 	require.NoError(t, err)
 	require.EqualValues(t, renterOut, paidRenter.Int64())
-	step("the wallet renter claimed %d with the web app's calldata", renterOut)
+	step("the wallet renter claimed %d with the web app's claim button", renterOut)
 	_, err = runBridgeErr(bridge, "claim", renter.Addr.Hex(), "--node", c.RPC, "--eth-rpc", g.URL, "--eth-key", relayer.File)
 	require.ErrorContains(t, err, "nothing to claim")
 

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"math/big"
 	"strings"
 
@@ -41,12 +42,46 @@ type withdrawClaim struct {
 	// Calldata is claim(account, cumulative, proof) ABI-encoded for the
 	// vault: what any wallet sends to it.
 	Calldata string
+	// Refusals is claimRefusals, for the page's claim button.
+	Refusals string
 }
+
+// claimRefusals maps the selector of each custom error the vault's claim
+// can revert with to what it means for the claimant, as JSON: a wallet
+// refuses a reverting claim at its gas estimate and reports the revert
+// data, which the page turns into words (the app reads no EVM chain; the
+// wallet's node does).
+var claimRefusals = func() string {
+	parsed, err := bindings.SettlementVaultMetaData.ParseABI()
+	if err != nil {
+		panic(err)
+	}
+	words := map[string]string{
+		"NoAcceptedRoot":   "the vault has accepted no payout root yet: a relayer posts the root, then its timelock runs. Try again later.",
+		"InvalidProof":     "the vault has not accepted this payout root yet (a relayer has not posted it, or its timelock has not passed). Try again later.",
+		"NothingToClaim":   "the vault has already paid this address everything this root holds.",
+		"EnforcedPause":    "the vault is paused by its guardian; claims resume when it is unpaused.",
+		"ClaimsAboveTotal": "the vault's accepted root pays out more than its total; report it to the validators.",
+	}
+	out := map[string]string{}
+	for name, text := range words {
+		e, ok := parsed.Errors[name]
+		if !ok {
+			panic("the vault's ABI has no error " + name)
+		}
+		out[hexutil.Encode(e.ID.Bytes()[:4])] = name + ": " + text
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // claimFor reads the newest ready root's leaf for evm and compares it with
 // everything withdrawn to evm so far (withdrawn, base units).
 func (s *Server) claimFor(ctx context.Context, p bridgetypes.Params, evm string, withdrawn sdkmath.Int) (*withdrawClaim, error) {
-	c := &withdrawClaim{Vault: p.VaultAddress, ChainID: p.EvmChainId}
+	c := &withdrawClaim{Vault: p.VaultAddress, ChainID: p.EvmChainId, Refusals: claimRefusals}
 	res, err := bridgetypes.NewQueryClient(s.conn).Proof(ctx, &bridgetypes.QueryProofRequest{EvmAddress: evm})
 	if status.Code(err) == codes.NotFound {
 		c.Pending = s.units.Amount(withdrawn, p.Denom)

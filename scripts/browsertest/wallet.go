@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 )
 
@@ -28,6 +29,8 @@ const (
 type Wallet struct {
 	Key     *ecdsa.PrivateKey
 	ChainID uint64
+	// evm is the node ConnectEVM gave it; nil: the wallet only signs.
+	evm *ethclient.Client
 }
 
 // NewWallet returns a wallet with a fresh random key on the given chain.
@@ -50,6 +53,8 @@ func (w *Wallet) Address() common.Address {
 type ProviderError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
+	// Data is what the node added to a refused call: a revert's data.
+	Data any `json:"data,omitempty"`
 }
 
 // Error implements error.
@@ -81,6 +86,11 @@ func (w *Wallet) Request(method string, params []any) (any, error) {
 	case "personal_sign":
 		return w.personalSign(params)
 	default:
+		if w.evm != nil {
+			if res, err, ok := w.evmRequest(method, params); ok {
+				return res, err
+			}
+		}
 		return nil, providerErrorf(CodeUnsupportedMethod, "%s: %s", unsupportedMethodError, method)
 	}
 }

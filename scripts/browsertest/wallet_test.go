@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/idlegpu/idlegpu/scripts/browsertest"
@@ -198,4 +199,41 @@ func TestFind(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestConnectedWalletRefusals: a wallet with an EVM node refuses, before
+// asking the node anything, a transaction from another account or to no
+// address, and a switch to a chain it is not on.
+func TestConnectedWalletRefusals(t *testing.T) {
+	w := browsertest.NewWallet(t, testChainID)
+	// Nothing listens there: every case must be answered without the node.
+	client, err := ethclient.Dial("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	w.ConnectEVM(client)
+	addr := w.Address().Hex()
+	if got, err := w.Request("wallet_switchEthereumChain", []any{map[string]any{"chainId": "0x7"}}); err != nil || got != nil {
+		t.Errorf("switch to its own chain = %v, %v; want null", got, err)
+	}
+	for _, tc := range []struct {
+		name     string
+		method   string
+		params   []any
+		wantCode int
+	}{
+		{"switch to another chain", "wallet_switchEthereumChain", []any{map[string]any{"chainId": "0x8"}}, browsertest.CodeUnrecognizedChain},
+		{"send from another account", "eth_sendTransaction", []any{map[string]any{"from": "0x000000000000000000000000000000000000dEaD", "to": addr}}, browsertest.CodeUnauthorized},
+		{"send a creation", "eth_sendTransaction", []any{map[string]any{"from": addr, "data": "0x00"}}, browsertest.CodeInvalidParams},
+		{"send bad data", "eth_sendTransaction", []any{map[string]any{"from": addr, "to": addr, "data": "0xz"}}, browsertest.CodeInvalidParams},
+		{"receipt without a hash", "eth_getTransactionReceipt", []any{}, browsertest.CodeInvalidParams},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := w.Request(tc.method, tc.params)
+			if code := providerCode(t, err); code != tc.wantCode {
+				t.Errorf("code %d (%v), want %d", code, err, tc.wantCode)
+			}
+		})
+	}
 }

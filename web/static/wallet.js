@@ -1,6 +1,7 @@
 // idlegpu web app: the only script. Pages work without it; it adds the
 // wallet (EIP-1193: eth_requestAccounts, eth_signTypedData_v4) to sign bids,
-// cancels, closes and withdrawals, which the app's relayer then submits.
+// cancels, closes and withdrawals, which the app's relayer then submits, and
+// to send a withdrawal's claim to the vault (eth_sendTransaction).
 "use strict";
 
 (function () {
@@ -72,6 +73,52 @@
       if (err && err.code === 4001) m = "You declined to sign; nothing was sent.";
       say(status, m, "bad");
     };
+  }
+
+  // claim sends the vault's claim from the wallet and follows it to its
+  // receipt through the wallet's own EVM node (the app reads no EVM chain).
+  // A claim the vault would refuse is refused by the wallet's estimate; the
+  // revert's selector names the reason (data-refusals, from the vault's ABI).
+  function claim(btn) {
+    var status = $("#claim-status");
+    var want = Number(btn.getAttribute("data-chain-id"));
+    var refusals = JSON.parse(btn.getAttribute("data-refusals") || "{}");
+    connect().then(function (addr) {
+      return window.ethereum.request({ method: "eth_chainId" }).then(function (id) {
+        if (parseInt(id, 16) === want) return null;
+        say(status, "Switch your wallet to EVM chain " + want + "…");
+        return window.ethereum.request({ method: "wallet_switchEthereumChain", params: [{ chainId: "0x" + want.toString(16) }] });
+      }).then(function () {
+        say(status, "Confirm the claim in your wallet…");
+        return window.ethereum.request({
+          method: "eth_sendTransaction",
+          params: [{ from: addr, to: btn.getAttribute("data-vault"), data: btn.getAttribute("data-calldata") }],
+        });
+      });
+    }).then(function (hash) {
+      say(status, "Claim sent in " + hash + "; waiting for its block…");
+      return receipt(hash, 0);
+    }).then(function (r) {
+      if (r.status === "0x1") {
+        say(status, "Claimed: the vault paid in " + r.transactionHash + " (block " + parseInt(r.blockNumber, 16) + ").", "good");
+      } else {
+        say(status, "The claim in " + r.transactionHash + " reverted: nothing was paid.", "bad");
+      }
+    }).catch(function (err) {
+      var text = JSON.stringify((err && err.data) || "") + " " + ((err && err.message) || "");
+      for (var sel in refusals) {
+        if (text.indexOf(sel) >= 0) { say(status, "The vault refuses the claim: " + refusals[sel], "bad"); return; }
+      }
+      fail(status)(err);
+    });
+  }
+
+  function receipt(hash, tries) {
+    return window.ethereum.request({ method: "eth_getTransactionReceipt", params: [hash] }).then(function (r) {
+      if (r) return r;
+      if (tries >= 120) throw new Error("No receipt for " + hash + " after 2 minutes: follow it in your wallet.");
+      return new Promise(function (ok) { setTimeout(ok, 1000); }).then(function () { return receipt(hash, tries + 1); });
+    });
   }
 
   function hexOf(text) {
@@ -158,6 +205,8 @@
       });
     }
 
+    var claimBtn = $("#claim-send");
+    if (claimBtn) claimBtn.addEventListener("click", function (ev) { ev.preventDefault(); claim(claimBtn); });
     all("form[data-endpoint]").forEach(function (f) {
       f.addEventListener("submit", function (ev) { ev.preventDefault(); endpoint(f); });
     });
