@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,7 +55,8 @@ func NodeHead(conn grpc.ClientConnInterface) func(context.Context) (Head, error)
 
 // Freshness is what the layout shows about the node and the index.
 type Freshness struct {
-	// Down: the node could not be reached just now (Err says why); Height
+	// Down: the node could not be reached just now (Err says why, as a
+	// sentence); Height
 	// and Age are then of the last head seen, if any.
 	Down bool
 	Err  string
@@ -100,7 +102,9 @@ func (s *Server) freshness() Freshness {
 		f.Age = s.head.now().Sub(h.Time).Truncate(time.Second)
 	}
 	if err != nil {
-		f.Down, f.Err = true, nodeError(err)
+		// The banner's sentence: "The node cannot be reached (…)."
+		msg := nodeError(err)
+		f.Down, f.Err = true, strings.ToUpper(msg[:1])+msg[1:]
 	} else {
 		f.Stale = f.Age > s.cfg.MaxLag
 	}

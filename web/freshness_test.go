@@ -75,7 +75,7 @@ func TestBanner(t *testing.T) {
 	f.setHead(Head{}, errNodeDown)
 	for _, path := range []string{"/", "/jobs", "/network", "/post"} {
 		_, body = f.get(t, path)
-		require.Contains(t, body, `id="node-down">The node cannot be reached: the node cannot be reached (it may be stopped or restarting). The chain was last seen at block 1`, path)
+		require.Contains(t, body, `id="node-down">The node cannot be reached (it may be stopped or restarting). The chain was last seen at block 1`, path)
 		require.NotContains(t, body, "dial tcp", path)
 	}
 

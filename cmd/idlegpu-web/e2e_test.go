@@ -2,9 +2,11 @@ package main_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,8 +40,11 @@ const (
 // submits it and earns its fee; the job's lease and its proven epochs appear
 // with exact amounts; the provider page shows the earnings; the renter
 // withdraws part of its unspent balance to its own EVM address by
-// signature. Every page is
-// screenshotted into build/screenshots and any console error fails the test.
+// signature. On the way it filters the asks, and the post page shows which
+// offer the job would clear on and at what cost before anything is signed;
+// when the node stops, /healthz fails and the pages say so, serving the
+// lease from the index. Every page is screenshotted into build/screenshots
+// and any console error fails the test.
 func TestWebAppEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a chain, the agent, the web app and Chromium (minutes)")
@@ -93,6 +98,18 @@ func TestWebAppEndToEnd(t *testing.T) {
 	require.Contains(t, p.Text("#capacity-model"), model)
 	p.Screenshot("market")
 
+	// The asks a renter chooses from. Filtered on a reliability above a new
+	// provider's 90 %, none is left; for 2 GPUs × 3 h the agent's ask shows
+	// its provider's name and that its offer has one GPU free.
+	p.SetValue("#asks-filter input[name=a_min_rel]", "95%")
+	p.Submit("#asks-filter")
+	p.WaitText("#asks", "No ask matches.")
+	p.Navigate(url + "/?a_region=eu&a_gpus=2&a_hours=3#asks")
+	p.WaitText("#asks", "only 1 free")
+	require.Contains(t, p.Text("#asks"), "web e2e")
+	require.Contains(t, p.Text("#asks"), "90 %")
+	p.Screenshot("market-asks")
+
 	// Post a job: the form in human units; the preview shows the escrow
 	// before anything is signed (1 GPU × 40 s at most 1 USDC/GPU-h:
 	// ceil(1,000,000 × 40 / 3600) = 11,112 uusdc).
@@ -111,6 +128,11 @@ func TestWebAppEndToEnd(t *testing.T) {
 	p.Click("#preview")
 	p.WaitText("#escrow-preview", "locks 0.011112 USDC in escrow")
 	require.Contains(t, p.Text("#escrow-preview"), "0.061112 USDC in all")
+	// What it would meet, before signing: the agent's offer, clearing at
+	// 0.90 USDC/GPU-h, floor(900,000 × 40 / 3600) = 10,000 uusdc for the
+	// whole duration, so 1,112 of the 11,112 escrowed would come back.
+	p.WaitText("#clearing-verdict", "It would clear at 0.90 USDC/GPU-h: 0.01 USDC if it runs its whole duration, so 0.001112 USDC of the escrow comes back.")
+	require.Contains(t, p.Text("#clearing-winners"), "web e2e")
 	p.Screenshot("post-preview")
 
 	// Sign and post: the wallet is asked for eth_signTypedData_v4 of a
@@ -251,6 +273,24 @@ func TestWebAppEndToEnd(t *testing.T) {
 	nojs.Navigate(url + "/post?preview=1&gpus=2&duration=2h&max_price=1.5usdc/gpu-h&image=" + image + "&tier=silver&workload=batch&manifest=x")
 	nojs.WaitText("#escrow-preview", "locks 6.00 USDC in escrow")
 	nojs.Screenshot("post-nojs")
+
+	// The node stops. /healthz fails and says why; every page says so in a
+	// banner; the ended lease is still shown, from the index.
+	c.Node.Stop(t, syscall.SIGTERM)
+	harness.WaitFor(t, 30*time.Second, "/healthz to fail", func() bool {
+		res, err := http.Get(url + "/healthz")
+		if err != nil {
+			return false
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode == http.StatusServiceUnavailable && strings.HasPrefix(string(body), "node unreachable: the node cannot be reached")
+	})
+	// (The pages read the node's head at most once a second.)
+	waitPage(t, p, url+"/leases/1", "#node-down", "The node cannot be reached (it may be stopped or restarting).")
+	require.Contains(t, p.Text("#lease-status"), "completed")
+	require.Contains(t, p.Text("#lease-paid"), "0.01 USDC")
+	p.Screenshot("node-down")
 }
 
 // waitPage reloads url until sel's text contains want: the index and the
