@@ -94,3 +94,29 @@ func TestLayoutInTheBrowser(t *testing.T) {
 		}
 	}
 }
+
+// TestPagingInTheBrowser: a renter with 60 jobs follows the jobs list's
+// "next page" link in Chromium and reaches jobs 51–60, told how many there
+// are, while the ended leases' list stays on its first page.
+func TestPagingInTheBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := browsertest.Start(t)
+	f := newFixtureJobs(t, 2, 2, 130, 60)
+	srv := httptest.NewServer(f.srv)
+	defer srv.Close()
+	p := b.NewPage(t, nil)
+	p.Navigate(srv.URL + "/jobs?renter=" + f.renters[0])
+	p.WaitText("#jobs-pager", "1–50 of 60")
+	require.Contains(t, p.Text("#ended-pager"), "1–50 of 65")
+	p.Click("#jobs-pager a[rel=next]")
+	p.WaitText("#jobs-pager", "51–60 of 60")
+	require.Contains(t, p.Text("#jobs-pager"), "first page")
+	require.NotContains(t, p.Text("#jobs-pager"), "next page")
+	var rows int
+	p.Eval(`document.querySelectorAll("#jobs tbody tr").length`, &rows)
+	require.Equal(t, 10, rows)
+	require.Contains(t, p.Text("#ended-pager"), "1–50 of 65", "paging the jobs keeps the ended leases on their page")
+	p.Screenshot("paging-jobs-2")
+}
