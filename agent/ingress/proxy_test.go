@@ -165,8 +165,8 @@ func TestOnlyTheLeasesKeysReachItsService(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, host, key string
-		code             int
-		body             string
+		code            int
+		body            string
 	}{
 		{"no key", host1, "", http.StatusUnauthorized, "a valid API key for this service is required"},
 		{"a made-up key", host1, "igk_guess", http.StatusUnauthorized, "a valid API key"},
