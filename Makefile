@@ -44,18 +44,20 @@ help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 .PHONY: build
-build: ## build idlegpud, idlegpu-agent, idlegpu-web and idlegpu-bridge (every validator runs it) into ./build
+build: ## build idlegpud, idlegpu-agent, idlegpu-web, idlegpu-bridge (every validator runs it) and idlegpu-gateway into ./build
 	$(GO) build -tags "$(node_tags)" -ldflags '$(ldflags)' -o $(BUILD_DIR)/idlegpud ./cmd/idlegpud
 	$(GO) build -ldflags '$(agent_ldflags)' -o $(BUILD_DIR)/idlegpu-agent ./cmd/idlegpu-agent
 	$(GO) build -o $(BUILD_DIR)/idlegpu-web ./cmd/idlegpu-web
 	$(GO) build -o $(BUILD_DIR)/idlegpu-bridge ./cmd/idlegpu-bridge
+	$(GO) build -o $(BUILD_DIR)/idlegpu-gateway ./cmd/idlegpu-gateway
 
 .PHONY: install
-install: ## install idlegpud, idlegpu-agent, idlegpu-web and idlegpu-bridge into $GOBIN
+install: ## install idlegpud, idlegpu-agent, idlegpu-web, idlegpu-bridge and idlegpu-gateway into $GOBIN
 	$(GO) install -tags "$(node_tags)" -ldflags '$(ldflags)' ./cmd/idlegpud
 	$(GO) install -ldflags '$(agent_ldflags)' ./cmd/idlegpu-agent
 	$(GO) install ./cmd/idlegpu-web
 	$(GO) install ./cmd/idlegpu-bridge
+	$(GO) install ./cmd/idlegpu-gateway
 
 .PHONY: node
 node: build ## run a fresh single-validator chain in a temp home (Ctrl-C stops it)
