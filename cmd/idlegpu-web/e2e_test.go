@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -266,6 +267,36 @@ func TestWebAppEndToEnd(t *testing.T) {
 	waitPage(t, p, url+"/network", "#validators", "")
 	require.Contains(t, p.Text("#params-bridge"), "vault_address")
 	p.Screenshot("network")
+
+	// Paging on a real chain: alice posts 51 jobs no offer serves (at most
+	// 0.01 USDC/GPU-h, a 500-block bid window); her jobs page shows 50 of
+	// 51 and "next page" reaches the 51st.
+	manifestFile := filepath.Join(t.TempDir(), "manifest.json")
+	require.NoError(t, os.WriteFile(manifestFile, []byte(manifest), 0o600))
+	postJobs(t, c, "alice", 51, "--gpus", "1", "--model", model, "--duration", "40s", "--max-price", "0.01usdc/gpu-h",
+		"--bid-window", "500", "--image", image, "--manifest", manifestFile, "--tier", "bronze", "--workload", "training")
+	alice := c.Address("alice")
+	waitPage(t, p, url+"/jobs?renter="+alice, "#jobs-pager", "1–50 of 51")
+	p.Click("#jobs-pager a[rel=next]")
+	p.WaitText("#jobs-pager", "51–51 of 51")
+	var rows int
+	p.Eval(`document.querySelectorAll("#jobs tbody tr").length`, &rows)
+	require.Equal(t, 1, rows)
+	p.Screenshot("jobs-page-2")
+
+	// A phone's width: no page scrolls sideways.
+	p.SetViewport(390, 900)
+	for _, pg := range []struct{ name, path string }{
+		{"market", "/"}, {"jobs", "/jobs?renter=" + alice}, {"lease", "/leases/1"}, {"provider", "/providers/" + a.Addr}, {"post", "/post"},
+	} {
+		p.Navigate(url + pg.path)
+		p.WaitVisible("main")
+		var w struct{ Scroll, Inner int }
+		p.Eval(`({Scroll: document.documentElement.scrollWidth, Inner: window.innerWidth})`, &w)
+		require.LessOrEqual(t, w.Scroll, w.Inner, "%s scrolls sideways at 390 px", pg.path)
+		p.Screenshot(pg.name + "-390")
+	}
+	p.SetViewport(1280, 900)
 
 	// Without JavaScript the market and the escrow preview still work.
 	nojs := b.NewPageNoJS(t)
