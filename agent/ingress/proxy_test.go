@@ -55,6 +55,17 @@ func newService(t testing.TB) *service {
 		}
 		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n")
 	})
+	// /tokens streams 16 token chunks and the usage chunk at once, as a
+	// fast model's answer arrives (the load benchmark's request).
+	mux.HandleFunc("/tokens", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 16 {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":\"t%d\"}}]}\n\n", i)
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":16}}\n\ndata: [DONE]\n\n")
+	})
 	// /forever streams an event every 20 ms until the caller goes.
 	mux.HandleFunc("/forever", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
