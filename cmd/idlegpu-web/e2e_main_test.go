@@ -10,6 +10,7 @@ import (
 
 	"github.com/idlegpu/idlegpu/scripts/harness"
 	"github.com/idlegpu/idlegpu/scripts/harness/harnesstest"
+	"github.com/idlegpu/idlegpu/scripts/pgtest"
 )
 
 // bins are idlegpud and the agent; web is idlegpu-web; TestMain builds them.
@@ -43,6 +44,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	pgtest.Stop()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/scripts/browsertest"
 	"github.com/idlegpu/idlegpu/scripts/harness"
+	"github.com/idlegpu/idlegpu/scripts/pgtest"
 	"github.com/idlegpu/idlegpu/x/base/chaincfg"
 )
 
@@ -283,6 +284,38 @@ func TestWebAppEndToEnd(t *testing.T) {
 	p.Eval(`document.querySelectorAll("#jobs tbody tr").length`, &rows)
 	require.Equal(t, 1, rows)
 	p.Screenshot("jobs-page-2")
+
+	// The same chain indexed into PostgreSQL by a second idlegpu-web (where
+	// a cluster can run; CI requires one): the same paging and the same
+	// lease and earnings, read from its own index.
+	if dsn, ok := pgtest.Try(t); ok {
+		pgPort := harness.FreePorts(t, 1)[0]
+		pgURL := fmt.Sprintf("http://127.0.0.1:%d", pgPort)
+		pgApp := harness.Start(t, web, "serve", "--listen", fmt.Sprintf("127.0.0.1:%d", pgPort),
+			"--node", c.RPC, "--grpc", c.GRPC(), "--chain-id", c.ChainID, "--db", dsn)
+		defer func() {
+			if t.Failed() {
+				t.Logf("web on PostgreSQL (tail):\n%s", harness.Tail(pgApp.Output(), 40))
+			}
+		}()
+		harness.WaitFor(t, 60*time.Second, "the web app on PostgreSQL to catch up", func() bool {
+			res, err := http.Get(pgURL + "/healthz")
+			if err != nil {
+				return false
+			}
+			res.Body.Close()
+			return res.StatusCode == http.StatusOK
+		})
+		waitPage(t, p, pgURL+"/jobs?renter="+alice, "#jobs-pager", "1–50 of 51")
+		p.Click("#jobs-pager a[rel=next]")
+		p.WaitText("#jobs-pager", "51–51 of 51")
+		p.Navigate(url + "/leases/1")
+		onSQLite := p.Text("#epochs")
+		waitPage(t, p, pgURL+"/leases/1", "#epochs", "proven")
+		require.Equal(t, onSQLite, p.Text("#epochs"), "lease 1's epochs on SQLite and on PostgreSQL")
+		waitPage(t, p, pgURL+"/providers/"+a.Addr, "#earned", want)
+		p.Screenshot("provider-postgres")
+	}
 
 	// A phone's width: no page scrolls sideways.
 	p.SetViewport(390, 900)

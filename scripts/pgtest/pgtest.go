@@ -83,6 +83,19 @@ func DSN(t testing.TB) string {
 	return running.url(name)
 }
 
+// Try is DSN where a cluster can run, and always where EnvRequired says
+// so (failing without one); elsewhere it returns false, for a test that
+// checks PostgreSQL on top of what it checks on SQLite and must not skip.
+func Try(t testing.TB) (string, bool) {
+	t.Helper()
+	once.Do(func() { running = start() })
+	if running.err != nil && os.Getenv(EnvRequired) != "required" {
+		t.Logf("pgtest: %v: the PostgreSQL part is left out", running.err)
+		return "", false
+	}
+	return DSN(t), true
+}
+
 // Stop stops the cluster, if one was started, and removes its files.
 func Stop() {
 	if running == nil || running.err != nil {
