@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
+	"log"
 	"net/http"
+	"net/http/httputil"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/idlegpu/idlegpu/internal/hostname"
 )
 
 // maxRetryBody is the largest request body kept to send again to another
@@ -50,6 +53,7 @@ type Gateway struct {
 	cfg   Config
 	deps  map[string]*deployment
 	rt    http.RoundTripper
+	rp    *httputil.ReverseProxy
 	probe *http.Client
 	now   func() time.Time
 }
@@ -78,8 +82,15 @@ func New(cfg Config) (*Gateway, error) {
 		rt = t
 	}
 	g := &Gateway{cfg: cfg, deps: map[string]*deployment{}, rt: rt, probe: &http.Client{Transport: rt, Timeout: cfg.ProbeTimeout}, now: time.Now}
+	g.rp = &httputil.ReverseProxy{
+		Rewrite:       rewrite,
+		Transport:     failover{g},
+		FlushInterval: -1, // token streams reach the caller event by event
+		ErrorHandler:  proxyError,
+		ErrorLog:      log.New(io.Discard, "", 0),
+	}
 	for _, d := range cfg.Deployments {
-		host := canonicalHost(d.Host)
+		host := hostname.Canonical(d.Host)
 		if host == "" || g.deps[host] != nil {
 			return nil, fmt.Errorf("gateway: deployment host %q is empty or used twice", d.Host)
 		}
@@ -102,7 +113,7 @@ func New(cfg Config) (*Gateway, error) {
 // States is what the gateway knows of host's upstreams (nil: no such
 // deployment).
 func (g *Gateway) States(host string) []State {
-	d := g.deps[canonicalHost(host)]
+	d := g.deps[hostname.Canonical(host)]
 	if d == nil {
 		return nil
 	}
@@ -176,8 +187,21 @@ func notServed(code int) bool {
 		code == http.StatusGatewayTimeout || code == http.StatusGone
 }
 
+// reqState is what ServeHTTP hands the failover transport with a request:
+// its deployment and its body, kept for another attempt.
+type reqState struct {
+	d      *deployment
+	body   func() io.ReadCloser
+	replay bool
+}
+
+type stateKey struct{}
+
+// errNoHealthy is the failover's answer when the pool is empty.
+var errNoHealthy = errors.New("no lease of this deployment is healthy")
+
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	d := g.deps[canonicalHost(r.Host)]
+	d := g.deps[hostname.Canonical(r.Host)]
 	if d == nil {
 		http.Error(w, "no such deployment", http.StatusNotFound)
 		return
@@ -187,88 +211,83 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	order := d.pool.order()
-	if len(order) == 0 {
+	st := &reqState{d: d, body: body, replay: replay}
+	g.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey{}, st)))
+}
+
+// rewrite keeps the caller's path and query and sets X-Forwarded-*; the
+// failover transport picks the upstream.
+func rewrite(pr *httputil.ProxyRequest) {
+	pr.SetXForwarded()
+}
+
+// proxyError answers a request no lease served.
+func proxyError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		return // the caller left: nobody to answer
+	}
+	if errors.Is(err, errNoHealthy) {
 		w.Header().Set("Retry-After", "1")
-		http.Error(w, "no lease of this deployment is healthy", http.StatusServiceUnavailable)
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
+	}
+	http.Error(w, "no lease of this deployment answered: "+err.Error(), http.StatusBadGateway)
+}
+
+// failover is the reverse proxy's transport: it sends the request to the
+// deployment's upstreams in the pool's order until one serves it.
+type failover struct{ g *Gateway }
+
+func (f failover) RoundTrip(r *http.Request) (*http.Response, error) {
+	st := r.Context().Value(stateKey{}).(*reqState)
+	order := st.d.pool.order()
+	if len(order) == 0 {
+		return nil, errNoHealthy
 	}
 	var last error
 	for i, m := range order {
-		if i > 0 && !replay {
+		if i > 0 && !st.replay {
 			break
 		}
-		res, err := g.attempt(r, d, m, body)
-		if err != nil {
-			last = err
-			if r.Context().Err() != nil {
-				return // the caller left: nobody to answer
-			}
-			continue
+		res, err := f.g.attempt(r, st, m)
+		if err == nil {
+			return res, nil
 		}
-		relay(w, res)
-		return
+		last = err
+		if r.Context().Err() != nil {
+			break
+		}
 	}
-	http.Error(w, fmt.Sprintf("no lease of this deployment answered: %v", last), http.StatusBadGateway)
+	return nil, last
 }
 
 // attempt sends the request to one upstream; an error means it did not
 // serve it and the upstream is out of rotation.
-func (g *Gateway) attempt(r *http.Request, d *deployment, m *member, body func() io.ReadCloser) (*http.Response, error) {
+func (g *Gateway) attempt(r *http.Request, st *reqState, m *member) (*http.Response, error) {
 	out := r.Clone(r.Context())
 	u := *m.up.URL
-	u.Path, u.RawPath = singleJoin(u.Path, r.URL.Path), ""
-	u.RawQuery = r.URL.RawQuery
-	out.URL, out.RequestURI, out.Body = &u, "", body()
+	// A server request's path starts with "/"; the upstream's base path
+	// (usually none) goes before it.
+	u.Path, u.RawPath, u.RawQuery = strings.TrimSuffix(u.Path, "/")+r.URL.Path, "", r.URL.RawQuery
+	out.URL = &u
+	out.Body = st.body()
 	out.Host = m.up.URL.Host
 	if m.up.Host != "" {
 		out.Host = m.up.Host
 	}
-	removeHopHeaders(out.Header)
-	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		out.Header.Set("X-Forwarded-For", strings.TrimPrefix(r.Header.Get("X-Forwarded-For")+", "+ip, ", "))
-	}
 	start := g.now()
-	d.pool.begin(m)
+	st.d.pool.begin(m)
 	res, err := g.rt.RoundTrip(out)
 	if err == nil && notServed(res.StatusCode) {
 		res.Body.Close()
 		err = fmt.Errorf("%w: status %d", errNotServed, res.StatusCode)
 	}
 	if err != nil && r.Context().Err() != nil {
-		// The caller went away: not the upstream's failure.
-		d.pool.mu.Lock()
-		m.inflight--
-		d.pool.mu.Unlock()
+		st.d.pool.abandon(m) // the caller went away: not the upstream's failure
 		return nil, err
 	}
-	d.pool.done(m, g.now().Sub(start), err, g.now())
+	st.d.pool.done(m, g.now().Sub(start), err, g.now())
 	return res, err
-}
-
-// relay copies an answer to the caller, flushing each read (token
-// streams).
-func relay(w http.ResponseWriter, res *http.Response) {
-	defer res.Body.Close()
-	removeHopHeaders(res.Header)
-	for k, v := range res.Header {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(res.StatusCode)
-	rc := http.NewResponseController(w)
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := res.Body.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
-			}
-			_ = rc.Flush()
-		}
-		if err != nil {
-			return
-		}
-	}
 }
 
 // keepBody reads the request body up to maxRetryBody so each attempt gets
@@ -291,30 +310,4 @@ func keepBody(r *http.Request) (body func() io.ReadCloser, replay bool, err erro
 			io.Closer
 		}{io.MultiReader(bytes.NewReader(buf), rest), rest}
 	}, false, nil
-}
-
-// hopHeaders are connection-level headers a proxy must not forward
-// (RFC 9110 section 7.6.1).
-var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
-
-func removeHopHeaders(h http.Header) {
-	for _, f := range h.Values("Connection") {
-		for _, name := range strings.Split(f, ",") {
-			h.Del(strings.TrimSpace(name))
-		}
-	}
-	for _, k := range hopHeaders {
-		h.Del(k)
-	}
-}
-
-func singleJoin(a, b string) string {
-	return strings.TrimSuffix(a, "/") + "/" + strings.TrimPrefix(b, "/")
-}
-
-func canonicalHost(h string) string {
-	if host, _, err := net.SplitHostPort(h); err == nil {
-		h = host
-	}
-	return strings.ToLower(strings.TrimSuffix(h, "."))
 }

@@ -79,6 +79,14 @@ func (p *pool) begin(m *member) {
 	p.mu.Unlock()
 }
 
+// abandon ends an attempt the caller gave up, counting nothing against
+// the upstream.
+func (p *pool) abandon(m *member) {
+	p.mu.Lock()
+	m.inflight--
+	p.mu.Unlock()
+}
+
 // done records an attempt: its latency to the response header when it got
 // one, or the failure that takes the upstream out of rotation.
 func (p *pool) done(m *member, latency time.Duration, err error, now time.Time) {

@@ -9,9 +9,10 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/idlegpu/idlegpu/internal/hostname"
 )
 
 // Proxy serves the table's routes. It is an http.Handler for the ingress
@@ -61,7 +62,7 @@ type reqState struct {
 type stateKey struct{}
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	e := p.table.lookup(canonicalHost(r.Host))
+	e := p.table.lookup(hostname.Canonical(r.Host))
 	if e == nil {
 		// Says nothing about which leases this provider serves.
 		http.Error(w, "no such service", http.StatusNotFound)
@@ -149,14 +150,6 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error)
 	}
 	st.meter.failed()
 	http.Error(w, "the lease's service did not answer", http.StatusBadGateway)
-}
-
-// canonicalHost is a Host header without its port, in lower case.
-func canonicalHost(h string) string {
-	if host, _, err := net.SplitHostPort(h); err == nil {
-		h = host
-	}
-	return strings.ToLower(strings.TrimSuffix(h, "."))
 }
 
 // countingBody counts the request body bytes the service read.
