@@ -12,11 +12,12 @@ import (
 	v5 "github.com/idlegpu/idlegpu/app/upgrades/v5"
 	v6 "github.com/idlegpu/idlegpu/app/upgrades/v6"
 	v7 "github.com/idlegpu/idlegpu/app/upgrades/v7"
+	v8 "github.com/idlegpu/idlegpu/app/upgrades/v8"
 )
 
 // Upgrades are the named chain upgrades this binary knows, oldest first. Add
 // one folder per upgrade under app/upgrades and list it here.
-var Upgrades = []upgrades.Upgrade{v2.Upgrade, v3.Upgrade, v4.Upgrade, v5.Upgrade, v6.Upgrade, v7.Upgrade}
+var Upgrades = []upgrades.Upgrade{v2.Upgrade, v3.Upgrade, v4.Upgrade, v5.Upgrade, v6.Upgrade, v7.Upgrade, v8.Upgrade}
 
 // registerUpgrades installs the handler of every known upgrade and, when the
 // node restarts at an upgrade height, the store changes that upgrade needs.

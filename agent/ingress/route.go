@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/idlegpu/idlegpu/internal/hostname"
+	offertypes "github.com/idlegpu/idlegpu/x/offer/types"
 )
 
 // Route is one lease's service as the proxy serves it.
@@ -30,9 +32,10 @@ type Route struct {
 	Burst int
 }
 
-// HostFor is a lease's hostname under the provider's domain.
+// HostFor is a lease's hostname under the provider's domain, by the
+// chain's rule (offertypes.LeaseHostname) on the domain's canonical form.
 func HostFor(lease uint64, domain string) string {
-	return "lease-" + strconv.FormatUint(lease, 10) + "." + strings.ToLower(strings.TrimSuffix(domain, "."))
+	return offertypes.LeaseHostname(lease, hostname.Canonical(domain))
 }
 
 // Errors of the route table.

@@ -254,6 +254,47 @@ func (s *KeeperTestSuite) TestClearingHonoursEgress() {
 	}
 }
 
+// TestClearingHonoursIngress: a job that serves inbound traffic goes to the
+// offer with an ingress even when one without is cheaper, pays that offer's
+// ask, and expires with its whole deposit back when no offer has one; a job
+// with no service takes the cheapest. The cases run in order on one market.
+func (s *KeeperTestSuite) TestClearingHonoursIngress() {
+	closed := s.provider(0, "eu-de", 1, 10000, 1_000_000)
+	served := s.provider(1, "eu-de", 1, 10000, 1_400_000)
+	s.setTerms(1, served, func(t *offertypes.OfferTerms) { t.IngressDomain = "gpu.example.com" })
+	renter := 3
+
+	for _, tc := range []struct {
+		name      string
+		port      uint32
+		wantOffer uint64 // 0: no offer fits and the job expires
+		wantPrice int64
+	}{
+		{"a service: the ingress offer, the only fit, at its own ask", 8000, served, 1_400_000},
+		{"no service: the cheapest, and the only one left free", 0, closed, 1_000_000},
+		{"a service and no free ingress offer: it expires", 8000, 0, 0},
+	} {
+		s.Run(tc.name, func() {
+			before := s.renterUSDC(renter)
+			sp := spec(1, 2_000_000, 0)
+			sp.IngressPort = tc.port
+			id := s.post(renter, sp)
+			s.endBlock(time.Second)
+			job := s.job(id)
+			if tc.wantOffer == 0 {
+				s.Require().Equal(types.JOB_STATUS_EXPIRED, job.Status)
+				s.Require().Equal(before, s.renterUSDC(renter), "the whole deposit comes back")
+				return
+			}
+			s.Require().Equal(types.JOB_STATUS_MATCHED, job.Status)
+			l := s.lease(job.LeaseIds[0])
+			s.Require().Equal(tc.wantOffer, l.OfferId)
+			s.Require().Equal(tc.wantPrice, l.Price.Amount.Int64())
+			s.Require().Equal(before.SubRaw(2*tc.wantPrice), s.renterUSDC(renter))
+		})
+	}
+}
+
 // setTerms edits offer id's terms through MsgUpdateOffer.
 func (s *KeeperTestSuite) setTerms(i int, id uint64, edit func(*offertypes.OfferTerms)) {
 	s.T().Helper()

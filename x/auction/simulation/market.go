@@ -61,6 +61,9 @@ func MsgPostJobFactory(k keeper.Keeper, offers OfferParams) simsx.SimMsgFactoryF
 		if r.Intn(4) == 0 { // a quarter of the jobs need internet egress; only offers giving as much match
 			spec.MinEgressMbpsPerGpu = uint32(r.Intn(10_000)) + 1
 		}
+		if r.Intn(4) == 0 { // a quarter serve inbound traffic; only offers with an ingress match
+			spec.IngressPort = uint32(r.Intn(65535)) + 1
+		}
 		return []simsx.SimAccount{renter}, &types.MsgPostJob{Renter: renter.AddressBech32, Spec: spec}
 	}
 }

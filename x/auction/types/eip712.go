@@ -29,7 +29,7 @@ const (
 		"string workload,uint32 gpuCount,uint64 minMemoryMib,string[] models,string[] regions,string tier," +
 		"bool preemptible,uint64 durationSeconds,uint256 maxPrice,string priceDenom,uint32 bidWindowBlocks," +
 		"bool allowSplit,uint32 minCpuCoresPerGpu,uint64 minHostMemoryMibPerGpu,uint64 minDiskGibPerGpu," +
-		"uint32 minEgressMbpsPerGpu,uint64 nonce,uint64 deadline,uint256 maxRelayerFee)"
+		"uint32 minEgressMbpsPerGpu,uint32 ingressPort,uint64 nonce,uint64 deadline,uint256 maxRelayerFee)"
 
 	// CancelJobType and CloseLeaseType are a renter's signed cancel and close.
 	CancelJobType  = "CancelJob(string cosmosChainId,address renter,uint64 jobId,uint64 nonce,uint64 deadline,uint256 maxRelayerFee,string feeDenom)"
@@ -112,6 +112,7 @@ func JobBidHash(bid JobBid, renter []byte) ([]byte, error) {
 		encUint64(s.MinHostMemoryMibPerGpu),
 		encUint64(s.MinDiskGibPerGpu),
 		encUint64(uint64(s.MinEgressMbpsPerGpu)),
+		encUint64(uint64(s.IngressPort)),
 		encUint64(bid.Nonce),
 		encUint64(bid.Deadline),
 		fee,

@@ -95,4 +95,6 @@ var (
 	// ErrNoWithdrawer is returned for a signed withdrawal on a chain whose
 	// app wired no EVM withdrawal path (x/bridge) into the auction.
 	ErrNoWithdrawer = errorsmod.Register(ModuleName, 42, "no EVM withdrawal path wired")
+	// ErrInvalidIngressPort is returned for a service port past TCP's range.
+	ErrInvalidIngressPort = errorsmod.Register(ModuleName, 43, "invalid ingress port")
 )

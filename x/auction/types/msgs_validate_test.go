@@ -110,6 +110,9 @@ func TestValidateBasic(t *testing.T) {
 		{"post job: egress at the bound", post(func(s *types.JobSpec) { s.MinEgressMbpsPerGpu = 100_000 }), nil, ""},
 		{"post job: egress over the bound", post(func(s *types.JobSpec) { s.MinEgressMbpsPerGpu = 100_001 }),
 			types.ErrInvalidResources, "min_egress_mbps_per_gpu 100001: at most 100000 (no offer could give more): invalid resources per gpu"},
+		{"post job: ingress on the highest port", post(func(s *types.JobSpec) { s.IngressPort = 65535 }), nil, ""},
+		{"post job: ingress port past TCP's", post(func(s *types.JobSpec) { s.IngressPort = 65536 }),
+			types.ErrInvalidIngressPort, "ingress_port 65536: a TCP port is at most 65535: invalid ingress port"},
 		{"post job: bid window", post(func(s *types.JobSpec) { s.BidWindowBlocks = types.MaxBidWindowBlocks + 1 }),
 			types.ErrInvalidBidWindow, "100001 blocks, at most 100000: invalid bid window"},
 

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -104,6 +105,9 @@ func (s JobSpec) validate(maxGPUs uint32, maxSeconds uint64) error {
 		return errorsmod.Wrapf(ErrInvalidResources, "min_egress_mbps_per_gpu %d: at most %d (no offer could give more)",
 			s.MinEgressMbpsPerGpu, offertypes.MaxEgressMbpsPerGPU)
 	}
+	if s.IngressPort > math.MaxUint16 {
+		return errorsmod.Wrapf(ErrInvalidIngressPort, "ingress_port %d: a TCP port is at most %d", s.IngressPort, math.MaxUint16)
+	}
 	if s.BidWindowBlocks > MaxBidWindowBlocks {
 		return errorsmod.Wrapf(ErrInvalidBidWindow, "%d blocks, at most %d", s.BidWindowBlocks, MaxBidWindowBlocks)
 	}
@@ -175,5 +179,6 @@ func (s JobSpec) CandidateQuery(params Params) offertypes.CandidateQuery {
 		AllowSplit: s.AllowSplit, DurationSeconds: s.DurationSeconds, MaxScan: params.MaxCandidatesPerJob,
 		Image: s.Image, MinCPUCoresPerGPU: s.MinCpuCoresPerGpu, MinMemoryMiBPerGPU: s.MinHostMemoryMibPerGpu,
 		MinDiskGiBPerGPU: s.MinDiskGibPerGpu, MinEgressMbpsPerGPU: s.MinEgressMbpsPerGpu,
+		IngressPort: s.IngressPort,
 	}
 }

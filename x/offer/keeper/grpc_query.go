@@ -171,6 +171,7 @@ func (q querier) Candidates(ctx context.Context, req *types.QueryCandidatesReque
 		AllowSplit: req.AllowSplit, DurationSeconds: req.DurationSeconds, Image: req.Image,
 		MinCPUCoresPerGPU: req.MinCpuCoresPerGpu, MinMemoryMiBPerGPU: req.MinHostMemoryMibPerGpu,
 		MinDiskGiBPerGPU: req.MinDiskGibPerGpu, MinEgressMbpsPerGPU: req.MinEgressMbpsPerGpu,
+		IngressPort: req.IngressPort,
 		// A query may look further than a block would, but not forever.
 		MaxScan: 100 * MaxCandidatesLimit,
 	}

@@ -47,7 +47,7 @@ func fits(o types.Offer, q types.CandidateQuery, now time.Time) ([]string, bool)
 		!o.Terms.AcceptsWorkload(q.Workload) || !o.Terms.AllowsImage(q.ImageDigest) ||
 		!o.Terms.AllowsImageRef(q.Image) ||
 		!o.Terms.HasResources(q.MinCPUCoresPerGPU, q.MinMemoryMiBPerGPU, q.MinDiskGiBPerGPU) ||
-		!o.Terms.GivesEgress(q.MinEgressMbpsPerGPU) ||
+		!o.Terms.GivesEgress(q.MinEgressMbpsPerGPU) || !o.Terms.GivesIngress(q.IngressPort) ||
 		!o.Terms.Covers(now, q.DurationSeconds) {
 		return nil, false
 	}

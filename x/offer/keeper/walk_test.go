@@ -1,6 +1,7 @@
 package keeper_test
 
 import (
+	"strings"
 	"time"
 
 	sdk "github.com/cosmos/cosmos-sdk/types"
@@ -316,4 +317,36 @@ func (s *KeeperTestSuite) TestWalkCandidatesEgress() {
 	s.Require().NoError(err)
 	s.Require().True(ok)
 	s.Require().Equal(uint32(types.MaxEgressMbpsPerGPU), c.Offer.Terms.EgressMbpsPerGpu, "the stored offer shows its egress")
+}
+
+// A job that serves inbound traffic matches only offers with an ingress
+// domain; a job with no service matches every offer. Fit (explicit bids)
+// applies the same rule.
+func (s *KeeperTestSuite) TestWalkCandidatesIngress() {
+	p0 := s.provide(0, h100, 81559, 0, 2, 2)
+	closed := terms(1_000_000) // offer 1: nothing reaches its jobs
+	served := terms(2_000_000) // offer 2: lease-<id>.gpu.example.com
+	served.IngressDomain, served.IngressTlsCertSha256 = "gpu.example.com", strings.Repeat("ab", 32)
+	s.create(0, p0[:1], closed)
+	s.create(0, p0[1:], served)
+
+	q := types.CandidateQuery{
+		Lane: types.LANE_ON_DEMAND, MaxPrice: *usdc(10_000_000), Workload: types.WORKLOAD_INFERENCE,
+		ImageDigest: "sha256:abcdef", GPUCount: 1, DurationSeconds: 1800, MaxScan: 1000,
+	}
+	got, _ := s.walk(q)
+	s.Require().Equal([]uint64{1, 2}, got, "no service: every offer")
+	q.IngressPort = 8000
+	got, scanned := s.walk(q)
+	s.Require().Equal([]uint64{2}, got, "a service: only the offer with an ingress")
+	s.Require().Equal(uint32(2), scanned)
+
+	_, ok, err := s.keeper.Fit(s.ctx, 1, q)
+	s.Require().NoError(err)
+	s.Require().False(ok, "an explicit bid meets the same ingress rule")
+	c, ok, err := s.keeper.Fit(s.ctx, 2, q)
+	s.Require().NoError(err)
+	s.Require().True(ok)
+	s.Require().Equal("gpu.example.com", c.Offer.Terms.IngressDomain, "the stored offer shows its ingress")
+	s.Require().Equal(strings.Repeat("ab", 32), c.Offer.Terms.IngressTlsCertSha256)
 }

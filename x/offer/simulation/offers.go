@@ -144,8 +144,8 @@ func liveOffer(ctx context.Context, k keeper.Keeper, testData *simsx.ChainDataSo
 }
 
 // randomTerms draws valid terms: a random non-empty lane set priced in an
-// accepted denom, any workloads, sometimes a window from now, a max duration
-// and internet egress.
+// accepted denom, any workloads, sometimes a window from now, a max duration,
+// internet egress and an ingress.
 func randomTerms(r *simsx.XRand, params types.Params, now time.Time) types.OfferTerms {
 	denom := params.PaymentDenoms[r.Intn(len(params.PaymentDenoms))]
 	price := func() *sdk.Coin { c := sdk.NewCoin(denom, math.NewInt(r.Int63n(10_000_000)+1)); return &c }
@@ -167,6 +167,12 @@ func randomTerms(r *simsx.XRand, params types.Params, now time.Time) types.Offer
 	}
 	if r.Intn(2) == 0 { // half the offers give jobs internet egress
 		t.EgressMbpsPerGpu = uint32(r.Intn(types.MaxEgressMbpsPerGPU)) + 1
+	}
+	if r.Intn(3) == 0 { // a third serve inbound traffic, some under a pinned certificate
+		t.IngressDomain = "gpu" + providersim.RandomHex(r, 2) + ".example.com"
+		if r.Intn(2) == 0 {
+			t.IngressTlsCertSha256 = providersim.RandomHex(r, 32)
+		}
 	}
 	return t
 }

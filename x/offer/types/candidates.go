@@ -43,6 +43,9 @@ type CandidateQuery struct {
 	// MinEgressMbpsPerGPU is the least internet egress per GPU the job needs
 	// (0: none, and it runs with none).
 	MinEgressMbpsPerGPU uint32
+	// IngressPort is the job's inbound service port (0: none); above 0 only
+	// offers with an ingress domain fit.
+	IngressPort uint32
 	// GPUCount is how many GPUs the job needs.
 	GPUCount uint32
 	// AllowSplit accepts offers with at least one free GPU (micro-pools).

@@ -69,4 +69,7 @@ var (
 	ErrInvalidImagePrefixes = errorsmod.Register(ModuleName, 31, "invalid image prefixes")
 	// ErrInvalidResources is returned for CPU, memory, disk or egress per GPU beyond the bounds.
 	ErrInvalidResources = errorsmod.Register(ModuleName, 32, "invalid resources per gpu")
+	// ErrInvalidIngress is returned for an ingress domain that is not a DNS
+	// name, or a certificate pin without a domain.
+	ErrInvalidIngress = errorsmod.Register(ModuleName, 33, "invalid ingress")
 )

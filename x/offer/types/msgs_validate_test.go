@@ -1,6 +1,7 @@
 package types_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -75,6 +76,17 @@ func TestValidateBasic(t *testing.T) {
 		{"create: egress at the bound", create(func(m *types.MsgCreateOffer) { m.Terms.EgressMbpsPerGpu = 100_000 }), nil, ""},
 		{"create: egress over the bound", create(func(m *types.MsgCreateOffer) { m.Terms.EgressMbpsPerGpu = 100_001 }),
 			types.ErrInvalidResources, "egress_mbps_per_gpu 100001: at most 100000: invalid resources per gpu"},
+		{"create: ingress with a pinned certificate", create(func(m *types.MsgCreateOffer) {
+			m.Terms.IngressDomain, m.Terms.IngressTlsCertSha256 = "gpu.example.com", strings.Repeat("ab", 32)
+		}), nil, ""},
+		{"create: ingress under a CA's certificate", create(func(m *types.MsgCreateOffer) { m.Terms.IngressDomain = "gpu.example.com" }), nil, ""},
+		{"create: ingress domain not a DNS name", create(func(m *types.MsgCreateOffer) { m.Terms.IngressDomain = "gpu example" }),
+			types.ErrInvalidIngress, `ingress_domain "gpu example": a name of at least two labels, such as gpu.example.com: invalid ingress`},
+		{"create: certificate pin without a domain", create(func(m *types.MsgCreateOffer) { m.Terms.IngressTlsCertSha256 = strings.Repeat("ab", 32) }),
+			types.ErrInvalidIngress, "ingress_tls_cert_sha256 without an ingress_domain: invalid ingress"},
+		{"create: certificate pin not hex", create(func(m *types.MsgCreateOffer) {
+			m.Terms.IngressDomain, m.Terms.IngressTlsCertSha256 = "gpu.example.com", strings.Repeat("AB", 32)
+		}), types.ErrInvalidIngress, `ingress_tls_cert_sha256 "` + strings.Repeat("AB", 32) + `": must be 64 lower-case hex digits: invalid ingress`},
 
 		{"update", update(func(*types.MsgUpdateOffer) {}), nil, ""},
 		{"update: signer", update(func(m *types.MsgUpdateOffer) { m.Signer = "bad" }),

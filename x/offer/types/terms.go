@@ -67,7 +67,7 @@ func (t OfferTerms) Price(lane Lane) (sdk.Coin, bool) {
 // Validate checks the terms against the params: prices (in a payment
 // denom), lanes, workloads, windows (sorted, disjoint, end after start, at
 // most max_windows), max duration, allowlist, image prefixes and the
-// resources and egress per GPU. Whether windows lie in the past depends on
+// resources and egress per GPU and the ingress. Whether windows lie in the past depends on
 // the block time and is checked by ValidateWindowsAt.
 func (t OfferTerms) Validate(params Params) error { return t.validate(params.MaxWindows, &params) }
 
@@ -106,7 +106,10 @@ func (t OfferTerms) validate(maxWindows uint32, market *Params) error {
 	if err := t.validateResources(); err != nil {
 		return err
 	}
-	return t.validateEgress()
+	if err := t.validateEgress(); err != nil {
+		return err
+	}
+	return t.validateIngress()
 }
 
 func validatePrice(field string, p *sdk.Coin, required bool, market *Params) error {

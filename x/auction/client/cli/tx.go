@@ -51,6 +51,7 @@ const (
 	flagMinHostMem = "min-host-memory-mib-per-gpu"
 	flagMinDisk    = "min-disk-gib-per-gpu"
 	flagMinEgress  = "min-egress-mbps-per-gpu"
+	flagIngress    = "ingress-port"
 )
 
 // PostJobCmd is `tx auction post-job`.
@@ -203,6 +204,7 @@ func minimaFromFlags(f *pflag.FlagSet, spec *types.JobSpec) {
 	spec.MinHostMemoryMibPerGpu, _ = f.GetUint64(flagMinHostMem)
 	spec.MinDiskGibPerGpu, _ = f.GetUint64(flagMinDisk)
 	spec.MinEgressMbpsPerGpu, _ = f.GetUint32(flagMinEgress)
+	spec.IngressPort, _ = f.GetUint32(flagIngress)
 }
 
 func upper(s string) string {
@@ -233,6 +235,7 @@ func addSpecFlags(cmd *cobra.Command) {
 	f.Uint32(flagMinCPU, 0, "least host CPU cores per GPU an offer must give (0: any)")
 	f.Uint64(flagMinHostMem, 0, "least host memory per GPU in MiB an offer must give (0: any)")
 	f.Uint64(flagMinDisk, 0, "least scratch disk per GPU in GiB an offer must give (0: any)")
+	f.Uint32(flagIngress, 0, "container port of an inbound HTTP service, served at https://lease-<id>.<provider's ingress domain> (0: none)")
 	f.Uint32(flagMinEgress, 0, "least internet egress per GPU in Mbit/s an offer must give (0: the job needs no network and runs with none)")
 	f.Bool(flagSkipMarketCheck, false, "post even when no standing offer of a provider that may serve the tier fits the job now")
 	for _, req := range []string{flagDuration, flagMaxPrice, flagImage, flagManifest} {

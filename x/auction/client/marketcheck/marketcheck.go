@@ -47,7 +47,8 @@ func Request(spec types.JobSpec) *offertypes.QueryCandidatesRequest {
 		GpuCount: spec.GpuCount, AllowSplit: spec.AllowSplit, DurationSeconds: spec.DurationSeconds,
 		MinCpuCoresPerGpu: spec.MinCpuCoresPerGpu, MinHostMemoryMibPerGpu: spec.MinHostMemoryMibPerGpu,
 		MinDiskGibPerGpu: spec.MinDiskGibPerGpu, MinEgressMbpsPerGpu: spec.MinEgressMbpsPerGpu,
-		Limit: Limit,
+		IngressPort: spec.IngressPort,
+		Limit:       Limit,
 	}
 }
 

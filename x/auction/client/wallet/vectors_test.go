@@ -2,8 +2,8 @@ package wallet_test
 
 // Committed vectors for vectorKey with vectorBid and vectorWithdraw (wallet_test.go).
 const (
-	vectorDigest    = "16568daba08235b1b1dd42435f507f1a5d794d98ec463b215cbd73b5c3bd9bab"
-	vectorSignature = "2c3302d5feea3445924d3d3d13e9de837c9bacd4192bf0ea200ad448308d9ce95c554329b213b0bfdeb8984b893c62c66775d43ea92010ca91fc895fd4b281c81b"
+	vectorDigest    = "add30d9cd11a866cf324c443150c3cade756ad006e67dd0f8ea00b4136b90bf3"
+	vectorSignature = "198c46231d87bba02f1c4c57f4fd1e4bcbb6fd69f755dfd17075689d356b451f741ff4894d92217d4bcf5f5c22817f3020f7986c5cda4e2943e790e5e59a5e041b"
 
 	withdrawVectorDigest    = "8c3f7972c0865b5239276ea801ec97ee19d0fa7eea52bacd3925904b40028860"
 	withdrawVectorSignature = "c8e3364619b2de6da029439f70697570cfb8ebec2a295fc5b27f3a4c53b6b75617ecd8219c13c24253bf37c261a21ebee4d6491edc389714858d15dd6698991f1c"

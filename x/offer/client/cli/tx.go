@@ -172,6 +172,8 @@ const (
 	flagMemoryMiB        = "memory-mib-per-gpu"
 	flagDiskGiB          = "disk-gib-per-gpu"
 	flagEgressMbps       = "egress-mbps-per-gpu"
+	flagIngressDomain    = "ingress-domain"
+	flagIngressCert      = "ingress-tls-cert-sha256"
 )
 
 func addTermFlags(cmd *cobra.Command) {
@@ -188,6 +190,8 @@ func addTermFlags(cmd *cobra.Command) {
 	f.Uint64(flagMemoryMiB, 0, "host memory a job gets per GPU, MiB (0: not stated)")
 	f.Uint64(flagDiskGiB, 0, "scratch disk a job gets per GPU, GiB (0: not stated)")
 	f.Uint32(flagEgressMbps, 0, "internet egress a job gets per GPU, Mbit/s (0: jobs get no network)")
+	f.String(flagIngressDomain, "", "DNS name the ingress serves leases under, as lease-<id>.<domain> (empty: no inbound services)")
+	f.String(flagIngressCert, "", "hex SHA-256 of the ingress's self-signed certificate (empty: a public CA signed it)")
 }
 
 // applyTermFlags writes the flags the user set into terms. On create every
@@ -274,6 +278,12 @@ func applyTermFlags(cmd *cobra.Command, t *types.OfferTerms, create bool, metas 
 	}
 	if f.Changed(flagEgressMbps) {
 		t.EgressMbpsPerGpu, _ = f.GetUint32(flagEgressMbps)
+	}
+	if f.Changed(flagIngressDomain) {
+		t.IngressDomain, _ = f.GetString(flagIngressDomain)
+	}
+	if f.Changed(flagIngressCert) {
+		t.IngressTlsCertSha256, _ = f.GetString(flagIngressCert)
 	}
 	// A lane dropped from the mask takes its price with it, so the terms
 	// stay valid when a provider stops selling, say, preemptible.
