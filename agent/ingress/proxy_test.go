@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -360,10 +361,17 @@ func TestAServiceThatIsDown(t *testing.T) {
 }
 
 // TestTableRefusesRoutesItMustNotServe: a route to anything but a loopback
-// port, to the agent's own listeners, or to a host another lease has.
+// port or a container on the service network, to the agent's own listeners,
+// to the host's end of the service network, or to a host another lease has.
 func TestTableRefusesRoutesItMustNotServe(t *testing.T) {
 	table := NewTable("127.0.0.1:8443")
 	ok := Route{LeaseID: 1, Host: HostFor(1, domain), Target: &url.URL{Scheme: "http", Host: "127.0.0.1:30001"}, Ends: time.Now().Add(time.Hour), Rate: rate.Limit(1), Burst: 1}
+	require.NoError(t, table.Set(ok))
+	container := ok
+	container.Target = &url.URL{Scheme: "http", Host: "172.31.251.2:8000"}
+	require.ErrorIs(t, table.Set(container), ErrBadRoute, "no service network yet: loopback only")
+	table.AllowServices(netip.MustParsePrefix("172.31.251.0/24"))
+	require.NoError(t, table.Set(container), "a job's container on the service network")
 	require.NoError(t, table.Set(ok))
 	for _, tc := range []struct {
 		name string
@@ -371,6 +379,9 @@ func TestTableRefusesRoutesItMustNotServe(t *testing.T) {
 		err  error
 	}{
 		{"another host's port", func(r *Route) { r.Target = &url.URL{Scheme: "http", Host: "10.0.0.5:30001"} }, ErrBadRoute},
+		{"past the service network", func(r *Route) { r.Target = &url.URL{Scheme: "http", Host: "172.31.252.2:8000"} }, ErrBadRoute},
+		{"the service network's own address", func(r *Route) { r.Target = &url.URL{Scheme: "http", Host: "172.31.251.0:8000"} }, ErrBadRoute},
+		{"no port", func(r *Route) { r.Target = &url.URL{Scheme: "http", Host: "172.31.251.2:0"} }, ErrBadRoute},
 		{"a name, not an address", func(r *Route) { r.Target = &url.URL{Scheme: "http", Host: "localhost:30001"} }, ErrBadRoute},
 		{"the agent's endpoint", func(r *Route) { r.Target = &url.URL{Scheme: "http", Host: "127.0.0.1:8443"} }, ErrBadRoute},
 		{"a path", func(r *Route) { r.Target = &url.URL{Scheme: "http", Host: "127.0.0.1:30001", Path: "/admin"} }, ErrBadRoute},
@@ -394,4 +405,26 @@ func TestTableRefusesRoutesItMustNotServe(t *testing.T) {
 	require.True(t, removed)
 	require.Equal(t, Snapshot{}, snap)
 	require.Nil(t, table.lookup(HostFor(1, domain)))
+}
+
+// TestTableRefusesTheHostOnTheServiceNetwork: the host's own address on the
+// service network (the bridge's, where a host listener on every address
+// answers) is never a job's.
+func TestTableRefusesTheHostOnTheServiceNetwork(t *testing.T) {
+	addrs, err := net.InterfaceAddrs()
+	require.NoError(t, err)
+	for _, a := range addrs {
+		p, err := netip.ParsePrefix(a.String())
+		if err != nil || p.Addr().IsLoopback() || !p.Addr().Is4() || p.Bits() >= 31 {
+			continue
+		}
+		table := NewTable()
+		table.AllowServices(p)
+		r := Route{LeaseID: 1, Host: HostFor(1, domain), Target: &url.URL{Scheme: "http", Host: netip.AddrPortFrom(p.Addr(), 8000).String()},
+			Ends: time.Now().Add(time.Hour), Rate: rate.Limit(1), Burst: 1}
+		require.ErrorIs(t, table.Set(r), ErrBadRoute, "%s is this host's", p.Addr())
+		require.ErrorContains(t, table.Set(r), "is this host's, not a job's")
+		return
+	}
+	t.Skip("no IPv4 interface address besides loopback")
 }

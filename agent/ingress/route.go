@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -52,6 +53,9 @@ type Table struct {
 	byHost   map[string]*entry
 	byLease  map[uint64]*entry
 	reserved map[string]bool
+	// services is the runner's service network: targets in it are jobs'
+	// containers (invalid: loopback targets only).
+	services netip.Prefix
 }
 
 // entry is one lease's route with its keys and meter.
@@ -71,6 +75,14 @@ func NewTable(reserved ...string) *Table {
 		t.reserved[a] = true
 	}
 	return t
+}
+
+// AllowServices lets routes target jobs' containers on the runner's service
+// network (runner.ServiceNetwork.Subnet), besides loopback ports.
+func (t *Table) AllowServices(subnet netip.Prefix) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.services = subnet.Masked()
 }
 
 // Set adds a lease's route or changes it (a new end, a new port); the
@@ -106,7 +118,9 @@ func (t *Table) Set(r Route) error {
 }
 
 // check refuses a route the proxy must not serve: one to anything but a
-// loopback port, or to a reserved address.
+// loopback port or a container on the service network, or to a reserved
+// address, or to one of this host's own addresses on that network (its
+// bridge).
 func (t *Table) check(r Route) error {
 	switch {
 	case r.LeaseID == 0:
@@ -120,16 +134,38 @@ func (t *Table) check(r Route) error {
 	case r.Target == nil || r.Target.Scheme != "http" || r.Target.Path != "" && r.Target.Path != "/":
 		return fmt.Errorf("%w: target %v is not http://host:port", ErrBadRoute, r.Target)
 	}
-	host, port, err := net.SplitHostPort(r.Target.Host)
-	if ip := net.ParseIP(host); err != nil || port == "" || ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("%w: target %s is not a loopback port", ErrBadRoute, r.Target.Host)
+	target, err := netip.ParseAddrPort(r.Target.Host)
+	if err != nil || target.Port() == 0 {
+		return fmt.Errorf("%w: target %s is not an address and port", ErrBadRoute, r.Target.Host)
 	}
+	ip := target.Addr().Unmap()
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	if t.reserved[r.Target.Host] {
+	switch {
+	case t.reserved[r.Target.Host]:
 		return fmt.Errorf("%w: target %s is the agent's own", ErrBadRoute, r.Target.Host)
+	case ip.IsLoopback():
+		return nil
+	case !t.services.IsValid() || !t.services.Contains(ip):
+		return fmt.Errorf("%w: target %s is neither a loopback port nor on the service network", ErrBadRoute, r.Target.Host)
+	case ip == t.services.Addr() || hostAddr(ip):
+		return fmt.Errorf("%w: target %s is this host's, not a job's", ErrBadRoute, r.Target.Host)
 	}
 	return nil
+}
+
+// hostAddr tells whether ip is one of this host's interface addresses.
+func hostAddr(ip netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true // unknown: refused
+	}
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Unmap() == ip {
+			return true
+		}
+	}
+	return false
 }
 
 // Remove drops a lease's route, keys and meter, and returns what the meter

@@ -29,6 +29,7 @@ type DockerAPI interface {
 	ImageInspect(ctx context.Context, imageID string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
 	ImagePull(ctx context.Context, ref string, options image.PullOptions) (io.ReadCloser, error)
 	ContainerCreate(ctx context.Context, config *container.Config, hostConfig *container.HostConfig, networkingConfig *network.NetworkingConfig, platform *ocispec.Platform, containerName string) (container.CreateResponse, error)
+	NetworkConnect(ctx context.Context, networkID, containerID string, config *network.EndpointSettings) error
 	ContainerStart(ctx context.Context, containerID string, options container.StartOptions) error
 	ContainerLogs(ctx context.Context, containerID string, options container.LogsOptions) (io.ReadCloser, error)
 	ContainerWait(ctx context.Context, containerID string, condition container.WaitCondition) (<-chan container.WaitResponse, <-chan error)
@@ -97,6 +98,10 @@ type DockerOptions struct {
 	// nil: such jobs are refused with ErrNoEgress. Jobs without egress have
 	// no network at all.
 	Egress *EgressNetwork
+	// Service is the network of jobs with a ServicePort (NewServiceNetwork),
+	// where the agent's ingress reaches them; nil: such jobs are refused
+	// with ErrNoService.
+	Service *ServiceNetwork
 	// DeviceRequests asks the daemon for the leased GPUs through the NVIDIA
 	// container runtime (DeviceRequests by UUID, like `docker run --gpus`).
 	// Set it where that runtime is installed; without it the daemon refuses
@@ -212,6 +217,11 @@ func (d *Docker) Close() error {
 		errs = append(errs, d.opts.Egress.Close(ctx))
 		cancel()
 	}
+	if d.opts.Service != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		errs = append(errs, d.opts.Service.Close(ctx))
+		cancel()
+	}
 	if c, ok := d.cli.(io.Closer); ok {
 		errs = append(errs, c.Close())
 	}
@@ -273,6 +283,9 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (Job, error) {
 		ring.Close()
 		_ = removeContainer(context.WithoutCancel(ctx), d.cli, created.ID)
 		return nil, err
+	}
+	if err := d.connectService(ctx, spec, created.ID); err != nil {
+		return fail(err)
 	}
 	// Attached before it starts: every byte it writes comes through this
 	// stream, and a slow copy holds the job's writes back instead of
@@ -415,6 +428,9 @@ func (d *Docker) validate(spec Spec) error {
 	if err := d.validateEgress(spec); err != nil {
 		return err
 	}
+	if spec.ServicePort > 0 && d.opts.Service == nil {
+		return fmt.Errorf("%w: lease %d serves on port %d", ErrNoService, spec.LeaseID, spec.ServicePort)
+	}
 	if err := validateImage(spec.Image, d.opts.RequireDigest); err != nil {
 		return err
 	}
@@ -453,6 +469,9 @@ func (d *Docker) containerConfig(spec Spec) (*container.Config, *container.HostC
 	}
 	if spec.EgressMbps > 0 {
 		config.Labels[EgressLabel] = strconv.FormatUint(uint64(spec.EgressMbps), 10)
+	}
+	if spec.ServicePort > 0 {
+		config.Labels[ServiceLabel] = strconv.FormatUint(uint64(spec.ServicePort), 10)
 	}
 	pids := d.opts.PidsLimit
 	hostConfig := &container.HostConfig{

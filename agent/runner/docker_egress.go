@@ -254,13 +254,31 @@ func containsAddr(list []netip.Addr, a netip.Addr) bool {
 	return false
 }
 
-// networkMode is a job's network: the egress network when it asks for
-// egress, else none at all.
+// networkMode is a job's first network: the egress network when it asks
+// for egress, else the service network when it serves, else none at all. A
+// job that does both is connected to the service network too
+// (connectService).
 func (d *Docker) networkMode(spec Spec) container.NetworkMode {
 	if spec.EgressMbps > 0 && d.opts.Egress != nil {
 		return container.NetworkMode(d.opts.Egress.Name())
 	}
+	if spec.ServicePort > 0 && d.opts.Service != nil {
+		return container.NetworkMode(d.opts.Service.Name())
+	}
 	return "none"
+}
+
+// connectService attaches a created job with both egress and a service to
+// the service network as well, before it starts (the API's oldest versions
+// take one network at create).
+func (d *Docker) connectService(ctx context.Context, spec Spec, id string) error {
+	if spec.ServicePort == 0 || spec.EgressMbps == 0 {
+		return nil
+	}
+	if err := d.cli.NetworkConnect(ctx, d.opts.Service.Name(), id, nil); err != nil {
+		return fmt.Errorf("connect lease %d to %s: %w", spec.LeaseID, d.opts.Service.Name(), err)
+	}
+	return nil
 }
 
 // validateEgress refuses egress when the runner has no egress network.

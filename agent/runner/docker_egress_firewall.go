@@ -101,32 +101,43 @@ type egressJump struct{ parent, chain string }
 // rule is the jump's iptables arguments after "-A/-C/-D parent".
 func (j egressJump) rule(bridge string) []string { return []string{"-i", bridge, "-j", j.chain} }
 
-// firewall installs and removes the egress rules with the iptables binaries.
+// firewall installs and removes one network's rules with the iptables
+// binaries: the egress network's (egressRules) or the service network's
+// (serviceRules), each in chains of its own.
 type firewall struct {
-	bridge    string
-	resolvers []netip.Addr
+	bridge string
+	// forward and input are the network's chains; rules the
+	// iptables-restore input that fills them.
+	forward, input string
+	rules          string
 	// ip6 is set when ip6tables exists: IPv6 is off on the network, and the
 	// bridge's IPv6 is dropped as well in case something turns it on.
 	ip6 bool
 }
 
-// newFirewall checks that iptables works (it needs root and the kernel's
-// netfilter) and whether ip6tables does.
+// newFirewall is the egress network's firewall (egressRules), once
+// iptables is known to work (checkTools).
 func newFirewall(ctx context.Context, bridge string, resolvers []netip.Addr) (*firewall, error) {
+	f := &firewall{bridge: bridge, forward: egressForwardChain, input: egressInputChain, rules: egressRules(bridge, resolvers)}
+	return f, f.checkTools(ctx)
+}
+
+// checkTools checks that iptables works (it needs root and the kernel's
+// netfilter) and whether ip6tables does.
+func (f *firewall) checkTools(ctx context.Context) error {
 	for _, bin := range []string{"iptables", "iptables-restore"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			return nil, fmt.Errorf("%w: no %s binary: %v", ErrNoFirewall, bin, err)
+			return fmt.Errorf("%w: no %s binary: %v", ErrNoFirewall, bin, err)
 		}
 	}
 	if _, err := iptables(ctx, "iptables", "-S", "INPUT"); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoFirewall, err)
+		return fmt.Errorf("%w: %v", ErrNoFirewall, err)
 	}
-	f := &firewall{bridge: bridge, resolvers: resolvers}
 	if _, err := exec.LookPath("ip6tables"); err == nil {
 		_, err := iptables(ctx, "ip6tables", "-S", "INPUT")
 		f.ip6 = err == nil
 	}
-	return f, nil
+	return nil
 }
 
 // jumps are where the agent's chains hang: DOCKER-USER when Docker manages
@@ -142,13 +153,13 @@ func (f *firewall) jumps(ctx context.Context) ([]egressJump, error) {
 	} else {
 		slog.Warn("egress network: no DOCKER-USER chain, Docker does not manage iptables: jobs' egress is filtered from FORWARD but not masqueraded")
 	}
-	return []egressJump{{forward, egressForwardChain}, {"INPUT", egressInputChain}}, nil
+	return []egressJump{{forward, f.forward}, {"INPUT", f.input}}, nil
 }
 
 // install (re)writes the chains atomically, then makes each jump exist once
 // and removes jumps to them that a crashed agent left for another bridge.
 func (f *firewall) install(ctx context.Context) error {
-	if err := restore(ctx, "iptables-restore", egressRules(f.bridge, f.resolvers)); err != nil {
+	if err := restore(ctx, "iptables-restore", f.rules); err != nil {
 		return err
 	}
 	want, err := f.jumps(ctx)
@@ -166,15 +177,15 @@ func (f *firewall) install(ctx context.Context) error {
 		}
 	}
 	if f.ip6 {
-		rules := fmt.Sprintf("*filter\n:%s - [0:0]\n-A %s -j DROP\nCOMMIT\n", egressForwardChain, egressForwardChain)
+		rules := fmt.Sprintf("*filter\n:%s - [0:0]\n-A %s -j DROP\nCOMMIT\n", f.forward, f.forward)
 		if err := restore(ctx, "ip6tables-restore", rules); err != nil {
 			return err
 		}
-		if err := removeJumps(ctx, "ip6tables", egressForwardChain, f.bridge, "FORWARD", "INPUT"); err != nil {
+		if err := removeJumps(ctx, "ip6tables", f.forward, f.bridge, "FORWARD", "INPUT"); err != nil {
 			return err
 		}
 		for _, parent := range []string{"FORWARD", "INPUT"} {
-			if err := ensureJump(ctx, "ip6tables", parent, []string{"-i", f.bridge, "-j", egressForwardChain}); err != nil {
+			if err := ensureJump(ctx, "ip6tables", parent, []string{"-i", f.bridge, "-j", f.forward}); err != nil {
 				return err
 			}
 		}
@@ -185,11 +196,11 @@ func (f *firewall) install(ctx context.Context) error {
 // remove deletes every jump to the agent's chains and the chains themselves.
 func (f *firewall) remove(ctx context.Context) error {
 	var errs []error
-	for _, chain := range []string{egressForwardChain, egressInputChain} {
+	for _, chain := range []string{f.forward, f.input} {
 		errs = append(errs, removeJumps(ctx, "iptables", chain, ""), deleteChain(ctx, "iptables", chain))
 	}
 	if f.ip6 {
-		errs = append(errs, removeJumps(ctx, "ip6tables", egressForwardChain, ""), deleteChain(ctx, "ip6tables", egressForwardChain))
+		errs = append(errs, removeJumps(ctx, "ip6tables", f.forward, ""), deleteChain(ctx, "ip6tables", f.forward))
 	}
 	return errors.Join(errs...)
 }

@@ -52,9 +52,9 @@ type containerVeth struct {
 	peerIndex int
 }
 
-// parseContainerVeth finds the one veth in `ip -o link` output (the job is on
-// one network; lo is not a veth).
-func parseContainerVeth(out string) (containerVeth, error) {
+// parseContainerVeths finds the veths in `ip -o link` output: one per
+// network the job is on (lo is not a veth).
+func parseContainerVeths(out string) ([]containerVeth, error) {
 	var found []containerVeth
 	for _, line := range strings.Split(out, "\n") {
 		m := vethPeerPattern.FindStringSubmatch(line)
@@ -63,37 +63,44 @@ func parseContainerVeth(out string) (containerVeth, error) {
 		}
 		idx, err := strconv.Atoi(m[2])
 		if err != nil {
-			return containerVeth{}, err
+			return nil, err
 		}
 		found = append(found, containerVeth{name: m[1], peerIndex: idx})
 	}
-	if len(found) != 1 {
-		return containerVeth{}, fmt.Errorf("want one veth in the job's network namespace, found %d", len(found))
-	}
-	return found[0], nil
+	return found, nil
 }
 
 // shapeJob shapes both directions of the job whose init is pid to mbps: its
 // sending on its own interface (inside its namespace: the job, with no
-// capabilities, cannot change it) and its receiving on the host-side veth,
-// which must be a port of bridge. Re-applying replaces the shapers.
+// capabilities, cannot change it) and its receiving on the host-side veth.
+// The interface shaped is the job's one veth whose host side is a port of
+// bridge (a job that also serves has a second one, on the service network,
+// which only the ingress reaches). Re-applying replaces the shapers.
 func shapeJob(ctx context.Context, pid int, bridge string, mbps uint32) error {
 	netns := "--net=/proc/" + strconv.Itoa(pid) + "/ns/net"
 	out, err := runTool(ctx, "nsenter", netns, "ip", "-o", "link", "show")
 	if err != nil {
 		return err
 	}
-	veth, err := parseContainerVeth(out)
+	veths, err := parseContainerVeths(out)
 	if err != nil {
-		return fmt.Errorf("job's interface (pid %d): %w", pid, err)
+		return fmt.Errorf("job's interfaces (pid %d): %w", pid, err)
 	}
-	host, err := hostLinkByIndex(veth.peerIndex)
-	if err != nil {
-		return err
+	var veth containerVeth
+	var host string
+	ports := 0
+	for _, v := range veths {
+		h, err := hostLinkByIndex(v.peerIndex)
+		if err != nil {
+			return err
+		}
+		if master, err := os.Readlink(filepath.Join("/sys/class/net", h, "master")); err == nil && filepath.Base(master) == bridge {
+			veth, host = v, h
+			ports++
+		}
 	}
-	master, err := os.Readlink(filepath.Join("/sys/class/net", host, "master"))
-	if err != nil || filepath.Base(master) != bridge {
-		return fmt.Errorf("job's host-side interface %s is not a port of %s", host, bridge)
+	if ports != 1 {
+		return fmt.Errorf("job's interfaces (pid %d): want one port of %s among its %d veths, found %d", pid, bridge, len(veths), ports)
 	}
 	if _, err := runTool(ctx, "nsenter", append([]string{netns, "tc"}, tbfArgs(veth.name, mbps)...)...); err != nil {
 		return err

@@ -59,14 +59,16 @@ func TestTBFArgs(t *testing.T) {
 func TestParseContainerVeth(t *testing.T) {
 	const lo = `1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00` + "\n"
 	const eth0 = `42: eth0@if43: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP mode DEFAULT group default \    link/ether 02:42:ac:1f:fa:02 brd ff:ff:ff:ff:ff:ff link-netnsid 0` + "\n"
-	v, err := parseContainerVeth(lo + eth0)
+	v, err := parseContainerVeths(lo + eth0)
 	require.NoError(t, err)
-	require.Equal(t, containerVeth{name: "eth0", peerIndex: 43}, v)
+	require.Equal(t, []containerVeth{{name: "eth0", peerIndex: 43}}, v)
 
-	_, err = parseContainerVeth(lo)
-	require.ErrorContains(t, err, "found 0")
-	_, err = parseContainerVeth(lo + eth0 + `44: eth1@if45: <BROADCAST> mtu 1500` + "\n")
-	require.ErrorContains(t, err, "found 2")
+	v, err = parseContainerVeths(lo)
+	require.NoError(t, err)
+	require.Empty(t, v)
+	v, err = parseContainerVeths(lo + eth0 + `44: eth1@if45: <BROADCAST> mtu 1500` + "\n")
+	require.NoError(t, err)
+	require.Equal(t, []containerVeth{{name: "eth0", peerIndex: 43}, {name: "eth1", peerIndex: 45}}, v, "a job on two networks")
 }
 
 // Only resolvers in blocked ranges need an opening, and loopback ones are

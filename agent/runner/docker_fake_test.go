@@ -490,3 +490,7 @@ func (k *killableAPI) ContainerTop(ctx context.Context, id string, arguments []s
 	}
 	return k.DockerAPI.ContainerTop(ctx, id, arguments)
 }
+
+func (f *fakeDocker) NetworkConnect(context.Context, string, string, *network.EndpointSettings) error {
+	return errors.New("fake docker: no networks")
+}

@@ -44,6 +44,10 @@ type Spec struct {
 	// only (never the host, the agent, other jobs, link-local or private
 	// ranges), shaped to this rate.
 	EgressMbps uint32
+	// ServicePort is the container port of the job's inbound service (0:
+	// none): the docker runner attaches it to its service network, where
+	// only the agent's ingress reaches it (Docker.ServiceAddr).
+	ServicePort uint16
 	// Mounts are host directories the job sees (the renter's fetched
 	// inputs read-only, its output directory writable).
 	Mounts []Mount
