@@ -83,6 +83,7 @@ type Server struct {
 	signers *buckets
 	facts   *leaseFacts
 	outputs Outputs
+	keys    Keys
 }
 
 // NewServer returns the endpoint of target's provider on target's chain:
@@ -108,6 +109,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/leases/{id}/epochs/{epoch}/samples", s.authed(s.samples))
 	mux.HandleFunc("GET /v1/leases/{id}/outputs", s.authed(s.outputsListing))
 	mux.HandleFunc("GET /v1/leases/{id}/outputs/{name...}", s.authed(s.outputFile))
+	mux.HandleFunc("POST /v1/leases/{id}/keys", s.authed(s.addKey))
+	mux.HandleFunc("POST /v1/leases/{id}/keys/revoke", s.authed(s.revokeKey))
 	// Per source before anything is read: it is what bounds throw-away keys.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.sources.allow(sourceKey(r), s.now()) {

@@ -89,7 +89,7 @@ type fixture struct {
 	target   Target
 }
 
-func setup(t *testing.T) *fixture {
+func setup(t *testing.T, opts ...Option) *fixture {
 	manifest := []byte(`{"command":["python","train.py"],"env":{"WANDB_API_KEY":"secret"}}`)
 	sum := sha256.Sum256(manifest)
 	ek, err := ethcrypto.GenerateKey()
@@ -105,9 +105,10 @@ func setup(t *testing.T) *fixture {
 		1: {ID: 1, Renter: f.renter.addr(), ManifestHash: hex.EncodeToString(sum[:]), Status: "LEASE_STATUS_PENDING"},
 		2: {ID: 2, Renter: f.renter.addr(), ManifestHash: hex.EncodeToString(sum[:]), Status: "LEASE_STATUS_ACTIVE"},
 		3: {ID: 3, Renter: sdk.AccAddress(ethcrypto.PubkeyToAddress(ek.PublicKey).Bytes()).String(), ManifestHash: hex.EncodeToString(sum[:]), Status: "LEASE_STATUS_PENDING"},
+		4: {ID: 4, Renter: f.renter.addr(), ManifestHash: hex.EncodeToString(sum[:]), Status: "LEASE_STATUS_COMPLETED"},
 	}
 	f.target = Target{ChainID: "idlegpu-1", Provider: "idlegpu1provider"}
-	f.srv = httptest.NewServer(NewServer(f.target, ls, f.jobs, slog.New(slog.NewTextHandler(io.Discard, nil))).Handler())
+	f.srv = httptest.NewServer(NewServer(f.target, ls, f.jobs, slog.New(slog.NewTextHandler(io.Discard, nil)), opts...).Handler())
 	t.Cleanup(f.srv.Close)
 	return f
 }

@@ -33,6 +33,7 @@ type Config struct {
 	State    State    `toml:"state" comment:"Durable local state: leases, samples, unsent proofs."`
 	Rewards  Rewards  `toml:"rewards" comment:"Claiming the provider's rewards (only when the agent key is the provider's operator)."`
 	JobData  JobData  `toml:"job_data" comment:"Renters' data: inputs fetched before a job starts, outputs kept for download after it ends."`
+	Ingress  Ingress  `toml:"ingress" comment:"Leases' inbound services: an HTTPS proxy serving each lease at lease-<id>.<domain> to renter-issued API keys."`
 }
 
 // Chain says where the chain is.
@@ -271,6 +272,7 @@ func (c Config) Validate() error {
 	if c.Policy.MaxLeaseSeconds == 0 {
 		errs = append(errs, errors.New("policy.max_lease_seconds must be positive"))
 	}
+	errs = append(errs, c.Ingress.validate()...)
 	return errors.Join(errs...)
 }
 

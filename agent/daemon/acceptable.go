@@ -30,6 +30,9 @@ func (d *Daemon) acceptable(l auctiontypes.Lease, job auctiontypes.Job) error {
 	if err := policy.AcceptsEgress(d.egressPerGPU(), job.Spec.MinEgressMbpsPerGpu); err != nil {
 		return err
 	}
+	if err := d.acceptsIngress(job); err != nil {
+		return err
+	}
 	model := ""
 	if len(l.GpuUuids) > 0 {
 		model = d.devices[l.GpuUuids[0]].Model

@@ -19,6 +19,7 @@ import (
 	"github.com/idlegpu/idlegpu/agent/auditor"
 	"github.com/idlegpu/idlegpu/agent/config"
 	"github.com/idlegpu/idlegpu/agent/gpu"
+	"github.com/idlegpu/idlegpu/agent/ingress"
 	"github.com/idlegpu/idlegpu/agent/intake"
 	"github.com/idlegpu/idlegpu/agent/jobdata"
 	"github.com/idlegpu/idlegpu/agent/metrics"
@@ -135,6 +136,10 @@ type Daemon struct {
 	// offersDue asks the next step to publish offers now: a GPU passed
 	// its audit.
 	offersDue atomic.Bool
+
+	// ing is the ingress serving leases' inbound services (ingress.go);
+	// nil when none is configured.
+	ing *ingressState
 }
 
 // New prepares a daemon; Run starts it.
@@ -174,6 +179,9 @@ func New(d Deps) (*Daemon, error) {
 	}
 	if dm.data, err = openJobData(d.Config, d.Chain.Context(), provider); err != nil {
 		return nil, fmt.Errorf("job data: %w", err)
+	}
+	if dm.ing, err = dm.newIngress(); err != nil {
+		return nil, err
 	}
 	return dm, nil
 }
@@ -242,7 +250,7 @@ func (d *Daemon) serve(ctx context.Context, run func(name string, f func(context
 		run(s.name, s.serve)
 	}
 	d.log.Info("agent running", "provider", d.provider, "signer", d.signer, "gpus", len(d.devices),
-		"gpu_backend", d.gpus.Name(), "runner", d.runner.Name(), "endpoint", d.cfg.Endpoint.Listen,
+		"gpu_backend", d.gpus.Name(), "runner", d.runner.Name(), "endpoint", d.cfg.Endpoint.Listen, "ingress", d.cfg.Ingress.Listen,
 		"metrics", d.cfg.Metrics.Listen, "resume_height", from)
 
 	select {
@@ -317,6 +325,7 @@ func (d *Daemon) step(ctx context.Context) {
 		d.fail("leases", err)
 		return
 	}
+	d.syncIngress(ctx)
 	d.preemptHot(ctx)
 	if err := d.prove(ctx, now); err != nil {
 		d.fail("proofs", err)
@@ -370,20 +379,19 @@ type server struct {
 func (d *Daemon) listen() ([]server, error) {
 	// Renters sign for this provider on this chain (endpoint.Target).
 	target := endpoint.Target{ChainID: d.chain.Context().ChainID, Provider: d.provider}
-	ep := endpoint.NewServer(target, d.jobs(), d.jobs(), d.log, d.outputsOptions()...)
+	ep := endpoint.NewServer(target, d.jobs(), d.jobs(), d.log, d.endpointOptions()...)
 	mux := http.NewServeMux()
 	mux.Handle("/", ep.Handler())
 	var out []server
-	add := func(name, addr string, h http.Handler, tlsCfg *tls.Config, lim endpoint.HTTPLimits) error {
+	add := func(name, addr string, srv *http.Server, lim endpoint.HTTPLimits) error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		ln = endpoint.Listener(ln, lim)
-		if tlsCfg != nil {
-			ln = tls.NewListener(ln, tlsCfg)
+		if srv.TLSConfig != nil {
+			ln = tls.NewListener(ln, srv.TLSConfig)
 		}
-		srv := endpoint.NewHTTPServer(h, lim)
 		out = append(out, server{name: name, serve: func(ctx context.Context) error {
 			go func() {
 				<-ctx.Done()
@@ -410,14 +418,21 @@ func (d *Daemon) listen() ([]server, error) {
 	}
 	// Renters behind one NAT share a host's cap: the provider may raise it.
 	lim := endpoint.HTTPLimits{MaxConns: d.cfg.Endpoint.MaxConns, MaxConnsPerHost: d.cfg.Endpoint.MaxConnsPerHost}
-	if err := add("endpoint", d.cfg.Endpoint.Listen, mux, tlsCfg, lim); err != nil {
+	srv := endpoint.NewHTTPServer(mux, lim)
+	srv.TLSConfig = tlsCfg
+	if err := add("endpoint", d.cfg.Endpoint.Listen, srv, lim); err != nil {
 		return nil, err
+	}
+	if d.ing != nil {
+		if err := add("ingress", d.cfg.Ingress.Listen, ingress.NewServer(d.ing.proxy, d.ing.cert), ingressConnLimits); err != nil {
+			return nil, err
+		}
 	}
 	if d.cfg.Metrics.Listen != "" {
 		mm := http.NewServeMux()
 		mm.Handle("/metrics", d.m.Handler())
 		mm.Handle("/healthz", d.health.handler(d.params.Settlement.SampleInterval()))
-		if err := add("metrics", d.cfg.Metrics.Listen, mm, nil, endpoint.HTTPLimits{}); err != nil {
+		if err := add("metrics", d.cfg.Metrics.Listen, endpoint.NewHTTPServer(mm, endpoint.HTTPLimits{}), endpoint.HTTPLimits{}); err != nil {
 			return nil, err
 		}
 	}

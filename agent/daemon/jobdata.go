@@ -29,12 +29,16 @@ func openJobData(cfg config.Config, cctx client.Context, provider string) (*jobd
 		Retention: s.Retention, AllowPrivateNetworks: s.AllowPrivateNetworks}, jobdata.Identity{ChainID: cctx.ChainID, Provider: provider}, sign)
 }
 
-// outputsOptions serve the store's outputs at the endpoint.
-func (d *Daemon) outputsOptions() []endpoint.Option {
-	if d.data == nil {
-		return nil
+// endpointOptions serve the store's outputs at the endpoint.
+func (d *Daemon) endpointOptions() []endpoint.Option {
+	var opts []endpoint.Option
+	if d.data != nil {
+		opts = append(opts, endpoint.WithOutputs(d.data))
 	}
-	return []endpoint.Option{endpoint.WithOutputs(d.data)}
+	if d.ing != nil { // renters register their services' keys (ingress_keys.go)
+		opts = append(opts, endpoint.WithKeys(d))
+	}
+	return opts
 }
 
 // sweepData deletes outputs past their retention until ctx ends.

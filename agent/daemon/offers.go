@@ -173,6 +173,7 @@ func (d *Daemon) terms(model string, now time.Time, utilBps uint32) (offertypes.
 		t.DiskGibPerGpu = d.cfg.Runner.DiskGiBPerGPU
 	}
 	t.EgressMbpsPerGpu = d.egressPerGPU()
+	t.IngressDomain, t.IngressTlsCertSha256 = d.ingressTerms()
 	if len(d.cfg.Policy.Availability) > 0 {
 		ws := d.calendar.Windows(now, offerHorizon)
 		if max := int(d.params.Offer.MaxWindows); max > 0 && len(ws) > max {
@@ -186,7 +187,7 @@ func (d *Daemon) terms(model string, now time.Time, utilBps uint32) (offertypes.
 }
 
 // sameTerms says whether the published terms still do: equal prices,
-// lanes, workloads, limits, image prefixes, resources and egress per GPU, and windows that reach at least half the
+// lanes, workloads, limits, image prefixes, resources and egress per GPU, the ingress, and windows that reach at least half the
 // horizon ahead (windows are republished then, not every step).
 func sameTerms(have, want offertypes.OfferTerms, now time.Time) bool {
 	coinEq := func(a, b *sdk.Coin) bool { return (a == nil) == (b == nil) && (a == nil || a.IsEqual(*b)) }
@@ -194,7 +195,8 @@ func sameTerms(have, want offertypes.OfferTerms, now time.Time) bool {
 		have.Lanes != want.Lanes || have.Workloads != want.Workloads || have.MaxDurationSeconds != want.MaxDurationSeconds ||
 		len(have.ImageAllowlist) != 0 || !slices.Equal(have.ImagePrefixes, want.ImagePrefixes) ||
 		have.CpuCoresPerGpu != want.CpuCoresPerGpu || have.MemoryMibPerGpu != want.MemoryMibPerGpu ||
-		have.DiskGibPerGpu != want.DiskGibPerGpu || have.EgressMbpsPerGpu != want.EgressMbpsPerGpu {
+		have.DiskGibPerGpu != want.DiskGibPerGpu || have.EgressMbpsPerGpu != want.EgressMbpsPerGpu ||
+		have.IngressDomain != want.IngressDomain || have.IngressTlsCertSha256 != want.IngressTlsCertSha256 {
 		return false
 	}
 	if (len(have.Windows) == 0) != (len(want.Windows) == 0) {

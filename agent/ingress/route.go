@@ -168,6 +168,30 @@ func hostAddr(ip netip.Addr) bool {
 	return false
 }
 
+// Route is a lease's route as set, if it has one.
+func (t *Table) Route(lease uint64) (Route, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	e, ok := t.byLease[lease]
+	if !ok {
+		return Route{}, false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.route, true
+}
+
+// Leases are the leases with a route, in no order.
+func (t *Table) Leases() []uint64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make([]uint64, 0, len(t.byLease))
+	for id := range t.byLease {
+		out = append(out, id)
+	}
+	return out
+}
+
 // Remove drops a lease's route, keys and meter, and returns what the meter
 // counted last.
 func (t *Table) Remove(lease uint64) (Snapshot, bool) {

@@ -96,7 +96,7 @@ func (in *Intake) admit(ctx context.Context, leaseID uint64, m endpoint.Manifest
 		image += "@" + job.Spec.ImageDigest
 	}
 	return l, runner.Spec{LeaseID: l.Id, Image: image, ImageDigest: job.Spec.ImageDigest, Command: m.Command, Env: m.Env, GPUs: l.GpuUuids,
-		EgressMbps: in.EgressMbps(l, job)}, nil
+		EgressMbps: in.EgressMbps(l, job), ServicePort: uint16(job.Spec.IngressPort)}, nil
 }
 
 // startJob records and starts a lease's job, then starts the lease on

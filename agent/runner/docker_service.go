@@ -215,6 +215,15 @@ func (s *ServiceNetwork) checkNetwork(info network.Inspect) error {
 	return nil
 }
 
+// ServiceSubnet is the runner's service network's subnet; false when it
+// has none (jobs with a service are refused).
+func (d *Docker) ServiceSubnet() (netip.Prefix, bool) {
+	if d.opts.Service == nil {
+		return netip.Prefix{}, false
+	}
+	return d.opts.Service.Subnet(), true
+}
+
 // ServiceAddr is where the ingress reaches the service of a lease's running
 // job: its address on the service network and the port it was started with
 // (ServiceLabel). ErrNotRunning when the lease has no running container;

@@ -51,7 +51,7 @@ func TestInitWritesMachineLimits(t *testing.T) {
 	old.CPUCoresPerGPU, old.MemoryMiBPerGPU = 0, 0
 	sims, err := gpu.NewSim(gpu.SimConfig{Model: c.GPU.SimModel, Count: 4, Seed: 1})
 	require.NoError(t, err)
-	_, err = openRunner(old, sims)
+	_, err = openRunner(old, config.Ingress{}, sims)
 	require.ErrorIs(t, err, runner.ErrNoLimit)
 	require.ErrorContains(t, err, "resource without a limit: cpu, memory (set them, or name them in unlimited to run jobs without)")
 	require.ErrorContains(t, err, "for its 4 GPUs this machine gives cpu_cores_per_gpu = ")

@@ -77,7 +77,7 @@ and it adopts them, proves on and reopens the offers.`,
 				return fmt.Errorf("gpus: %w", err)
 			}
 			defer gpus.Close()
-			run, err := openRunner(cfg.Runner, gpus)
+			run, err := openRunner(cfg.Runner, cfg.Ingress, gpus)
 			if err != nil {
 				return err
 			}
@@ -126,7 +126,7 @@ const gpuMemoryFreeWait = 30 * time.Second
 // at <work_dir>/lease-<id>/job.log (docker: the newest part, the older one
 // in job.log.1; runner.OpenJobLog reads both). The docker runner is refused
 // while a limit is 0 and not named in runner.unlimited.
-func openRunner(c config.Runner, gpus gpu.Backend) (runner.Runner, error) {
+func openRunner(c config.Runner, in config.Ingress, gpus gpu.Backend) (runner.Runner, error) {
 	switch c.Backend {
 	case "process":
 		if !c.UnsafeProcessRunner {
@@ -175,6 +175,18 @@ func openRunner(c config.Runner, gpus gpu.Backend) (runner.Runner, error) {
 				return nil, fmt.Errorf("runner.egress_mbps_per_gpu = %d but the egress network cannot be set up (set it to 0 to sell jobs without network): %w", c.EgressMbpsPerGPU, err)
 			}
 			opts.Egress = egress
+		}
+		// Jobs that serve run on the isolated service network the ingress
+		// reaches; with an ingress configured the agent does not start
+		// without it, as with egress.
+		if in.Enabled() {
+			svcCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			svc, err := runner.NewServiceNetworkFromEnv(svcCtx, runner.ServiceOptions{Subnet: in.ServiceSubnet})
+			cancel()
+			if err != nil {
+				return nil, fmt.Errorf("ingress.listen is set but the service network cannot be set up (empty ingress.listen sells jobs no inbound service): %w", err)
+			}
+			opts.Service = svc
 		}
 		d, err := runner.NewDockerFromEnv(opts)
 		if err != nil {

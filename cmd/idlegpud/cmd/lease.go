@@ -78,6 +78,8 @@ func leaseCommand() *cobra.Command {
 		downloadCommand(),
 		samples,
 		checkCommand(),
+		addKeyCommand(),
+		revokeKeyCommand(),
 	)
 	return cmd
 }
