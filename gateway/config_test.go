@@ -41,7 +41,7 @@ probe_key_file = "` + keyFile + `"
   region = "na-us-va1"
 `))
 	require.NoError(t, err)
-	cfg, err := f.Config()
+	cfg, err := f.Config(t.Context())
 	require.NoError(t, err)
 	require.Equal(t, 500*time.Millisecond, cfg.ProbeEvery)
 	require.Len(t, cfg.Deployments, 1)
@@ -63,6 +63,6 @@ probe_key_file = "` + keyFile + `"
 	}
 	f, err = gateway.LoadFile(write("listen = \"x\"\nprobe_timeout = \"-1s\"\n"))
 	require.NoError(t, err)
-	_, err = f.Config()
+	_, err = f.Config(t.Context())
 	require.ErrorContains(t, err, "probe_timeout")
 }

@@ -31,7 +31,7 @@ func newServeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := f.Config()
+			cfg, err := f.Config(cmd.Context())
 			if err != nil {
 				return err
 			}
