@@ -137,7 +137,11 @@ func TestAgentServesALeaseThroughItsIngress(t *testing.T) {
 
 	// The renter's gateway finds the lease's ingress on chain (hostname,
 	// pin, region) and serves it at the deployment's own name.
-	gw := gatewayFor(t, c.GRPC(), ingressAddr, key)
+	gw, g := gatewayFor(t, c.GRPC(), key, gateway.FileUpstream{Lease: 1, Connect: ingressAddr})
+	st := g.States("chat.example.test")
+	require.Len(t, st, 1)
+	require.Equal(t, "https://lease-1.gpus.test", st[0].Upstream.URL.String())
+	require.Equal(t, "eu-de-fra1", st[0].Upstream.Region, "the provider's region, from its offer")
 	code, body = gw("chat.example.test", key)
 	require.Equal(t, http.StatusOK, code, body)
 	require.Equal(t, "hello from lease 1\n", body)
@@ -241,21 +245,18 @@ func lastLine(out string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
-// gatewayFor runs a gateway whose deployment chat.example.test is lease 1,
-// found on the chain at grpcAddr and dialled at ingressAddr, probed with
-// key; it returns a caller of the gateway.
-func gatewayFor(t *testing.T, grpcAddr, ingressAddr, key string) func(host, key string) (int, string) {
+// gatewayFor runs a gateway whose deployment chat.example.test is the
+// upstreams' leases, found on the chain at grpcAddr, probed each 250 ms
+// with key; it returns a caller of the gateway, and the gateway.
+func gatewayFor(t *testing.T, grpcAddr, key string, upstreams ...gateway.FileUpstream) (func(host, key string) (int, string), *gateway.Gateway) {
 	t.Helper()
 	keyFile := filepath.Join(t.TempDir(), "probe.key")
 	require.NoError(t, os.WriteFile(keyFile, []byte(key+"\n"), 0o600))
-	f := gateway.File{Listen: "127.0.0.1:0", ChainGRPC: grpcAddr, Deployments: []gateway.FileDeployment{{
-		Host: "chat.example.test", ProbePath: "/index.html", ProbeKeyFile: keyFile,
-		Upstreams: []gateway.FileUpstream{{Lease: 1, Connect: ingressAddr}},
+	f := gateway.File{Listen: "127.0.0.1:0", ChainGRPC: grpcAddr, ProbeEvery: "250ms", Deployments: []gateway.FileDeployment{{
+		Host: "chat.example.test", ProbePath: "/index.html", ProbeKeyFile: keyFile, Upstreams: upstreams,
 	}}}
 	cfg, err := f.Config(t.Context())
 	require.NoError(t, err)
-	require.Equal(t, "https://lease-1.gpus.test", cfg.Deployments[0].Upstreams[0].URL.String())
-	require.Equal(t, "eu-de-fra1", cfg.Deployments[0].Upstreams[0].Region, "the provider's region, from its offer")
 	g, err := gateway.New(cfg)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -273,5 +274,5 @@ func gatewayFor(t *testing.T, grpcAddr, ingressAddr, key string) func(host, key 
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
 		return res.StatusCode, string(b)
-	}
+	}, g
 }
