@@ -1,6 +1,6 @@
 # Releases and Linux packages (deploy/release/README.md).
 #
-# `make release` cross-builds every program into $(RELEASE_DIR): the four
+# `make release` cross-builds every program into $(RELEASE_DIR): the five
 # programs for linux/amd64 and linux/arm64, the idlegpud CLI for macOS and
 # Windows, a .deb and an .rpm per Linux program and architecture (nfpm,
 # through deploy/release's idlegpu-pkg), scripts/install.sh and SHA256SUMS.
@@ -9,7 +9,7 @@
 RELEASE_DIR        ?= $(BUILD_DIR)/release/$(VERSION)
 RELEASE_LINUX      := amd64 arm64
 RELEASE_CLI        := darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
-RELEASE_PROGRAMS   := idlegpud idlegpu-agent idlegpu-web idlegpu-bridge
+RELEASE_PROGRAMS   := idlegpud idlegpu-agent idlegpu-web idlegpu-bridge idlegpu-gateway
 RELEASE_MAINTAINER ?= $(shell git log -1 --format='%an <%ae>' 2>/dev/null)
 RELEASE_HOMEPAGE   ?=
 # Files and packages carry the commit's time, not the build's.
@@ -20,7 +20,7 @@ PKG_TOOL := $(TOOLS_DIR)/idlegpu-pkg
 
 # cgo: the node (C libsecp256k1 for signatures, 3.6x the pure-Go speed) and
 # the agent (NVML, the CUDA audit) are built with cgo for Linux, with the
-# native gcc or Debian's cross gcc; the web app and the bridge are pure Go
+# native gcc or Debian's cross gcc; the web app, the bridge and the gateway are pure Go
 # (static binaries), and so is the idlegpud CLI for macOS and Windows.
 host_arch        := $(shell uname -m)
 release_cc_amd64 ?= $(if $(filter x86_64,$(host_arch)),gcc,x86_64-linux-gnu-gcc)
@@ -32,6 +32,7 @@ release_flags_idlegpud       = -tags "$(node_tags)" -ldflags '$(ldflags) -s -w'
 release_flags_idlegpu-agent  = -ldflags '$(agent_ldflags) -s -w'
 release_flags_idlegpu-web    = -ldflags '-s -w'
 release_flags_idlegpu-bridge = -ldflags '-s -w'
+release_flags_idlegpu-gateway = -ldflags '-s -w'
 
 # release_bin names a binary: <program>_<version>_<os>_<arch>[.exe].
 release_bin = $(RELEASE_DIR)/$(1)_$(VERSION)_$(2)_$(3)$(if $(filter windows,$(2)),.exe)

@@ -9,7 +9,8 @@
 #
 #   --from DIR|URL  the release (default: the directory this script is in)
 #   --programs LIST comma-separated (default on Linux: idlegpud,idlegpu-agent,
-#                   idlegpu-web,idlegpu-bridge; on macOS: idlegpud, the CLI)
+#                   idlegpu-web,idlegpu-bridge; on macOS: idlegpud, the CLI;
+#                   a renter's idlegpu-gateway only when named)
 #   --binaries      install the plain binaries even where dpkg or rpm exists
 #   --prefix DIR    where plain binaries go, into DIR/bin (default /usr/local)
 #
@@ -70,9 +71,9 @@ programs=$(echo "$programs" | tr ',' ' ')
 for p in $programs; do
 	case $p in
 	idlegpud) ;;
-	idlegpu-agent | idlegpu-web | idlegpu-bridge)
+	idlegpu-agent | idlegpu-web | idlegpu-bridge | idlegpu-gateway)
 		[ "$os" = linux ] || die "$p is built for Linux only" ;;
-	*) die "unknown program $p (idlegpud, idlegpu-agent, idlegpu-web, idlegpu-bridge)" ;;
+	*) die "unknown program $p (idlegpud, idlegpu-agent, idlegpu-web, idlegpu-bridge, idlegpu-gateway)" ;;
 	esac
 done
 

@@ -19,6 +19,10 @@
 #                   genesis account and `register`ed; then `run`: `status`
 #                   shows it active and running, /metrics is served (its
 #                   docker runner finds no daemon: offers stay withdrawn)
+#   idlegpu-gateway a gateway.toml in /etc/idlegpu-gateway read as its user,
+#                   one deployment on a lease whose ingress does not answer:
+#                   /status lists the lease, /healthz names the deployment
+#                   as without a healthy lease
 # then purges the packages and removes what they and the check made, so the
 # machine is left as found. It refuses to run where any of the packages, their
 # users or their directories exist. Without systemd as PID 1 nothing here goes
@@ -27,13 +31,13 @@
 #   IDLEGPU_PKG   the idlegpu-pkg binary (release.mk builds it)
 #   BUILD_DIR     where `make build` put the binaries (default ./build)
 #   VERSION       the release version (git describe)
-#   RELEASE_CHECK_PORT  first of 9 consecutive free loopback ports (36650)
+#   RELEASE_CHECK_PORT  first of 11 consecutive free loopback ports (36650)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
 : "${IDLEGPU_PKG:?set IDLEGPU_PKG to the idlegpu-pkg binary}" "${VERSION:?set VERSION}"
 build=${BUILD_DIR:-$repo/build}
-programs=(idlegpud idlegpu-agent idlegpu-web idlegpu-bridge)
+programs=(idlegpud idlegpu-agent idlegpu-web idlegpu-bridge idlegpu-gateway)
 start=$SECONDS
 
 step() { printf '== release-check [%3ds] %s\n' $((SECONDS - start)) "$*"; }
@@ -70,7 +74,7 @@ if getent group docker >/dev/null; then docker_group_existed=1; fi
 
 port=${RELEASE_CHECK_PORT:-36650}
 rpc=$port p2p=$((port + 1)) grpc=$((port + 2)) api=$((port + 3)) pprof=$((port + 4)) web=$((port + 5)) metrics=$((port + 6))
-agent_endpoint=$((port + 7)) agent_metrics=$((port + 8))
+agent_endpoint=$((port + 7)) agent_metrics=$((port + 8)) gateway=$((port + 9)) gateway_status=$((port + 10))
 for p in $rpc $p2p $grpc $api $pprof $web $metrics $agent_endpoint $agent_metrics; do
 	if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then fail "port $p is in use (set RELEASE_CHECK_PORT)"; fi
 done
@@ -120,7 +124,7 @@ done
 cp scripts/install.sh "$rel/install.sh"
 (cd "$rel" && sha256sum -- * >SHA256SUMS)
 debs=$(cd "$rel" && ls -- *.deb)
-[ "$(echo "$debs" | wc -l)" = 4 ] || fail "expected 4 .debs, got: $debs"
+[ "$(echo "$debs" | wc -l)" = "${#programs[@]}" ] || fail "expected ${#programs[@]} .debs, got: $debs"
 echo "$debs"
 
 # --- the maintainer scripts --------------------------------------------------
@@ -175,6 +179,11 @@ cmp -s "$rel/idlegpu-bridge_${VERSION}_linux_amd64" "$work/prefix/bin/idlegpu-br
 step "install.sh installs the .debs (dpkg)"
 installed=1
 sh scripts/install.sh --from "$rel" >"$work/install-deb.log" 2>&1 || fail "install.sh --from $rel: $(tail -5 "$work/install-deb.log")"
+# The renter's gateway is not in the default set (a provider's or a
+# validator's machine has no use for it): installed by name.
+if pkg_known idlegpu-gateway; then fail "install.sh installed idlegpu-gateway without being asked"; fi
+sh scripts/install.sh --from "$rel" --programs idlegpu-gateway >>"$work/install-deb.log" 2>&1 ||
+	fail "install.sh --programs idlegpu-gateway: $(tail -5 "$work/install-deb.log")"
 
 # --- what the packages made ---------------------------------------------------
 step "users, groups, directories, modes, units"
@@ -386,6 +395,36 @@ agent_active() {
 }
 wait_for 60 "idlegpu-agent running (status, /metrics)" agent_active
 grep -E '^(status|mode|gpus|agent) ' "$work/agent-status.out"
+
+step "idlegpu-gateway: a deployment from its gateway.toml, as idlegpu-gateway"
+printf 'igk_release-check-probe\n' >/etc/idlegpu-gateway/probe.key
+cat >/etc/idlegpu-gateway/gateway.toml <<EOF
+listen = "127.0.0.1:$gateway"
+region = "eu-de-fra1"
+probe_every = "250ms"
+
+[[deployment]]
+host = "chat.example.test"
+probe_path = "/v1/models"
+probe_key_file = "/etc/idlegpu-gateway/probe.key"
+
+  [[deployment.upstream]]
+  lease = 1
+  url = "https://lease-1.gpus.example.test"
+  connect = "127.0.0.1:9"
+  region = "eu-de-fra1"
+EOF
+chown root:idlegpu-gateway /etc/idlegpu-gateway/gateway.toml /etc/idlegpu-gateway/probe.key
+chmod 0640 /etc/idlegpu-gateway/gateway.toml /etc/idlegpu-gateway/probe.key
+cat >/etc/idlegpu-gateway/idlegpu-gateway.env <<EOF
+ARGS=--config /etc/idlegpu-gateway/gateway.toml --status-listen 127.0.0.1:$gateway_status
+EOF
+start_unit idlegpu-gateway "$work/idlegpu-gateway.log"
+gateway_down() { http_get "$gateway_status" /healthz 2>/dev/null | grep -q 'deployment chat.example.test has no healthy lease'; }
+wait_for 30 "idlegpu-gateway /healthz naming the deployment without a healthy lease" gateway_down
+echo "idlegpu-gateway: $(http_get "$gateway_status" /healthz)"
+http_get "$gateway_status" /status | grep -q '"url":"https://lease-1.gpus.example.test"' || fail "idlegpu-gateway /status does not list lease 1"
+rm /etc/idlegpu-gateway/gateway.toml /etc/idlegpu-gateway/probe.key
 
 # --- uninstall ------------------------------------------------------------------
 step "stop everything, dpkg --purge"

@@ -1,6 +1,6 @@
 package main
 
-// program is one of the four packages: a binary, its systemd unit, the
+// program is one of the packages: a binary, its systemd unit, the
 // system user it runs as and the directories the maintainer scripts make.
 type program struct {
 	// Name is the package, binary, unit, user and group name.
@@ -50,6 +50,12 @@ var programs = []program{
 		Description: "Runs `idlegpu-bridge orchestrate` as the idlegpu-bridge service (home\n" +
 			"/var/lib/idlegpu-bridge, the orchestrator's keyring and EVM key).",
 		Passphrase: true,
+	},
+	{
+		Name:    "idlegpu-gateway",
+		Summary: "idlegpu gateway: one address for a model served on several leases",
+		Description: "Runs `idlegpu-gateway serve` as the idlegpu-gateway service: each\n" +
+			"deployment's requests go to its leases' ingresses by latency and health.",
 	},
 }
 
