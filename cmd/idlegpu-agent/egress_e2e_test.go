@@ -49,9 +49,7 @@ func TestAgentSellsEgressByPolicy(t *testing.T) {
 		"settlement": {"epoch_seconds": "20", "sample_interval_seconds": "1", "min_samples_ratio_bps": 7000, "proof_grace_seconds": "30"},
 	})
 	a := harness.NewAgent(t, c, bins, harness.AgentOptions{GPUs: 1, Seed: 12, Edit: func(cfg *config.Config) {
-		cfg.Runner.Backend, cfg.Runner.UnsafeProcessRunner = "docker", false
-		cfg.Runner.CPUCoresPerGPU, cfg.Runner.MemoryMiBPerGPU, cfg.Runner.DiskGiBPerGPU = 1, 512, 1
-		cfg.Runner.MaxImageBytes = 1 << 30
+		dockerRunner(cfg)
 		cfg.Runner.EgressMbpsPerGPU = 50
 	}})
 	defer func() {
@@ -61,21 +59,15 @@ func TestAgentSellsEgressByPolicy(t *testing.T) {
 		}
 	}()
 
-	c.Tx("alice", "bank", "send", "alice", a.Addr, "500000000ugpu")
-	a.CLI("register", "--region", "eu-de-fra1", "--endpoint", a.Endpoint, "--bond", "200000000ugpu", "--moniker", "egress rack")
-	a.Start()
+	startProvider(t, c, a, "eu-de-fra1", "egress rack")
 	var offers struct {
 		Offers []struct {
-			Status string `json:"status"`
-			Terms  struct {
+			Terms struct {
 				EgressMbpsPerGPU uint32 `json:"egress_mbps_per_gpu"`
 			} `json:"terms"`
 		} `json:"offers"`
 	}
-	harness.WaitFor(t, 60*time.Second, "the agent's offer", func() bool {
-		c.Query(&offers, "offer", "provider-offers", a.Addr)
-		return len(offers.Offers) == 1 && offers.Offers[0].Status == "OFFER_STATUS_OPEN"
-	})
+	c.Query(&offers, "offer", "provider-offers", a.Addr)
 	require.Equal(t, uint32(50), offers.Offers[0].Terms.EgressMbpsPerGPU, "the offer publishes the configured policy")
 
 	// The job: what the network looks like from inside, then a connection

@@ -61,9 +61,7 @@ func TestInferenceOnTwoProvidersThroughTheGateway(t *testing.T) {
 		ingress := fmt.Sprintf("127.0.0.1:%d", ports[i])
 		domain := strings.SplitN(region, "-", 2)[0] + ".gpus.test"
 		a := harness.NewAgent(t, c, bins, harness.AgentOptions{GPUs: 1, Seed: int64(20 + i), Edit: func(cfg *config.Config) {
-			cfg.Runner.Backend, cfg.Runner.UnsafeProcessRunner = "docker", false
-			cfg.Runner.CPUCoresPerGPU, cfg.Runner.MemoryMiBPerGPU, cfg.Runner.DiskGiBPerGPU = 1, 512, 1
-			cfg.Runner.MaxImageBytes = 1 << 30
+			dockerRunner(cfg)
 			cfg.Ingress = config.Ingress{Listen: ingress, Domain: domain}
 		}})
 		ps = append(ps, provider{a: a, region: region, ingress: ingress})
@@ -76,20 +74,7 @@ func TestInferenceOnTwoProvidersThroughTheGateway(t *testing.T) {
 		}
 	}()
 	for _, p := range ps {
-		c.Tx("alice", "bank", "send", "alice", p.a.Addr, "500000000ugpu")
-		p.a.CLI("register", "--region", p.region, "--endpoint", p.a.Endpoint, "--bond", "200000000ugpu", "--moniker", "rack "+p.region)
-		p.a.Start()
-	}
-	for _, p := range ps {
-		harness.WaitFor(t, 90*time.Second, "the offer in "+p.region, func() bool {
-			var offers struct {
-				Offers []struct {
-					Status string `json:"status"`
-				} `json:"offers"`
-			}
-			c.Query(&offers, "offer", "provider-offers", p.a.Addr)
-			return len(offers.Offers) == 1 && offers.Offers[0].Status == "OFFER_STATUS_OPEN"
-		})
+		startProvider(t, c, p.a, p.region, "rack "+p.region)
 	}
 
 	// One job per region: lease 1 in eu, lease 2 in na.

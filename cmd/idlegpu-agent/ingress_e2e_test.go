@@ -55,9 +55,7 @@ func TestAgentServesALeaseThroughItsIngress(t *testing.T) {
 		"settlement": {"epoch_seconds": "20", "sample_interval_seconds": "1", "min_samples_ratio_bps": 7000, "proof_grace_seconds": "30"},
 	})
 	a := harness.NewAgent(t, c, bins, harness.AgentOptions{GPUs: 1, Seed: 13, Edit: func(cfg *config.Config) {
-		cfg.Runner.Backend, cfg.Runner.UnsafeProcessRunner = "docker", false
-		cfg.Runner.CPUCoresPerGPU, cfg.Runner.MemoryMiBPerGPU, cfg.Runner.DiskGiBPerGPU = 1, 512, 1
-		cfg.Runner.MaxImageBytes = 1 << 30
+		dockerRunner(cfg)
 		cfg.Ingress = config.Ingress{Listen: ingressAddr, Domain: domain}
 	}})
 	defer func() {
@@ -67,22 +65,16 @@ func TestAgentServesALeaseThroughItsIngress(t *testing.T) {
 		}
 	}()
 
-	c.Tx("alice", "bank", "send", "alice", a.Addr, "500000000ugpu")
-	a.CLI("register", "--region", "eu-de-fra1", "--endpoint", a.Endpoint, "--bond", "200000000ugpu", "--moniker", "ingress rack")
-	a.Start()
+	startProvider(t, c, a, "eu-de-fra1", "ingress rack")
 	var offers struct {
 		Offers []struct {
-			Status string `json:"status"`
-			Terms  struct {
+			Terms struct {
 				IngressDomain string `json:"ingress_domain"`
 				IngressPin    string `json:"ingress_tls_cert_sha256"`
 			} `json:"terms"`
 		} `json:"offers"`
 	}
-	harness.WaitFor(t, 60*time.Second, "the agent's offer", func() bool {
-		c.Query(&offers, "offer", "provider-offers", a.Addr)
-		return len(offers.Offers) == 1 && offers.Offers[0].Status == "OFFER_STATUS_OPEN"
-	})
+	c.Query(&offers, "offer", "provider-offers", a.Addr)
 	require.Equal(t, domain, offers.Offers[0].Terms.IngressDomain, "the offer publishes the ingress")
 	pin := offers.Offers[0].Terms.IngressPin
 	require.Equal(t, certPin(t, filepath.Join(a.Home, "state", "ingress.crt")), pin, "the generated certificate's pin")
