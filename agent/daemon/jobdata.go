@@ -29,7 +29,8 @@ func openJobData(cfg config.Config, cctx client.Context, provider string) (*jobd
 		Retention: s.Retention, AllowPrivateNetworks: s.AllowPrivateNetworks}, jobdata.Identity{ChainID: cctx.ChainID, Provider: provider}, sign)
 }
 
-// endpointOptions serve the store's outputs at the endpoint.
+// endpointOptions are what the endpoint serves beside manifests and status:
+// the store's outputs, and the ingress's key registration when it runs.
 func (d *Daemon) endpointOptions() []endpoint.Option {
 	var opts []endpoint.Option
 	if d.data != nil {

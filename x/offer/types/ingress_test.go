@@ -64,3 +64,28 @@ func TestValidateIngressDomain(t *testing.T) {
 		require.Contains(t, err.Error(), tc.err)
 	}
 }
+
+// FuzzValidateIngressDomain: any string is accepted or refused with
+// ErrInvalidIngress, never a panic; an accepted domain gives every lease a
+// hostname that is itself a valid DNS name (at most 253 characters, each
+// label 1–63 lower-case letters, digits or inner hyphens).
+func FuzzValidateIngressDomain(f *testing.F) {
+	for _, s := range []string{"gpu.example.com", "a.b", "localhost", "GPU.example.com", "*.x.y", "a..b", "-a.b", "x.y:443", strings.Repeat("a.", 113) + "bb", "\xff.\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, d string) {
+		err := types.ValidateIngressDomain(d)
+		if err != nil {
+			require.ErrorIs(t, err, types.ErrInvalidIngress)
+			return
+		}
+		host := types.LeaseHostname(^uint64(0), d)
+		require.LessOrEqual(t, len(host), 253)
+		for _, l := range strings.Split(host, ".") {
+			require.NotEmpty(t, l)
+			require.LessOrEqual(t, len(l), 63)
+			require.False(t, strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-"), l)
+			require.Empty(t, strings.Trim(l, "abcdefghijklmnopqrstuvwxyz0123456789-"), l)
+		}
+	})
+}
